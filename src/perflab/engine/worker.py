@@ -1,0 +1,253 @@
+"""One worker process and the protocol-v1 conversation with it (host side).
+
+The process gets a loopback socket address and a token in its environment; its stdout/stderr go to
+files, so whatever a benchmark prints never reaches the protocol. Every reply is validated; a crash,
+an exit, a timeout or a malformed message becomes a WorkerFailure naming what happened.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ProtocolError, WorkerFailure
+from ..model import PROTOCOL_VERSION
+from ..toolchains.base import LaunchSpec
+
+MAX_LINE = 64 * 1024 * 1024
+STAGES = ("pilot", "warmup", "overhead", "workload", "diagnose")
+
+
+@dataclass
+class Hello:
+    language: str
+    runtime: dict[str, Any]
+    clock_resolution_ns: float
+    capabilities: list[str]
+    unroll: int = 1
+    pid: int = 0
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+class BenchmarkError(WorkerFailure):
+    """The benchmark itself raised (error kind `exception`) or the request was refused."""
+
+    def __init__(self, kind: str, message: str, detail: str = "", file: str = "", line: int = 0):
+        super().__init__(message, detail)
+        self.kind, self.file, self.line = kind, file, line
+
+
+def validate_hello(msg: dict[str, Any], token: str) -> Hello:
+    if msg.get("v") != PROTOCOL_VERSION:
+        raise ProtocolError(f"hello has protocol version {msg.get('v')!r}, host speaks v{PROTOCOL_VERSION}")
+    if msg.get("type") != "hello":
+        raise ProtocolError(f"first message must be 'hello', got {msg.get('type')!r}")
+    if msg.get("token") != token:
+        raise ProtocolError("hello carries the wrong token")
+    clock = msg.get("clock") or {}
+    res = clock.get("resolution_ns")
+    if not isinstance(res, (int, float)) or isinstance(res, bool) or res <= 0:
+        raise ProtocolError("hello.clock.resolution_ns must be a positive number")
+    caps = msg.get("capabilities", [])
+    if not isinstance(caps, list):
+        raise ProtocolError("hello.capabilities must be a list")
+    unroll = msg.get("unroll", 1)
+    if not isinstance(unroll, int) or isinstance(unroll, bool) or unroll < 1:
+        raise ProtocolError("hello.unroll must be a positive integer")
+    return Hello(language=str(msg.get("language", "")), runtime=dict(msg.get("runtime") or {}),
+                 clock_resolution_ns=float(res), capabilities=[str(c) for c in caps],
+                 unroll=unroll, pid=int(msg.get("pid") or 0), raw=msg)
+
+
+def validate_reply(msg: Any, rid: int, expected: str, request: dict[str, Any]) -> dict[str, Any]:
+    """Check a reply against protocol v1; raise BenchmarkError for `error`, ProtocolError if malformed."""
+    if not isinstance(msg, dict):
+        raise ProtocolError("reply is not a JSON object")
+    if msg.get("v") != PROTOCOL_VERSION:
+        raise ProtocolError(f"reply has protocol version {msg.get('v')!r}, host speaks v{PROTOCOL_VERSION}")
+    if msg.get("id") != rid:
+        raise ProtocolError(f"reply id {msg.get('id')!r} does not match request id {rid}")
+    kind = msg.get("type")
+    if kind == "error":
+        err = msg.get("error")
+        if not isinstance(err, dict) or not isinstance(err.get("message"), str):
+            raise ProtocolError("error reply lacks error.message")
+        raise BenchmarkError(str(err.get("kind", "exception")), err["message"],
+                             str(err.get("traceback") or ""), str(err.get("file") or ""),
+                             int(err.get("line") or 0))
+    if kind != expected:
+        raise ProtocolError(f"expected a '{expected}' reply, got {kind!r}")
+    if kind == "samples":
+        ns = msg.get("ns")
+        if not isinstance(ns, list) or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0
+                                               for x in ns):
+            raise ProtocolError("samples.ns must be a list of non-negative integers")
+        if len(ns) != request["iterations"]:
+            raise ProtocolError(f"asked for {request['iterations']} iterations, got {len(ns)} samples")
+        if msg.get("invocations") != request["invocations"]:
+            raise ProtocolError("samples.invocations does not match the request")
+    if kind == "loaded":
+        if not isinstance(msg.get("benchmarks"), list) or not isinstance(msg.get("errors", []), list):
+            raise ProtocolError("loaded needs a 'benchmarks' list and an 'errors' list")
+        for b in msg["benchmarks"]:
+            if not isinstance(b, dict) or not isinstance(b.get("id"), str):
+                raise ProtocolError("every benchmark in 'loaded' needs a string 'id'")
+            for axis in b.get("params", []) or []:
+                if (not isinstance(axis, dict) or not isinstance(axis.get("name"), str)
+                        or not isinstance(axis.get("values"), list)):
+                    raise ProtocolError(f"benchmark {b['id']}: params must be {{name, values}} objects")
+    return msg
+
+
+def describe_exit(returncode: int | None) -> str:
+    if returncode is None:
+        return "worker stopped answering"
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"worker crashed ({name})"
+    return f"worker exited with status {returncode}"
+
+
+class WorkerProcess:
+    """A running worker: start it, talk to it, and always clean it up."""
+
+    def __init__(self, spec: LaunchSpec, connect_timeout: float = 60.0):
+        self.spec = spec
+        self.token = secrets.token_hex(16)
+        self._next_id = 0
+        self._buf = bytearray()
+        self.out = tempfile.TemporaryFile()
+        self.err = tempfile.TemporaryFile()
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        env = dict(os.environ)
+        env.update(spec.env)
+        env["PERFLAB_CONNECT"] = "127.0.0.1:%d" % listener.getsockname()[1]
+        env["PERFLAB_TOKEN"] = self.token
+        try:
+            self.proc = subprocess.Popen(spec.argv, env=env, cwd=spec.cwd, stdin=subprocess.DEVNULL,
+                                         stdout=self.out, stderr=self.err, start_new_session=True)
+        except OSError as exc:
+            listener.close()
+            raise WorkerFailure(f"cannot start worker: {exc}") from None
+        try:
+            self.sock = self._accept(listener, connect_timeout)
+        finally:
+            listener.close()
+        self.hello = validate_hello(self._read_json(connect_timeout), self.token)
+
+    def _accept(self, listener: socket.socket, timeout: float) -> socket.socket:
+        deadline = time.monotonic() + timeout
+        listener.settimeout(0.05)
+        while True:
+            try:
+                conn, _ = listener.accept()
+                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                return conn
+            except socket.timeout:
+                if self.proc.poll() is not None:
+                    raise WorkerFailure(describe_exit(self.proc.returncode) + " before connecting",
+                                        self.stderr_tail()) from None
+                if time.monotonic() > deadline:
+                    self.kill()
+                    raise WorkerFailure(f"worker did not connect within {timeout:.0f}s",
+                                        self.stderr_tail()) from None
+
+    def _read_json(self, timeout: float) -> Any:
+        line = self._read_line(timeout)
+        try:
+            return json.loads(line)
+        except ValueError:
+            raise ProtocolError(f"worker sent a line that is not JSON: {line[:120]!r}") from None
+
+    def _read_line(self, timeout: float) -> bytes:
+        deadline = time.monotonic() + timeout
+        while True:
+            nl = self._buf.find(b"\n")
+            if nl >= 0:
+                line = bytes(self._buf[:nl])
+                del self._buf[:nl + 1]
+                return line
+            if len(self._buf) > MAX_LINE:
+                raise ProtocolError("worker sent a line longer than 64 MiB")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.kill()
+                raise WorkerFailure(f"timed out after {timeout:.1f}s", self.stderr_tail())
+            self.sock.settimeout(min(remaining, 1.0))
+            try:
+                chunk = self.sock.recv(1 << 16)
+            except socket.timeout:
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                try:
+                    self.proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    self.kill()
+                raise WorkerFailure(describe_exit(self.proc.returncode), self.stderr_tail())
+            self._buf += chunk
+
+    def request(self, kind: str, timeout: float, **fields: Any) -> dict[str, Any]:
+        self._next_id += 1
+        msg = {"v": PROTOCOL_VERSION, "id": self._next_id, "type": kind, **fields}
+        try:
+            self.sock.sendall((json.dumps(msg) + "\n").encode())
+        except OSError:
+            self.proc.wait(timeout=5)
+            raise WorkerFailure(describe_exit(self.proc.returncode), self.stderr_tail()) from None
+        expected = {"load": "loaded", "setup": "ready", "run": "samples", "teardown": "done",
+                    "bye": "done"}[kind]
+        if kind == "run" and fields.get("stage") == "diagnose":
+            expected = "diagnostics"
+        return validate_reply(self._read_json(timeout), self._next_id, expected, msg)
+
+    def output_bytes(self) -> int:
+        return os.fstat(self.out.fileno()).st_size + os.fstat(self.err.fileno()).st_size
+
+    def stderr_tail(self, limit: int = 2000) -> str:
+        parts = []
+        for name, f in (("stdout", self.out), ("stderr", self.err)):
+            try:
+                size = os.fstat(f.fileno()).st_size
+                f.seek(max(0, size - limit))
+                text = f.read().decode("utf-8", "replace").strip()
+            except (OSError, ValueError):
+                text = ""
+            if text:
+                parts.append(f"--- {name} (last {limit} bytes) ---\n{text}")
+        return "\n".join(parts)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                self.proc.kill()
+            self.proc.wait()
+
+    def close(self) -> None:
+        """Say bye (briefly), then make sure the process and its group are gone."""
+        if self.proc.poll() is None and getattr(self, "sock", None) is not None:
+            try:
+                self.request("bye", timeout=5)
+                self.proc.wait(timeout=5)
+            except (WorkerFailure, ProtocolError, subprocess.TimeoutExpired, OSError):
+                pass
+        self.kill()
+        if getattr(self, "sock", None) is not None:
+            self.sock.close()
+        for f in (self.out, self.err):
+            f.close()

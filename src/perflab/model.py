@@ -1,0 +1,195 @@
+"""One vocabulary for every layer: benchmarks, cases, runtimes, samples and results.
+
+Everything here is plain data (dataclasses) so the engine, statistics, exporters and store can pass
+it around without knowing about processes or languages.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+PROTOCOL_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """A concrete runtime to run benchmarks on: an interpreter, a VM or a compiler, plus flags.
+
+    `name` is the family name users type (`python3.11`, `node22`, `gcc12`); `flags` are extra
+    arguments given in the spec (`python3.11:-X dev` → flags=("-X", "dev")); `env` holds
+    `KEY=VALUE` items of the spec (`go1.22:GOGC=50`).
+    """
+
+    name: str
+    language: str
+    version: str  # full version string, e.g. "3.11.7"
+    executable: str
+    flags: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    implementation: str = ""  # "CPython", "PyPy", "V8", "HotSpot"…
+    installed: bool = True
+    note: str = ""  # e.g. "installable from npm"
+
+    @property
+    def label(self) -> str:
+        """The name shown in the Runtime column: the family name plus any flags/env."""
+        extra = [f"{k}={v}" for k, v in self.env] + list(self.flags)
+        return f"{self.name}:{' '.join(extra)}" if extra else self.name
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "label": self.label, "language": self.language,
+            "version": self.version, "executable": self.executable,
+            "flags": list(self.flags), "env": dict(self.env),
+            "implementation": self.implementation,
+        }
+
+
+@dataclass(frozen=True)
+class ParamAxis:
+    name: str
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A benchmark as a worker described it in its `loaded` reply."""
+
+    id: str
+    name: str
+    group: str
+    language: str
+    file: str = ""
+    line: int = 0
+    baseline: bool = False
+    categories: tuple[str, ...] = ()
+    ops_per_invoke: int = 1
+    params: tuple[ParamAxis, ...] = ()
+    description: str = ""
+    meta: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.group}.{self.name}" if self.group else self.name
+
+    def case_count(self) -> int:
+        n = 1
+        for axis in self.params:
+            n *= len(axis.values)
+        return n
+
+    def expand(self) -> list[dict[str, int]]:
+        """The cartesian product of the parameter axes, as name → value-index maps."""
+        axes = [range(len(a.values)) for a in self.params]
+        names = [a.name for a in self.params]
+        return [dict(zip(names, combo)) for combo in itertools.product(*axes)]
+
+    def param_display(self, indices: dict[str, int]) -> dict[str, str]:
+        return {a.name: a.values[indices[a.name]] for a in self.params}
+
+    @staticmethod
+    def from_json(doc: dict[str, Any], language: str) -> "Benchmark":
+        return Benchmark(
+            id=str(doc["id"]), name=str(doc.get("name") or doc["id"]),
+            group=str(doc.get("group", "")), language=language,
+            file=str(doc.get("file", "")), line=int(doc.get("line") or 0),
+            baseline=bool(doc.get("baseline", False)),
+            categories=tuple(str(c) for c in doc.get("categories", ()) or ()),
+            ops_per_invoke=int(doc.get("ops_per_invoke") or 1),
+            params=tuple(ParamAxis(str(p["name"]), tuple(str(v) for v in p["values"]))
+                         for p in doc.get("params", ()) or ()),
+            description=str(doc.get("description", "") or ""),
+            meta=dict(doc.get("meta") or {}),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "name": self.name, "group": self.group, "language": self.language,
+            "file": self.file, "line": self.line, "baseline": self.baseline,
+            "categories": list(self.categories), "ops_per_invoke": self.ops_per_invoke,
+            "params": [{"name": a.name, "values": list(a.values)} for a in self.params],
+            "description": self.description, "meta": self.meta,
+        }
+
+
+@dataclass(frozen=True)
+class Case:
+    """One measured unit: benchmark × parameter values × runtime."""
+
+    benchmark: Benchmark
+    params: tuple[tuple[str, int], ...]  # axis name → value index, in axis order
+    runtime: Runtime
+
+    @property
+    def param_indices(self) -> dict[str, int]:
+        return dict(self.params)
+
+    @property
+    def param_values(self) -> dict[str, str]:
+        return self.benchmark.param_display(self.param_indices)
+
+    @property
+    def key(self) -> str:
+        """Stable identity of the case across runs: benchmark, params, runtime label."""
+        p = ",".join(f"{k}={v}" for k, v in self.param_values.items())
+        return f"{self.benchmark.full_name}[{p}]@{self.runtime.label}"
+
+
+@dataclass
+class LaunchSamples:
+    """Raw measurements from one worker process (launch) of one case."""
+
+    index: int
+    invocations: int = 0
+    pilot: list[tuple[int, int]] = field(default_factory=list)  # (invocations, ns)
+    warmup: list[int] = field(default_factory=list)
+    overhead: list[int] = field(default_factory=list)
+    workload: list[int] = field(default_factory=list)
+    # round number of each workload iteration, so paired/interleaved analysis can line them up
+    workload_rounds: list[int] = field(default_factory=list)
+    pid: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index, "invocations": self.invocations, "pid": self.pid,
+            "pilot": [list(p) for p in self.pilot], "warmup": self.warmup,
+            "overhead": self.overhead, "workload": self.workload,
+            "workload_rounds": self.workload_rounds,
+        }
+
+
+@dataclass
+class Diagnostics:
+    alloc_bytes_per_op: float | None = None
+    allocs_per_op: float | None = None
+    gc_per_1000_ops: list[float] | None = None
+    code_size: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "alloc_bytes_per_op": self.alloc_bytes_per_op, "allocs_per_op": self.allocs_per_op,
+            "gc_per_1000_ops": self.gc_per_1000_ops, "code_size": self.code_size,
+            "notes": self.notes,
+        }
+
+
+@dataclass
+class CaseResult:
+    """Everything measured for a case, plus the engine's judgement of it (no statistics yet)."""
+
+    case: Case
+    launches: list[LaunchSamples] = field(default_factory=list)
+    diagnostics: Diagnostics | None = None
+    error: str | None = None  # set when the case failed; the reason shown in the table
+    error_detail: str = ""  # traceback / stderr tail
+    output_bytes: int = 0  # what the benchmark wrote to stdout/stderr
+    wall_seconds: float = 0.0
+    stop_reason: str = ""  # "target reached", "budget exhausted", "dry job", …
+    clock_resolution_ns: float = 1.0
+    worker_runtime: dict[str, Any] = field(default_factory=dict)  # from the hello message
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None

@@ -1,0 +1,76 @@
+"""Runtime specs (`python3.11`, `node22:--max-semi-space-size=64`, `/opt/py/bin/python3`) → Runtime objects.
+
+A spec is `NAME_OR_PATH[:ITEMS]` where ITEMS are shell-split words: `KEY=VALUE` words become
+environment variables of the worker process, all other words are flags for the runtime.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import shlex
+from pathlib import Path
+
+from ..errors import UsageError
+from ..model import Runtime
+from ..toolchains import Toolchain
+
+
+def parse_spec(spec: str) -> tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]:
+    spec = spec.strip()
+    if not spec:
+        raise UsageError("--runtimes: empty runtime name; give names such as python3.11,python3.13")
+    base, _, rest = spec.partition(":")
+    try:
+        words = shlex.split(rest)
+    except ValueError as exc:
+        raise UsageError(f"--runtimes: cannot parse flags of '{spec}': {exc}") from None
+    flags, env = [], []
+    for w in words:
+        key, eq, val = w.partition("=")
+        if eq and key.isidentifier() and key.upper() == key:
+            env.append((key, val))
+        else:
+            flags.append(w)
+    return base, tuple(flags), tuple(env)
+
+
+def split_specs(text: str) -> list[str]:
+    """Split `--runtimes` on commas, but not commas inside a flags part (`gcc12:-O2,gcc12:-O3`)."""
+    return [s for s in (p.strip() for p in text.split(",")) if s]
+
+
+def available(toolchains: list[Toolchain]) -> list[Runtime]:
+    found: list[Runtime] = []
+    for tc in toolchains:
+        found.extend(tc.discover_runtimes())
+    return found
+
+
+def resolve(specs: list[str], toolchains: list[Toolchain]) -> list[Runtime]:
+    """Turn specs into runtimes, or raise UsageError listing the available names."""
+    known = available(toolchains)
+    by_name: dict[str, Runtime] = {}
+    for rt in known:
+        by_name.setdefault(rt.name, rt)
+    out: list[Runtime] = []
+    for spec in specs:
+        base, flags, env = parse_spec(spec)
+        rt = by_name.get(base)
+        if rt is None and (os.sep in base or Path(base).exists()):
+            for tc in toolchains:
+                rt = tc.resolve_path(base)
+                if rt is not None:
+                    break
+            if rt is None:
+                raise UsageError(f"--runtimes: '{base}' is not a runtime perflab can use "
+                                 "(give an interpreter/SDK path or one of: "
+                                 f"{', '.join(sorted(by_name))})")
+        if rt is None:
+            names = ", ".join(sorted(by_name)) or "(none found)"
+            raise UsageError(f"--runtimes: unknown runtime '{base}'; available: {names}")
+        out.append(dataclasses.replace(rt, flags=flags, env=env))
+    labels = [r.label for r in out]
+    dupes = {label for label in labels if labels.count(label) > 1}
+    if dupes:
+        raise UsageError(f"--runtimes: '{sorted(dupes)[0]}' is listed twice")
+    return out

@@ -1,0 +1,134 @@
+"""The estimate of one case from its launches: mean, error (half-width of the CI), spread, percentiles.
+
+Samples are per-operation times: each iteration's nanoseconds minus that launch's overhead (median of its
+overhead iterations), divided by invocations × ops per invoke.
+
+The error honours launches: iterations inside one process are not independent of the process (JIT,
+memory layout, address randomisation), so we use a one-way random-effects model. With L launches,
+N samples, within-launch mean square MSW and between-launch variance component s²_B:
+    SE² = s²_B / L + MSW / N,
+with Satterthwaite's degrees of freedom. When processes agree, s²_B ≈ 0 and this is the usual
+t-interval on N−L degrees of freedom; when they disagree, the interval widens honestly towards L−1.
+Upper outliers are removed per launch by Tukey's fences (pooled fences would cut a whole slow launch).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats as sps
+
+from ..model import LaunchSamples
+from .modality import mvalue
+from .outliers import tukey_fences
+
+PERCENTILES = (0, 25, 50, 75, 90, 95, 99, 100)
+
+
+@dataclass
+class Estimate:
+    mean: float
+    error: float  # half-width of the CI at `confidence`
+    ci_low: float
+    ci_high: float
+    stddev: float
+    median: float
+    min: float
+    max: float
+    n: int
+    launches: int
+    confidence: float
+    se: float
+    df: float
+    percentiles: dict[str, float] = field(default_factory=dict)
+    outliers_upper_removed: int = 0
+    outliers_lower: int = 0
+    overhead_per_op: float = 0.0
+    gross_mean: float = 0.0  # mean per op including the loop/call overhead
+    launch_means: list[float] = field(default_factory=list)
+    between_share: float = 0.0  # share of SE² that comes from between-launch variance
+    launch_anova_p: float = 1.0
+    mvalue: float = 2.0
+    iteration_ns_median: float = 0.0
+
+    @property
+    def rel_error(self) -> float:
+        return abs(self.error / self.mean) if self.mean else float("inf")
+
+    def to_json(self) -> dict:
+        return {k: (float(v) if isinstance(v, (np.floating, float)) else v)
+                for k, v in self.__dict__.items()}
+
+
+def per_op(launch: LaunchSamples, ops_per_invoke: int, subtract_overhead: bool = True
+           ) -> tuple[np.ndarray, float]:
+    """Per-operation samples of one launch (overhead subtracted) and that launch's overhead per op."""
+    denom = max(1, launch.invocations) * max(1, ops_per_invoke)
+    work = np.asarray(launch.workload, dtype=float)
+    over = float(np.median(launch.overhead)) if (subtract_overhead and launch.overhead) else 0.0
+    return (work - over) / denom, over / denom
+
+
+def _t(confidence: float, df: float) -> float:
+    if not np.isfinite(df) or df <= 0:
+        return float("inf")
+    return float(sps.t.ppf(0.5 + confidence / 2, df))
+
+
+def estimate(launches: list[LaunchSamples], ops_per_invoke: int = 1, confidence: float = 0.999,
+             remove_upper_outliers: bool = True, subtract_overhead: bool = True) -> Estimate | None:
+    groups: list[np.ndarray] = []
+    overheads: list[float] = []
+    removed = lower = 0
+    gross: list[float] = []
+    iteration_ns: list[float] = []
+    for launch in launches:
+        if not launch.workload:
+            continue
+        x, over = per_op(launch, ops_per_invoke, subtract_overhead)
+        lo, hi = tukey_fences(x)
+        if remove_upper_outliers:
+            keep = x <= hi
+            removed += int((~keep).sum())
+            x = x[keep]
+        lower += int((x < lo).sum())
+        groups.append(x)
+        overheads.append(over)
+        gross.extend((x + over).tolist())
+        iteration_ns.extend(launch.workload)
+    if not groups:
+        return None
+    allx = np.concatenate(groups)
+    n, L = len(allx), len(groups)
+    mean = float(np.mean(allx))
+    sd = float(np.std(allx, ddof=1)) if n > 1 else 0.0
+    means = [float(np.mean(g)) for g in groups]
+    # one-way random effects: within mean square and between-launch variance component
+    if L > 1 and n > L:
+        ssw = sum(float(np.sum((g - np.mean(g)) ** 2)) for g in groups)
+        msw = ssw / (n - L)
+        msb = sum(len(g) * (np.mean(g) - mean) ** 2 for g in groups) / (L - 1)
+        n0 = (n - sum(len(g) ** 2 for g in groups) / n) / (L - 1)
+        var_b = max(0.0, (msb - msw) / n0)
+        a, b = var_b / L, msw / n
+        se2 = a + b
+        df = se2 ** 2 / ((a ** 2 / (L - 1) if a else 0.0) + (b ** 2 / (n - L) if b else 0.0)) \
+            if se2 > 0 else float(n - L)
+        between = a / se2 if se2 > 0 else 0.0
+        p = float(sps.f.sf(msb / msw, L - 1, n - L)) if msw > 0 else (0.0 if msb > 0 else 1.0)
+    else:
+        se2 = sd ** 2 / n if n > 1 else float("inf")
+        df, between, p = float(n - 1), 0.0, 1.0
+    se = float(np.sqrt(se2))
+    half = _t(confidence, df) * se if n > 1 else float("inf")
+    pct = np.percentile(allx, PERCENTILES)
+    return Estimate(
+        mean=mean, error=half, ci_low=mean - half, ci_high=mean + half, stddev=sd,
+        median=float(np.median(allx)), min=float(np.min(allx)), max=float(np.max(allx)),
+        n=n, launches=L, confidence=confidence, se=se, df=float(df),
+        percentiles={f"p{int(q)}": float(v) for q, v in zip(PERCENTILES, pct)},
+        outliers_upper_removed=removed, outliers_lower=lower,
+        overhead_per_op=float(np.mean(overheads)), gross_mean=float(np.mean(gross)),
+        launch_means=means, between_share=float(between), launch_anova_p=p,
+        mvalue=mvalue(allx), iteration_ns_median=float(np.median(iteration_ns)),
+    )

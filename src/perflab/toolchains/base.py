@@ -1,0 +1,66 @@
+"""What every language integration provides to the host.
+
+A *toolchain* knows, for one language: which files are its benchmarks, which runtimes exist (and how to
+provision missing ones), and how to turn (runtime, benchmark sources) into a worker command line —
+building once per runtime if the language is compiled. The engine never knows more than a `LaunchSpec`.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..model import Runtime
+
+# Directories never searched for benchmarks.
+SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", "target", "build", ".tox",
+             ".mypy_cache", ".pytest_cache", "dist", ".perflab"}
+
+
+@dataclass
+class LaunchSpec:
+    """How to start one worker process. `load_paths` are sent in the `load` request."""
+
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    load_paths: list[str] = field(default_factory=list)
+    root: str = ""
+
+
+class Toolchain(ABC):
+    language: str = ""
+
+    @abstractmethod
+    def find_sources(self, path: Path) -> list[Path]:
+        """Benchmark sources of this language under `path` (a file or a directory)."""
+
+    @abstractmethod
+    def discover_runtimes(self) -> list[Runtime]:
+        """Runtimes of this language: installed ones, and installable ones with installed=False."""
+
+    def resolve_path(self, path: str) -> Runtime | None:
+        """A runtime given as an explicit path (interpreter, GOROOT, JAVA_HOME…), or None."""
+        return None
+
+    def provision(self, runtime: Runtime) -> Runtime:
+        """Make an installable runtime installed (only from the registries allowed). Raise PrepareError."""
+        raise NotImplementedError(f"{runtime.name} cannot be provisioned")
+
+    @abstractmethod
+    def prepare(self, runtime: Runtime, sources: list[Path], workdir: Path) -> LaunchSpec:
+        """Build/generate what the worker needs for `runtime` (once) and say how to launch it."""
+
+
+def walk_files(path: Path, suffixes: tuple[str, ...], name_ok) -> list[Path]:
+    """Files under `path` with one of `suffixes` whose name satisfies `name_ok`, skipping SKIP_DIRS."""
+    if path.is_file():
+        return [path.resolve()] if path.suffix in suffixes else []
+    found: list[Path] = []
+    for p in sorted(path.rglob("*")):
+        if any(part in SKIP_DIRS or part.startswith(".") and part not in (".", "..")
+               for part in p.relative_to(path).parts[:-1]):
+            continue
+        if p.is_file() and p.suffix in suffixes and name_ok(p.name):
+            found.append(p.resolve())
+    return found

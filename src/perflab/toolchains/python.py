@@ -1,0 +1,48 @@
+"""Python: benchmark files are `bench_*.py`, `*_bench.py` or `benchmarks.py`; the worker is one stdlib-only
+file injected by putting its directory first on the interpreter's sys.path (nothing is installed into the
+runtime under test)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..model import Runtime
+from ..paths import worker_dir
+from ..runtimes import python as pyruntimes
+from .base import LaunchSpec, Toolchain, walk_files
+
+
+def is_bench_name(name: str) -> bool:
+    stem = name[:-3]
+    return (stem.startswith("bench_") or stem.endswith("_bench") or stem == "benchmarks"
+            or stem.endswith("_benchmarks"))
+
+
+class PythonToolchain(Toolchain):
+    language = "python"
+
+    def find_sources(self, path: Path) -> list[Path]:
+        return walk_files(path, (".py",), is_bench_name)
+
+    def discover_runtimes(self) -> list[Runtime]:
+        return pyruntimes.discover()
+
+    def resolve_path(self, path: str) -> Runtime | None:
+        return pyruntimes.describe(path)
+
+    def prepare(self, runtime: Runtime, sources: list[Path], workdir: Path) -> LaunchSpec:
+        main = worker_dir("python") / "perflab_main.py"
+        root = str(_common_root(sources))
+        return LaunchSpec(
+            argv=[runtime.executable, *runtime.flags, str(main)],
+            env={"PYTHONDONTWRITEBYTECODE": "1", **dict(runtime.env)},
+            cwd=root, load_paths=[str(s) for s in sources], root=root,
+        )
+
+
+def _common_root(sources: list[Path]) -> Path:
+    dirs = [s.parent for s in sources]
+    root = dirs[0]
+    for d in dirs[1:]:
+        while root not in d.parents and root != d:
+            root = root.parent
+    return root
