@@ -67,6 +67,7 @@ class Benchmark:
     ops_per_invoke: int = 1
     params: tuple[ParamAxis, ...] = ()
     description: str = ""
+    iteration_setup: bool = False  # needs setup before every iteration → one invocation per iteration
     meta: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     @property
@@ -100,6 +101,7 @@ class Benchmark:
             params=tuple(ParamAxis(str(p["name"]), tuple(str(v) for v in p["values"]))
                          for p in doc.get("params", ()) or ()),
             description=str(doc.get("description", "") or ""),
+            iteration_setup=bool(doc.get("iteration_setup", False)),
             meta=dict(doc.get("meta") or {}),
         )
 
@@ -109,7 +111,8 @@ class Benchmark:
             "file": self.file, "line": self.line, "baseline": self.baseline,
             "categories": list(self.categories), "ops_per_invoke": self.ops_per_invoke,
             "params": [{"name": a.name, "values": list(a.values)} for a in self.params],
-            "description": self.description, "meta": self.meta,
+            "description": self.description, "iteration_setup": self.iteration_setup,
+            "meta": self.meta,
         }
 
 

@@ -134,10 +134,24 @@ class _Bench:
             "line": self.line, "baseline": bool(self.spec.get("baseline")),
             "categories": self.spec.get("categories") or [],
             "ops_per_invoke": self.spec.get("ops") or 1,
-            "params": [{"name": n, "values": _display(vals)} for n, vals in self.axes],
+            "params": [{"name": _axis_label(n), "values": _display(vals)} for n, vals in self.axes],
             "description": self.spec.get("description") or (inspect.getdoc(self.func) or "").split("\n")[0],
             "meta": self.spec.get("meta") or {},
+            "iteration_setup": self._has_iteration_setup(),
         }
+
+    def _has_iteration_setup(self):
+        if self.spec.get("iteration_setup") or self.spec.get("iteration_cleanup"):
+            return True
+        if self.cls is not None:
+            for name, value in vars(self.cls).items():
+                hook = getattr(value, _ATTR, None) or {}
+                if name in ("iteration_setup", "iteration_cleanup") or hook.get(
+                        "iteration_setup_hook") or hook.get("iteration_cleanup_hook"):
+                    return True
+            return False
+        hooks = getattr(self.module, "__perflab_hooks__", {})
+        return bool(hooks.get("iteration_setup_hook") or hooks.get("iteration_cleanup_hook"))
 
 
 def _display(values):
@@ -175,7 +189,18 @@ def _axes_of(spec, owner_params, func, is_method):
 
 
 def _discover_module(module, path):
-    found = []
+    """Benchmarks of a module, and per-benchmark errors (e.g. an empty parameter list)."""
+    found, errors = [], []
+
+    def add(bid, name, group, func, cls, spec, owner_params, is_method):
+        try:
+            axes = _axes_of(spec, owner_params, func, is_method)
+        except ValueError as exc:
+            errors.append({"file": path, "line": _source_line(func), "kind": "load",
+                           "message": "%s: %s" % (bid, exc)})
+            return
+        found.append(_Bench(bid, name, group, path, _source_line(func), func, cls, spec, axes,
+                            module))
     stem = module.__name__
     hooks = {k: None for k in ("global_setup", "global_cleanup", "iteration_setup_hook",
                                "iteration_cleanup_hook")}
@@ -192,9 +217,8 @@ def _discover_module(module, path):
         if inspect.isfunction(value):
             spec = getattr(value, _ATTR, {}) or {}
             if spec.get("benchmark") or (attr.startswith("bench_") and not _is_hook(spec)):
-                name = spec.get("name") or attr
-                found.append(_Bench("%s.%s" % (stem, attr), name, stem, path, _source_line(value),
-                                    value, None, spec, _axes_of(spec, None, value, False), module))
+                add("%s.%s" % (stem, attr), spec.get("name") or attr, stem, value, None, spec, None,
+                    False)
         elif inspect.isclass(value):
             cls_spec = getattr(value, _ATTR, None) if _ATTR in vars(value) else None
             cls_params = dict(getattr(value, "params", None) or {}) if isinstance(
@@ -211,12 +235,10 @@ def _discover_module(module, path):
             if not methods and not attr.startswith("Bench"):
                 continue
             for mname, member, spec in methods:
-                name = spec.get("name") or mname
-                found.append(_Bench("%s.%s.%s" % (stem, attr, mname), name, attr, path,
-                                    _source_line(member), member, value, spec,
-                                    _axes_of(spec, cls_params, member, True), module))
+                add("%s.%s.%s" % (stem, attr, mname), spec.get("name") or mname, attr, member,
+                    value, spec, cls_params, True)
     found.sort(key=lambda b: b.line)
-    return found
+    return found, errors
 
 
 def _is_hook(spec):
@@ -236,23 +258,23 @@ def _load_file(path, root):
         module = importlib.util.module_from_spec(spec)
         sys.modules[modname] = module
         spec.loader.exec_module(module)
-        return _discover_module(module, path), None
+        return _discover_module(module, path)
     except SyntaxError as exc:
         sys.modules.pop(modname, None)
-        return [], {"file": exc.filename or path, "line": exc.lineno or 0, "kind": "load",
-                    "message": "%s: %s" % (type(exc).__name__, exc.msg)}
+        return [], [{"file": exc.filename or path, "line": exc.lineno or 0, "kind": "load",
+                     "message": "%s: %s" % (type(exc).__name__, exc.msg)}]
     except BaseException as exc:  # an import-time failure fails this file only
         sys.modules.pop(modname, None)
         file, line = _user_frame(exc, path)
-        return [], {"file": file, "line": line, "kind": "load",
-                    "message": _exc_message(exc), "traceback": _format_tb(exc)}
+        return [], [{"file": file, "line": line, "kind": "load",
+                     "message": _exc_message(exc), "traceback": _format_tb(exc)}]
 
 
 # ---------------------------------------------------------------------------------------------
 # Running one case
 # ---------------------------------------------------------------------------------------------
 
-def _make_loop(nargs, unroll):
+def _make_loop(nargs, unroll, tag):
     """Compile the timed loop for a callable of `nargs` positional arguments, `unroll` calls per pass.
 
     Arguments are bound as locals (fast), the result of every call is kept in `_r`, and `_r` is stored
@@ -269,19 +291,11 @@ def _make_loop(nargs, unroll):
            "    _sink[0] = _r\n"
            "    return _t1 - _t0\n") % (params, body)
     ns = {"_sink": _SINK}
-    exec(compile(src, "<perflab-loop-%d-%d>" % (nargs, unroll), "exec"), ns)
+    exec(compile(src, "<perflab-loop-%s-%d-%d>" % (tag, nargs, unroll), "exec"), ns)
     return ns["_loop"]
 
 
 _SINK = [None]
-_LOOPS = {}
-
-
-def _loop_for(nargs, unroll):
-    key = (nargs, unroll)
-    if key not in _LOOPS:
-        _LOOPS[key] = _make_loop(nargs, unroll)
-    return _LOOPS[key]
 
 
 def _make_noop(nargs):
@@ -353,6 +367,7 @@ class _Case:
             self.it_setup = self.it_setup or spec.get("iteration_setup")
             self.it_cleanup = self.it_cleanup or spec.get("iteration_cleanup")
         self.noop = _make_noop(len(self.call_args))
+        self._loops = {}
 
     def hook(self, fn):
         if fn is None:
@@ -362,9 +377,18 @@ class _Case:
         else:
             _call_with(fn, self._hook_args)
 
-    def time_iterations(self, invocations, iterations, target):
+    def _loop(self, kind, unroll):
+        """A freshly compiled loop per case and kind (workload/overhead): sharing one code object
+        would let CPython's specialising interpreter (3.11+) or PyPy's JIT tune the call site for one
+        callee and then pay for the other."""
+        key = (kind, unroll)
+        if key not in self._loops:
+            self._loops[key] = _make_loop(len(self.call_args), unroll, kind)
+        return self._loops[key]
+
+    def time_iterations(self, invocations, iterations, target, kind="workload"):
         unroll = UNROLL if invocations % UNROLL == 0 else 1
-        loop = _loop_for(len(self.call_args), unroll)
+        loop = self._loop(kind, unroll)
         outer = invocations // unroll
         samples = []
         repeat = itertools.repeat
@@ -415,7 +439,7 @@ def _diagnose(case, invocations, iterations):
     if callbacks is not None:
         callbacks.append(on_gc)
         try:
-            case.time_iterations(invocations, iterations, case.call)
+            case.time_iterations(invocations, iterations, case.call, "diagnose")
         finally:
             callbacks.remove(on_gc)
         result["gc"] = counts
@@ -566,9 +590,8 @@ class _Worker:
         root = msg.get("root") or ""
         benches, errors = [], []
         for path in paths:
-            found, err = _load_file(os.path.abspath(path), root)
-            if err:
-                errors.append(err)
+            found, errs = _load_file(os.path.abspath(path), root)
+            errors.extend(errs)
             for b in found:
                 self.benchmarks[b.id] = b
                 benches.append(b)
@@ -625,8 +648,10 @@ class _Worker:
                 return self.send(out)
             if stage not in ("pilot", "warmup", "overhead", "workload"):
                 return self.error(rid, "protocol", "unknown stage %r" % stage)
-            target = self.case.noop if stage == "overhead" else self.case.call
-            ns = self.case.time_iterations(invocations, iterations, target)
+            if stage == "overhead":
+                ns = self.case.time_iterations(invocations, iterations, self.case.noop, "overhead")
+            else:
+                ns = self.case.time_iterations(invocations, iterations, self.case.call)
         except BaseException as exc:
             if isinstance(exc, (SystemExit, KeyboardInterrupt)):
                 raise

@@ -251,3 +251,23 @@ class WorkerProcess:
             self.sock.close()
         for f in (self.out, self.err):
             f.close()
+
+    # -- the calls the engine makes (a fake worker in the tests offers the same ones) --------------
+
+    def load(self, paths: list[str], root: str, timeout: float) -> dict[str, Any]:
+        return self.request("load", timeout, paths=paths, root=root)
+
+    def setup(self, benchmark_id: str, params: dict[str, int], timeout: float) -> None:
+        self.request("setup", timeout, benchmark=benchmark_id, params=params)
+
+    def run(self, stage: str, invocations: int, iterations: int, timeout: float) -> list[int]:
+        reply = self.request("run", timeout, stage=stage, invocations=invocations,
+                             iterations=iterations)
+        return list(reply["ns"])
+
+    def diagnose(self, invocations: int, iterations: int, timeout: float) -> dict[str, Any]:
+        return self.request("run", timeout, stage="diagnose", invocations=invocations,
+                            iterations=iterations)
+
+    def teardown(self, timeout: float) -> None:
+        self.request("teardown", timeout)

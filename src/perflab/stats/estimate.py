@@ -78,6 +78,7 @@ def _t(confidence: float, df: float) -> float:
 def estimate(launches: list[LaunchSamples], ops_per_invoke: int = 1, confidence: float = 0.999,
              remove_upper_outliers: bool = True, subtract_overhead: bool = True) -> Estimate | None:
     groups: list[np.ndarray] = []
+    rounds: list[np.ndarray] = []
     overheads: list[float] = []
     removed = lower = 0
     gross: list[float] = []
@@ -86,13 +87,16 @@ def estimate(launches: list[LaunchSamples], ops_per_invoke: int = 1, confidence:
         if not launch.workload:
             continue
         x, over = per_op(launch, ops_per_invoke, subtract_overhead)
+        r = np.asarray(launch.workload_rounds if len(launch.workload_rounds) == len(x)
+                       else range(len(x)), dtype=int)
         lo, hi = tukey_fences(x)
         if remove_upper_outliers:
             keep = x <= hi
             removed += int((~keep).sum())
-            x = x[keep]
+            x, r = x[keep], r[keep]
         lower += int((x < lo).sum())
         groups.append(x)
+        rounds.append(r)
         overheads.append(over)
         gross.extend((x + over).tolist())
         iteration_ns.extend(launch.workload)
@@ -103,19 +107,26 @@ def estimate(launches: list[LaunchSamples], ops_per_invoke: int = 1, confidence:
     mean = float(np.mean(allx))
     sd = float(np.std(allx, ddof=1)) if n > 1 else 0.0
     means = [float(np.mean(g)) for g in groups]
-    # one-way random effects: within mean square and between-launch variance component
     if L > 1 and n > L:
+        # Within-launch variance from the raw samples (it includes the machine's drift over time);
+        # the between-launch component from samples with each round's common shift removed, so a
+        # burst of noise that hit every process in the same round is not mistaken for processes
+        # that differ.
         ssw = sum(float(np.sum((g - np.mean(g)) ** 2)) for g in groups)
         msw = ssw / (n - L)
-        msb = sum(len(g) * (np.mean(g) - mean) ** 2 for g in groups) / (L - 1)
+        adjusted = _remove_round_effects(groups, rounds, mean)
+        amean = float(np.mean(np.concatenate(adjusted)))
+        assw = sum(float(np.sum((g - np.mean(g)) ** 2)) for g in adjusted)
+        amsw = assw / (n - L)
+        msb = sum(len(g) * (np.mean(g) - amean) ** 2 for g in adjusted) / (L - 1)
         n0 = (n - sum(len(g) ** 2 for g in groups) / n) / (L - 1)
-        var_b = max(0.0, (msb - msw) / n0)
+        var_b = max(0.0, (msb - amsw) / n0)
         a, b = var_b / L, msw / n
         se2 = a + b
         df = se2 ** 2 / ((a ** 2 / (L - 1) if a else 0.0) + (b ** 2 / (n - L) if b else 0.0)) \
             if se2 > 0 else float(n - L)
         between = a / se2 if se2 > 0 else 0.0
-        p = float(sps.f.sf(msb / msw, L - 1, n - L)) if msw > 0 else (0.0 if msb > 0 else 1.0)
+        p = float(sps.f.sf(msb / amsw, L - 1, n - L)) if amsw > 0 else (0.0 if msb > 0 else 1.0)
     else:
         se2 = sd ** 2 / n if n > 1 else float("inf")
         df, between, p = float(n - 1), 0.0, 1.0
@@ -132,3 +143,16 @@ def estimate(launches: list[LaunchSamples], ops_per_invoke: int = 1, confidence:
         launch_means=means, between_share=float(between), launch_anova_p=p,
         mvalue=mvalue(allx), iteration_ns_median=float(np.median(iteration_ns)),
     )
+
+
+def _remove_round_effects(groups: list[np.ndarray], rounds: list[np.ndarray], grand: float
+                          ) -> list[np.ndarray]:
+    """Subtract from every sample the mean of its round (over the launches measured in that round)
+    and add back the grand mean. Rounds seen by a single launch carry no shared information and are
+    left as they are."""
+    sums: dict[int, list[float]] = {}
+    for g, r in zip(groups, rounds):
+        for value, rnd in zip(g, r):
+            sums.setdefault(int(rnd), []).append(float(value))
+    shift = {k: (np.mean(v) - grand if len(v) > 1 else 0.0) for k, v in sums.items()}
+    return [g - np.array([shift[int(k)] for k in r]) for g, r in zip(groups, rounds)]

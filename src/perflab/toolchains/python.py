@@ -46,3 +46,12 @@ def _common_root(sources: list[Path]) -> Path:
         while root not in d.parents and root != d:
             root = root.parent
     return root
+
+
+def _default() -> Runtime | None:
+    import shutil
+    path = shutil.which("python3")
+    return pyruntimes.describe(path) if path else None
+
+
+PythonToolchain.default_runtime = staticmethod(_default)

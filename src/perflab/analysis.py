@@ -1,0 +1,134 @@
+"""Judging results: per case the estimate, the ratio to its baseline, and the warnings a reviewer needs.
+
+Baseline rules follow BenchmarkDotNet: the baseline of a row is (the group's baseline method, if one is
+marked, else the same method) × (the first runtime given for its language) × the same parameters.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .model import CaseResult
+from .stats import Estimate, Ratio, estimate, per_op, ratio_of
+from .stats.modality import MULTIMODAL_THRESHOLD
+from .units import format_time
+
+
+@dataclass
+class Row:
+    result: CaseResult
+    estimate: Estimate | None = None
+    ratio: Ratio | None = None
+    alloc_ratio: float | None = None
+    baseline_key: str | None = None
+    is_baseline: bool = False
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return self.result.case.key
+
+
+def round_means(result: CaseResult, subtract_overhead: bool) -> dict[int, float]:
+    """Per interleaving round, the mean per-op time over the case's launches (for paired ratios)."""
+    sums: dict[int, list[float]] = {}
+    for launch in result.launches:
+        x, _ = per_op(launch, result.case.benchmark.ops_per_invoke, subtract_overhead)
+        for r, v in zip(launch.workload_rounds, x):
+            sums.setdefault(r, []).append(float(v))
+    return {r: float(np.mean(v)) for r, v in sums.items()}
+
+
+def analyse(results: list[CaseResult], confidence: float = 0.999, target_rel_error: float = 0.02,
+            overhead: bool = True) -> list[Row]:
+    rows = [Row(r) for r in results]
+    for row in rows:
+        if row.result.ok and row.result.launches:
+            row.estimate = estimate(row.result.launches, row.result.case.benchmark.ops_per_invoke,
+                                    confidence, subtract_overhead=overhead)
+    first_runtime: dict[str, str] = {}
+    for row in rows:
+        first_runtime.setdefault(row.result.case.runtime.language, row.result.case.runtime.label)
+    runtimes_per_lang: dict[str, int] = {}
+    for lang in first_runtime:
+        runtimes_per_lang[lang] = len({r.result.case.runtime.label for r in rows
+                                       if r.result.case.runtime.language == lang})
+    baseline_method: dict[tuple[str, str], str] = {}
+    for row in rows:
+        b = row.result.case.benchmark
+        if b.baseline:
+            baseline_method.setdefault((b.language, b.group), b.name)
+    by_identity = {}
+    for row in rows:
+        c = row.result.case
+        by_identity[(c.runtime.language, c.benchmark.group, c.benchmark.name,
+                     tuple(c.param_values.items()), c.runtime.label)] = row
+    for row in rows:
+        c = row.result.case
+        lang = c.runtime.language
+        method = baseline_method.get((lang, c.benchmark.group), c.benchmark.name)
+        base = by_identity.get((lang, c.benchmark.group, method, tuple(c.param_values.items()),
+                                first_runtime[lang]))
+        has_reference = (c.benchmark.group in {g for (ln, g) in baseline_method if ln == lang}
+                         or runtimes_per_lang[lang] > 1)
+        if base is None or not has_reference:
+            continue
+        row.baseline_key = base.key
+        row.is_baseline = base is row
+        if row.is_baseline:
+            if row.estimate and row.estimate.mean > 0:
+                from .stats import Ratio
+                row.ratio = Ratio(1.0, 0.0, 1.0, 1.0, True)
+        elif row.estimate and base.estimate:
+            paired_a = paired_b = None
+            if base.result.case.benchmark.id == c.benchmark.id and base is not row:
+                ra, rb = round_means(row.result, overhead), round_means(base.result, overhead)
+                common = sorted(set(ra) & set(rb))
+                if len(common) >= 3:
+                    paired_a = np.array([ra[k] for k in common])
+                    paired_b = np.array([rb[k] for k in common])
+            row.ratio = ratio_of(row.estimate, base.estimate, confidence, paired_a, paired_b)
+        da, db = row.result.diagnostics, base.result.diagnostics
+        if da and db and da.alloc_bytes_per_op is not None and db.alloc_bytes_per_op:
+            row.alloc_ratio = da.alloc_bytes_per_op / db.alloc_bytes_per_op
+    for row in rows:
+        _judge(row, target_rel_error, overhead)
+    return rows
+
+
+def _judge(row: Row, target: float, overhead: bool) -> None:
+    res, est = row.result, row.estimate
+    if res.output_bytes:
+        row.warnings.append(f"the benchmark wrote {res.output_bytes} bytes to stdout/stderr")
+    if not res.ok or est is None:
+        return
+    if overhead and est.ci_low <= 0:
+        row.warnings.append(
+            "indistinguishable from an empty benchmark: mean "
+            f"{format_time(est.mean)}, {est.confidence:.1%} CI [{format_time(est.ci_low)}, "
+            f"{format_time(est.ci_high)}] (the call itself costs {format_time(est.overhead_per_op)})")
+    if est.mvalue >= MULTIMODAL_THRESHOLD and est.n >= 30:
+        row.warnings.append(f"the distribution looks multimodal (mValue = {est.mvalue:.2f})")
+    if est.launches > 1 and est.launch_anova_p < 0.001 and est.mean > 0:
+        spread = (max(est.launch_means) - min(est.launch_means)) / est.mean
+        if spread > 0.05:
+            row.warnings.append(f"processes disagree: launch means differ by {spread:.0%} "
+                                f"(p = {est.launch_anova_p:.1g}); results depend on the process")
+    floor = max(1000 * res.clock_resolution_ns, 100_000.0)
+    if est.iteration_ns_median < floor and res.stop_reason != "dry run":
+        row.warnings.append(
+            f"iterations are short ({format_time(est.iteration_ns_median)} each, clock resolution "
+            f"{format_time(res.clock_resolution_ns)}): timer granularity and per-iteration setup "
+            "weigh on the result")
+    if res.stop_reason in ("budget exhausted", "iteration limit") and est.mean > 0 \
+            and not (overhead and est.ci_low <= 0):
+        row.warnings.append(f"precision target ±{target:.0%} not reached ({res.stop_reason}; "
+                            f"reached ±{est.rel_error:.1%}): the machine or the benchmark is noisy")
+    if est.outliers_upper_removed:
+        row.notes.append(f"{est.outliers_upper_removed} upper outlier(s) removed")
+    if est.outliers_lower:
+        row.notes.append(f"{est.outliers_lower} lower outlier(s) detected (kept)")
+    if res.diagnostics:
+        row.notes.extend(res.diagnostics.notes)

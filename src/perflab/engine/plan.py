@@ -1,0 +1,158 @@
+"""From paths and runtime specs to the groups of cases the engine measures — all checks happen here,
+before anything runs: unknown runtimes, files that do not load, empty or oversized parameter spaces."""
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import PrepareError, ProtocolError, UsageError, WorkerFailure
+from ..model import Benchmark, Case, Runtime
+from ..toolchains import Toolchain
+from ..toolchains.base import LaunchSpec
+from .worker import WorkerProcess
+
+MAX_CASES_PER_BENCHMARK = 1000
+
+
+@dataclass
+class Prepared:
+    """A runtime made ready: how to launch its workers, and what they found."""
+
+    runtime: Runtime
+    toolchain: Toolchain
+    spec: LaunchSpec | None = None
+    benchmarks: list[Benchmark] = field(default_factory=list)
+    load_errors: list[dict] = field(default_factory=list)
+    error: str | None = None  # the runtime as a whole is unusable (not installed, build failed)
+
+
+@dataclass
+class Plan:
+    groups: list[list[Case]]
+    prepared: list[Prepared]
+    failed: list[tuple[Case, str]]  # cases that cannot run at all, with the reason
+
+    @property
+    def case_count(self) -> int:
+        return sum(len(g) for g in self.groups) + len(self.failed)
+
+
+def find_sources(paths: list[Path], toolchains: list[Toolchain]) -> dict[str, list[Path]]:
+    by_lang: dict[str, list[Path]] = {}
+    for p in paths:
+        if not p.exists():
+            raise UsageError(f"{p}: no such file or directory")
+        for tc in toolchains:
+            for src in tc.find_sources(p):
+                lst = by_lang.setdefault(tc.language, [])
+                if src not in lst:
+                    lst.append(src)
+    return by_lang
+
+
+def open_worker(spec: LaunchSpec, timeout: float, paths: list[str] | None = None
+                ) -> tuple[WorkerProcess, dict]:
+    worker = WorkerProcess(spec, connect_timeout=max(timeout, 30.0))
+    try:
+        loaded = worker.load(paths or spec.load_paths, spec.root, timeout)
+    except BaseException:
+        worker.close()
+        raise
+    return worker, loaded
+
+
+def prepare(runtime: Runtime, toolchain: Toolchain, sources: list[Path], workdir: Path,
+            timeout: float) -> Prepared:
+    prep = Prepared(runtime, toolchain)
+    try:
+        if not runtime.installed:
+            runtime = toolchain.provision(runtime)
+            prep.runtime = runtime
+        prep.spec = toolchain.prepare(runtime, sources, workdir)
+        worker, loaded = open_worker(prep.spec, timeout)
+        worker.close()
+    except (PrepareError, NotImplementedError) as exc:
+        prep.error = str(exc)
+        return prep
+    except (WorkerFailure, ProtocolError) as exc:
+        detail = getattr(exc, "detail", "")
+        prep.error = f"worker for {runtime.label} failed while loading benchmarks: {exc}" + (
+            f"\n{detail}" if detail else "")
+        return prep
+    prep.benchmarks = [Benchmark.from_json(b, runtime.language) for b in loaded["benchmarks"]]
+    prep.load_errors = list(loaded.get("errors") or [])
+    return prep
+
+
+def _matches(bench: Benchmark, filters: list[str], categories: list[str]) -> bool:
+    if filters:
+        names = [bench.full_name.lower(), bench.id.lower(), bench.name.lower()]
+        if not any(fnmatch.fnmatchcase(n, f.lower()) for f in filters for n in names):
+            return False
+    if categories and not set(c.lower() for c in bench.categories) & set(c.lower() for c in categories):
+        return False
+    return True
+
+
+def format_load_error(err: dict) -> str:
+    where = err.get("file", "?")
+    if err.get("line"):
+        where += f":{err['line']}"
+    return f"{where}: {err.get('message', 'failed to load')}"
+
+
+def build_plan(prepared: list[Prepared], filters: list[str], categories: list[str],
+               max_cases: int = MAX_CASES_PER_BENCHMARK) -> Plan:
+    """Groups of cases (same benchmark and params across runtimes, in the order runtimes were given)."""
+    # Files that fail to load on every runtime of their language are bad input: stop before running.
+    by_lang: dict[str, list[Prepared]] = {}
+    for p in prepared:
+        by_lang.setdefault(p.runtime.language, []).append(p)
+    for lang, preps in by_lang.items():
+        usable = [p for p in preps if p.error is None]
+        if not usable:
+            continue
+        failing: dict[str, list[dict]] = {}
+        for p in usable:
+            for err in p.load_errors:
+                failing.setdefault(f"{err.get('file')}:{err.get('message')}", []).append(err)
+        for errs in failing.values():
+            if len(errs) == len(usable):
+                raise UsageError(format_load_error(errs[0]))
+
+    groups: list[list[Case]] = []
+    failed: list[tuple[Case, str]] = []
+    index: dict[tuple, list[Case]] = {}
+    for p in prepared:
+        for bench in p.benchmarks:
+            if not _matches(bench, filters, categories):
+                continue
+            for axis in bench.params:
+                if not axis.values:
+                    raise UsageError(f"{bench.file}:{bench.line}: {bench.full_name}: parameter "
+                                     f"'{axis.name}' has an empty list of values")
+            if bench.case_count() > max_cases:
+                raise UsageError(f"{bench.file}:{bench.line}: {bench.full_name}: its parameters make "
+                                 f"{bench.case_count()} cases (limit {max_cases}); use fewer values "
+                                 "or raise the limit with --max-cases")
+            for combo in bench.expand():
+                case = Case(bench, tuple(combo.items()), p.runtime)
+                key = (p.runtime.language, bench.id, tuple(bench.param_display(combo).items()))
+                if key not in index:
+                    index[key] = []
+                    groups.append(index[key])
+                index[key].append(case)
+    # benchmarks that exist on some runtimes but not others (a file failing on one version)
+    for group in groups:
+        have = {c.runtime.label for c in group}
+        template = group[0]
+        for p in by_lang.get(template.runtime.language, []):
+            if p.runtime.label in have:
+                continue
+            case = Case(template.benchmark, template.params, p.runtime)
+            reason = p.error or next(
+                (format_load_error(e) for e in p.load_errors
+                 if e.get("file") == template.benchmark.file), "benchmark not found on this runtime")
+            failed.append((case, reason))
+    return Plan(groups=groups, prepared=prepared, failed=failed)

@@ -1,0 +1,293 @@
+"""The engine: one implementation of how every case in every language is measured.
+
+A *group* is the set of cases that differ only by runtime (same benchmark, same parameters). All their
+launches (worker processes) are kept alive together and measured in *rounds*: each round runs one
+workload iteration on every live launch of every unfinished case, in a fresh random order. Machine
+drift therefore hits every contender alike, and the rounds pair their samples for ratio statistics.
+
+Per launch: start → setup → pilot (first launch only: pick invocations per iteration so one iteration
+lasts the job's iteration time) → warmup until the times stop trending → overhead (an empty call in
+the same loop). Then rounds, until each case reaches its precision target (or its budget runs out).
+If processes disagree more than iterations do, the engine adds a launch instead of more iterations.
+A failing case fails alone: its workers are killed and the reason is kept; the others go on.
+"""
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+import numpy as np
+
+from ..errors import ProtocolError, WorkerFailure
+from ..jobs import Job
+from ..model import Case, CaseResult, Diagnostics, LaunchSamples
+from ..stats import estimate
+from .worker import BenchmarkError, Hello
+
+
+class WorkerHandle(Protocol):
+    hello: Hello
+
+    def setup(self, benchmark_id: str, params: dict[str, int], timeout: float) -> None: ...
+    def run(self, stage: str, invocations: int, iterations: int, timeout: float) -> list[int]: ...
+    def diagnose(self, invocations: int, iterations: int, timeout: float) -> dict[str, Any]: ...
+    def teardown(self, timeout: float) -> None: ...
+    def close(self) -> None: ...
+    def output_bytes(self) -> int: ...
+    def stderr_tail(self) -> str: ...
+
+
+Launcher = Callable[[Case, int], WorkerHandle]
+
+
+def is_stable(samples: list[int], tolerance: float = 0.02) -> bool:
+    """Warmup is over when the newest iterations no longer differ from the ones just before them by
+    more than `tolerance` (or than the noise), i.e. the times have stopped trending."""
+    if len(samples) < 6:
+        return False
+    tail = np.asarray(samples[-8:], dtype=float)
+    half = len(tail) // 2
+    before, after = np.median(tail[:half]), np.median(tail[half:])
+    centre = float(np.median(tail))
+    # standard error of the difference of two half-window locations, from a robust spread (MAD)
+    noise = 1.4826 * float(np.median(np.abs(tail - centre))) * math.sqrt(2 / half)
+    return abs(after - before) <= tolerance * centre + noise
+
+
+def pick_invocations(measured_ns: int, invocations: int, target_ns: float, unroll: int) -> int:
+    """Next invocation count for the pilot: aim at target_ns per iteration, growing at most ×1000 a step
+    (a reading near the clock's resolution is too coarse to extrapolate further)."""
+    per_call = max(measured_ns, 1) / invocations
+    wanted = math.ceil(target_ns / per_call)
+    wanted = min(wanted, invocations * 1000)
+    wanted = max(wanted, invocations + 1)
+    if wanted >= unroll > 1:
+        wanted = math.ceil(wanted / unroll) * unroll
+    return int(min(wanted, 1 << 40))
+
+
+@dataclass
+class _Launch:
+    handle: WorkerHandle
+    samples: LaunchSamples
+
+
+@dataclass
+class _CaseState:
+    case: Case
+    result: CaseResult
+    launches: list[_Launch] = field(default_factory=list)
+    invocations: int = 0
+    per_call_ns: float = 0.0
+    spent: float = 0.0
+    done: bool = False
+
+
+class Engine:
+    def __init__(self, job: Job, launcher: Launcher, clock: Callable[[], float] = time.monotonic,
+                 rng: random.Random | None = None,
+                 on_case_done: Callable[[CaseResult], None] | None = None):
+        self.job = job
+        self.launcher = launcher
+        self.clock = clock
+        self.rng = rng or random.Random()
+        self.on_case_done = on_case_done
+
+    # -- public ---------------------------------------------------------------------------------
+
+    def run_group(self, cases: list[Case]) -> list[CaseResult]:
+        states = [_CaseState(c, CaseResult(case=c)) for c in cases]
+        started = self.clock()
+        for _ in range(self.job.launches_min):
+            for st in self._shuffled(self._active(states)):
+                self._guard(st, self._add_launch, st)
+        rnd = 0
+        while self._active(states):
+            rnd += 1
+            order = [(st, ln) for st in self._active(states) for ln in st.launches]
+            self.rng.shuffle(order)
+            for st, ln in order:
+                if not st.done:
+                    self._guard(st, self._workload, st, ln, rnd)
+            for st in self._active(states):
+                self._guard(st, self._judge, st)
+        elapsed = self.clock() - started
+        for st in states:
+            st.result.wall_seconds = st.spent if st.spent else elapsed / max(1, len(states))
+        return [st.result for st in states]
+
+    # -- stages ---------------------------------------------------------------------------------
+
+    def _timed(self, st: _CaseState, fn, *args):
+        t0 = self.clock()
+        try:
+            return fn(*args)
+        finally:
+            st.spent += self.clock() - t0
+
+    def _run_timeout(self, st: _CaseState, invocations: int, iterations: int) -> float:
+        expected = st.per_call_ns * invocations * iterations / 1e9
+        return max(self.job.timeout_s, 10 * expected)
+
+    def _add_launch(self, st: _CaseState) -> None:
+        job, case = self.job, st.case
+        index = len(st.launches)
+        handle = self._timed(st, self.launcher, case, index)
+        launch = _Launch(handle, LaunchSamples(index=index, pid=handle.hello.pid))
+        st.launches.append(launch)
+        if index == 0:
+            st.result.clock_resolution_ns = handle.hello.clock_resolution_ns
+            st.result.worker_runtime = dict(handle.hello.runtime)
+        self._timed(st, handle.setup, case.benchmark.id, case.param_indices, job.timeout_s)
+        if index == 0:
+            self._pilot(st, launch)
+        launch.samples.invocations = st.invocations
+        n = st.invocations
+        if job.warmup_max > 0:
+            warm = launch.samples.warmup
+            warm += self._stage(st, launch, "warmup", n, job.warmup_min)
+            while len(warm) < job.warmup_max and not is_stable(warm):
+                warm += self._stage(st, launch, "warmup", n, min(2, job.warmup_max - len(warm)))
+        if job.overhead:
+            # the empty loop warms up like any other code before its times count
+            warm = self._stage(st, launch, "overhead", n, 3)
+            while len(warm) < 12 and not is_stable(warm):
+                warm += self._stage(st, launch, "overhead", n, 2)
+            launch.samples.overhead += self._stage(st, launch, "overhead", n,
+                                                   max(5, job.iterations_min))
+
+    def _pilot(self, st: _CaseState, launch: _Launch) -> None:
+        job, bench = self.job, st.case.benchmark
+        unroll = launch.handle.hello.unroll
+        if not job.pilot or bench.iteration_setup:
+            st.invocations = 1
+            return
+        target = max(job.iteration_time_s * 1e9, 1000 * launch.handle.hello.clock_resolution_ns)
+        n = 1
+        for _ in range(12):
+            ns = self._stage(st, launch, "pilot", n, 1)[0]
+            launch.samples.pilot.append((n, ns))
+            st.per_call_ns = max(ns, 1) / n
+            if ns >= 0.9 * target:
+                break
+            n = pick_invocations(ns, n, target, unroll)
+        st.invocations = n
+
+    def _stage(self, st: _CaseState, launch: _Launch, stage: str, n: int, iterations: int) -> list[int]:
+        ns = self._timed(st, launch.handle.run, stage, n, iterations,
+                         self._run_timeout(st, n, iterations))
+        if stage != "overhead" and ns:
+            st.per_call_ns = max(1.0, float(np.median(ns)) / n)
+        return ns
+
+    def _workload(self, st: _CaseState, launch: _Launch, rnd: int) -> None:
+        ns = self._stage(st, launch, "workload", st.invocations, 1)
+        launch.samples.workload += ns
+        launch.samples.workload_rounds += [rnd] * len(ns)
+
+    # -- judging --------------------------------------------------------------------------------
+
+    def target_met(self, est) -> bool:
+        target = self.job.target_rel_error
+        if est is None or not math.isfinite(est.error):
+            return False
+        if est.error <= target * abs(est.mean):
+            return True
+        # indistinguishable from empty: the interval straddles zero and is narrow compared with
+        # what was actually timed (call + loop), so more iterations would not change the verdict
+        return est.ci_low <= 0 <= est.ci_high and est.error <= target * max(est.gross_mean, 0.0)
+
+    def _judge(self, st: _CaseState) -> None:
+        job = self.job
+        counts = [len(ln.samples.workload) for ln in st.launches]
+        if job.name == "dry" or job.target_rel_error <= 0:
+            if min(counts) >= job.iterations_min:
+                return self._finish(st, "dry run" if job.name == "dry" else "iterations done")
+            return
+        enough = min(counts) >= job.iterations_min and len(st.launches) >= job.launches_min
+        est = estimate([ln.samples for ln in st.launches], st.case.benchmark.ops_per_invoke,
+                       job.confidence, subtract_overhead=job.overhead) if enough else None
+        if enough and self.target_met(est):
+            return self._finish(st, "target reached")
+        if st.spent >= job.budget_s:
+            return self._finish(st, "budget exhausted")
+        if sum(counts) >= job.iterations_max:
+            return self._finish(st, "iteration limit")
+        if (est is not None and est.between_share > 0.5 and len(st.launches) < job.launches_max):
+            self._add_launch(st)
+
+    def _finish(self, st: _CaseState, reason: str) -> None:
+        st.result.stop_reason = reason
+        first = st.launches[0]
+        if self.job.diagnose and {"alloc", "gc", "allocs", "codesize"} & set(first.handle.hello.capabilities):
+            st.result.diagnostics = self._diagnose(st, first)
+        for ln in st.launches:
+            self._timed(st, ln.handle.teardown, self.job.timeout_s)
+        self._close(st)
+        st.done = True
+        if self.on_case_done:
+            self.on_case_done(st.result)
+
+    def _diagnose(self, st: _CaseState, launch: _Launch) -> Diagnostics:
+        n = max(1, st.invocations)
+        reply = self._timed(st, launch.handle.diagnose, n, 1, self._run_timeout(st, n, 20))
+        calls = n * int(reply.get("iterations", 1) or 1)
+        ops = calls * st.case.benchmark.ops_per_invoke
+        d = Diagnostics(notes=[str(x) for x in reply.get("notes", []) or []])
+        if isinstance(reply.get("alloc_bytes"), (int, float)):
+            d.alloc_bytes_per_op = reply["alloc_bytes"] / ops
+        if isinstance(reply.get("allocs"), (int, float)):
+            d.allocs_per_op = reply["allocs"] / ops
+        if isinstance(reply.get("gc"), list):
+            d.gc_per_1000_ops = [1000.0 * g / ops for g in reply["gc"]]
+        if isinstance(reply.get("code_size"), int):
+            d.code_size = reply["code_size"]
+        return d
+
+    # -- failures -------------------------------------------------------------------------------
+
+    def _guard(self, st: _CaseState, fn, *args) -> None:
+        if st.done:
+            return
+        try:
+            fn(*args)
+        except BenchmarkError as exc:
+            where = f" ({exc.file}:{exc.line})" if exc.file and exc.line else ""
+            self._fail(st, exc.reason + where, exc.detail)
+        except WorkerFailure as exc:
+            self._fail(st, exc.reason, exc.detail)
+        except ProtocolError as exc:
+            self._fail(st, f"protocol error: {exc}", "")
+
+    def _fail(self, st: _CaseState, reason: str, detail: str) -> None:
+        st.result.error = reason
+        tails = [ln.handle.stderr_tail() for ln in st.launches]
+        st.result.error_detail = "\n".join(x for x in [detail, *tails] if x)
+        st.result.stop_reason = "failed"
+        self._close(st)
+        st.done = True
+        if self.on_case_done:
+            self.on_case_done(st.result)
+
+    def _close(self, st: _CaseState) -> None:
+        for ln in st.launches:
+            try:
+                st.result.output_bytes += ln.handle.output_bytes()
+            except (OSError, ValueError):
+                pass
+            ln.handle.close()
+        st.result.launches = [ln.samples for ln in st.launches]
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    @staticmethod
+    def _active(states: list[_CaseState]) -> list[_CaseState]:
+        return [s for s in states if not s.done]
+
+    def _shuffled(self, items: list) -> list:
+        items = list(items)
+        self.rng.shuffle(items)
+        return items

@@ -1,0 +1,62 @@
+"""The machine and software a run happened on: recorded in every result document."""
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+from . import __version__
+
+
+def _cpu() -> tuple[str, str]:
+    model, flags = platform.processor() or platform.machine(), ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            key = key.strip()
+            if key == "model name" and model in ("", platform.machine()):
+                model = value.strip()
+            elif key == "flags" and not flags:
+                flags = value.strip()
+    except OSError:
+        pass
+    return model, flags
+
+
+def git_commit(path: Path) -> dict | None:
+    """The git commit of the folder the benchmarks live in, and whether it has local changes."""
+    folder = path if path.is_dir() else path.parent
+    try:
+        head = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True,
+                              text=True, timeout=10)
+        if head.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "-C", str(folder), "status", "--porcelain", "--", "."],
+                               capture_output=True, text=True, timeout=10)
+        return {"commit": head.stdout.strip(), "dirty": bool(dirty.stdout.strip())}
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def collect(paths: list[Path]) -> dict:
+    model, flags = _cpu()
+    uname = platform.uname()
+    mem = None
+    try:
+        mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        pass
+    return {
+        "cpu": {"model": model, "logical_cores": os.cpu_count(),
+                "flags_sha256": hashlib.sha256(flags.encode()).hexdigest()[:16] if flags else None},
+        "memory_bytes": mem,
+        "os": {"system": uname.system, "release": uname.release, "version": uname.version,
+               "machine": uname.machine},
+        "hostname": uname.node,
+        "host_python": sys.version.split()[0],
+        "perflab_version": __version__,
+        "git": {str(p): git_commit(p) for p in paths},
+    }

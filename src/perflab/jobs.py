@@ -1,0 +1,55 @@
+"""Jobs: how hard the engine works for each case. `perflab run --job NAME`.
+
+| job     | launches | warmup it. | min it./launch | iteration | precision target (99.9% CI half-width) | budget/case |
+|---------|----------|------------|----------------|-----------|-----------------------------------------|-------------|
+| dry     | 1        | 0          | 1              | 1 call    | none: checks that every benchmark runs  | —           |
+| short   | 2 (≤ 3)  | 2 – 10     | 3              | 10 ms     | ±5 % of the mean                        | 2 s         |
+| default | 3 (≤ 6)  | 3 – 30     | 5              | 20 ms     | ±2 % of the mean                        | 10 s        |
+| long    | 5 (≤ 10) | 5 – 60     | 10             | 50 ms     | ±1 % of the mean                        | 60 s        |
+
+A launch is a separate worker process; the engine adds launches (up to the maximum) when processes
+disagree more than iterations within a process do, and more iterations otherwise. A case stops as soon
+as its target is reached, or when its budget is spent (then it is marked "target not reached").
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from .errors import UsageError
+
+
+@dataclass(frozen=True)
+class Job:
+    name: str
+    launches_min: int
+    launches_max: int
+    warmup_min: int
+    warmup_max: int
+    iterations_min: int  # per launch
+    iterations_max: int  # per case, all launches together
+    iteration_time_s: float
+    target_rel_error: float
+    budget_s: float
+    confidence: float = 0.999
+    overhead: bool = True
+    diagnose: bool = True
+    pilot: bool = True
+    timeout_s: float = 60.0  # longest wait for any single reply from a worker
+
+
+JOBS = {
+    "dry": Job("dry", 1, 1, 0, 0, 1, 1, 0.0, 0.0, 0.0, overhead=False, diagnose=False, pilot=False),
+    "short": Job("short", 2, 3, 2, 10, 3, 200, 0.010, 0.05, 2.0),
+    "default": Job("default", 3, 6, 3, 30, 5, 1000, 0.020, 0.02, 10.0),
+    "long": Job("long", 5, 10, 5, 60, 10, 5000, 0.050, 0.01, 60.0),
+}
+
+
+def get_job(name: str, **overrides) -> Job:
+    try:
+        job = JOBS[name]
+    except KeyError:
+        raise UsageError(f"--job: unknown job '{name}'; choose one of {', '.join(JOBS)}") from None
+    changes = {k: v for k, v in overrides.items() if v is not None}
+    return dataclasses.replace(job, **changes) if changes else job

@@ -1,0 +1,1 @@
+"""One table model (report.table) and the exporters that render it."""

@@ -1,0 +1,121 @@
+"""Node.js (JavaScript and TypeScript): benchmark files are `*.bench.{js,mjs,ts,mts}` and
+`bench_*.{js,mjs,ts}`. The worker (workers/node/) is started as `node [flags] worker.js`; its module hook
+resolves a benchmark file's `import 'perflab'` to the worker itself, so nothing is installed into the
+user's project or the runtime under test.
+
+TypeScript runs without a manual build: Node >= 22.6 strips types itself (`--experimental-strip-types`,
+on by default from 22.18 and 23.6); older Nodes get the TypeScript compiler, installed once from npm into
+`<cache>/typescript`, applied by the worker's module hook.
+"""
+from __future__ import annotations
+
+import fcntl
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from ..cache import cache_dir
+from ..errors import PrepareError
+from ..model import Runtime
+from ..paths import worker_dir
+from ..runtimes import node as noderuntimes
+from .base import LaunchSpec, Toolchain, walk_files
+
+SUFFIXES = (".js", ".mjs", ".ts", ".mts")
+TYPESCRIPT = "typescript@5"
+
+
+def is_bench_name(name: str) -> bool:
+    if name.endswith(".d.ts") or name.endswith(".d.mts"):
+        return False
+    return bool(re.fullmatch(r".+\.bench\.(js|mjs|ts|mts)|bench_.+\.(js|mjs|ts)", name))
+
+
+def strips_types(version: tuple[int, ...]) -> tuple[bool, list[str]]:
+    """Whether this Node can run .ts itself, and the flag it needs for that."""
+    if version >= (23, 6) or (22, 18) <= version < (23,):
+        return True, []
+    if version >= (22, 6):
+        return True, ["--experimental-strip-types"]
+    return False, []
+
+
+class NodeToolchain(Toolchain):
+    language = "node"
+
+    def find_sources(self, path: Path) -> list[Path]:
+        return walk_files(path, SUFFIXES, is_bench_name)
+
+    def discover_runtimes(self) -> list[Runtime]:
+        return noderuntimes.discover()
+
+    def resolve_path(self, path: str) -> Runtime | None:
+        p = Path(path)
+        if p.is_dir():  # a Node installation directory
+            p = p / "bin" / "node"
+        if not p.is_file() or not re.match(r"node|nodejs", p.name):
+            return None
+        return noderuntimes.describe(str(p))
+
+    def provision(self, runtime: Runtime) -> Runtime:
+        return noderuntimes.provision(runtime)
+
+    def prepare(self, runtime: Runtime, sources: list[Path], workdir: Path) -> LaunchSpec:
+        version = noderuntimes.version_tuple(runtime.version)
+        if version < noderuntimes.MIN_VERSION:
+            raise PrepareError(f"{runtime.name} is Node {runtime.version}; perflab's worker needs Node >= 18.19")
+        flags: list[str] = []
+        env = dict(runtime.env)
+        if any(s.suffix in (".ts", ".mts") for s in sources):
+            native, needed = strips_types(version)
+            if native:
+                flags += needed
+            else:
+                env["PERFLAB_TYPESCRIPT"] = str(ensure_typescript())
+                flags.append("--enable-source-maps")  # stack traces and errors point at .ts lines
+            if version >= (20, 11):
+                # Node announces type stripping on stderr, which would land in every failure's tail
+                flags.append("--disable-warning=ExperimentalWarning")
+        root = str(_common_root(sources)) if sources else str(workdir)
+        return LaunchSpec(
+            # perflab's flags first, so the user's runtime flags (node22:--max-old-space-size=…) win
+            argv=[runtime.executable, *flags, *runtime.flags, str(worker_dir("node") / "worker.js")],
+            env=env, cwd=root, load_paths=[str(s) for s in sources], root=root,
+        )
+
+
+def ensure_typescript() -> Path:
+    """`<cache>/typescript` with node_modules/typescript installed from npm (once, under a lock)."""
+    target = cache_dir() / "typescript"
+    target.mkdir(parents=True, exist_ok=True)
+    marker = target / "node_modules" / "typescript" / "package.json"
+    if marker.is_file():
+        return target
+    npm = shutil.which("npm")
+    if npm is None:
+        raise PrepareError("TypeScript benchmarks on this Node need the TypeScript compiler, "
+                           "and installing it needs the npm client on PATH")
+    with open(target / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if marker.is_file():
+            return target
+        try:
+            out = subprocess.run([npm, "install", "--prefix", str(target), "--no-audit", "--no-fund",
+                                  "--no-package-lock", TYPESCRIPT],
+                                 capture_output=True, text=True, timeout=600)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise PrepareError(f"npm install {TYPESCRIPT} failed: {exc}") from None
+        if out.returncode != 0 or not marker.is_file():
+            tail = "\n".join(out.stderr.strip().splitlines()[-5:])
+            raise PrepareError(f"npm install {TYPESCRIPT} failed (status {out.returncode}): {tail}")
+    return target
+
+
+def _common_root(sources: list[Path]) -> Path:
+    dirs = [s.parent for s in sources]
+    root = dirs[0]
+    for d in dirs[1:]:
+        while root not in d.parents and root != d:
+            root = root.parent
+    return root
