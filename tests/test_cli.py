@@ -1,0 +1,129 @@
+"""`perflab` end to end with the real Python worker: faults, bad input, outputs."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIX = ROOT / "tests" / "fixtures"
+
+
+def perflab(*args, cwd=ROOT, timeout=300):
+    return subprocess.run([sys.executable, "-m", "perflab.cli", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def only_json(folder: Path) -> dict:
+    [path] = list(folder.glob("perflab-*.json"))
+    return json.loads(path.read_text())
+
+
+def test_each_faulty_benchmark_fails_alone_with_its_reason(tmp_path):
+    r = perflab("run", str(FIX / "faults"), "--job", "dry", "--timeout", "3", "-o", str(tmp_path))
+    assert r.returncode == 1, r.stderr  # something failed, and the exit status says so
+    doc = only_json(tmp_path)
+    cases = {c["benchmark"]["name"]: c for c in doc["cases"]}
+    assert set(cases) == {"fine", "raises", "hard_exit", "hangs", "prints", "segfaults", "also_fine"}
+    assert cases["fine"]["status"] == "ok" and cases["also_fine"]["status"] == "ok"
+    assert "ZeroDivisionError" in cases["raises"]["error"]
+    assert "bench_faults.py:" in cases["raises"]["error"]
+    assert cases["hard_exit"]["error"] == "worker exited with status 3"
+    assert cases["hangs"]["error"].startswith("timed out after 3")
+    assert cases["segfaults"]["error"] == "worker crashed (SIGSEGV)"
+    assert cases["prints"]["status"] == "ok"
+    assert any("stdout/stderr" in w for w in cases["prints"]["warnings"])
+    assert doc["complete"] is True
+    for name in ("raises", "hard_exit", "hangs", "segfaults"):
+        assert f"FAILED: {cases[name]['error'].split(' (')[0]}" in r.stdout
+
+
+def test_syntax_error_names_file_and_line():
+    r = perflab("run", str(FIX / "bad"), "--job", "dry")
+    assert r.returncode == 2
+    assert "bench_syntax.py:5: SyntaxError" in r.stderr
+
+
+def test_unknown_runtime_lists_the_available_names():
+    r = perflab("run", "examples/python", "--runtimes", "python2.1")
+    assert r.returncode == 2
+    line = r.stderr.strip()
+    assert "unknown runtime 'python2.1'" in line and "python3." in line and "\n" not in line
+
+
+def test_empty_and_oversized_parameter_spaces_are_refused_before_running(tmp_path):
+    r = perflab("run", str(FIX / "params" / "bench_empty_params.py"), "-o", str(tmp_path))
+    assert r.returncode == 2 and "empty list of values" in r.stderr and "bench_empty_params.py:" in r.stderr
+    r = perflab("run", str(FIX / "params" / "bench_huge_params.py"), "-o", str(tmp_path))
+    assert r.returncode == 2 and "10000 cases (limit 1000)" in r.stderr
+    assert not list(tmp_path.glob("perflab-*.json"))  # nothing ran
+
+
+def test_unwritable_out_is_refused_before_running(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    r = perflab("run", "examples/python", "--job", "dry", "-o", str(blocker / "sub"))
+    assert r.returncode == 2 and "--out" in r.stderr and "not writable" in r.stderr
+
+
+def test_unknown_exporter_and_job_are_usage_errors():
+    assert perflab("run", "examples/python", "--exporters", "xml").returncode == 2
+    assert perflab("run", "examples/python", "--job", "forever").returncode == 2
+
+
+def test_two_runtimes_give_one_table_with_ratio_against_the_first(tmp_path):
+    from perflab.runtimes.python import discover
+    names = [r.name for r in discover() if r.implementation == "CPython"]
+    if len(names) < 2:
+        pytest.fail("this test needs two CPython versions; .ci/run installs them")
+    first, second = names[0], names[-1]
+    r = perflab("run", "examples/python", "--runtimes", f"{first},{second}", "--job", "dry",
+                "--filter", "*join*", "-o", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    header = next(line for line in r.stdout.splitlines() if "Method" in line)
+    for col in ("Method", "Runtime", "Mean", "Error", "StdDev", "Median", "Ratio", "RatioSD"):
+        assert col in header
+    doc = only_json(tmp_path)
+    runtimes = [c["runtime"]["name"] for c in doc["cases"]]
+    assert runtimes.count(first) == runtimes.count(second) >= 1
+    base = next(c for c in doc["cases"] if c["runtime"]["name"] == first and c["benchmark"]["name"] == "join")
+    other = next(c for c in doc["cases"] if c["runtime"]["name"] == second and c["benchmark"]["name"] == "join")
+    assert other["baseline"] == base["key"] and base["is_baseline"]
+    assert (tmp_path / Path(next(tmp_path.glob("*.md")).name)).read_text().startswith("| Method")
+
+
+def test_json_document_keeps_raw_samples_and_environment(tmp_path):
+    r = perflab("run", "examples/python/bench_strings.py", "--job", "short", "--filter", "*find*",
+                "--budget", "0.5", "-o", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    doc = only_json(tmp_path)
+    assert doc["schema"] == "perflab.results" and doc["version"] == 1
+    env = doc["environment"]
+    assert env["cpu"]["logical_cores"] and env["os"]["release"] and env["perflab_version"]
+    assert any(v and len(v["commit"]) == 40 for v in env["git"].values())  # this repo's commit
+    [case] = doc["cases"]
+    assert case["runtime"]["version"].count(".") == 2
+    launch = case["launches"][0]
+    assert launch["pilot"] and launch["warmup"] and launch["overhead"] and launch["workload"]
+    n = sum(len(ln["workload"]) for ln in case["launches"])
+    assert case["estimate"]["n"] + case["estimate"]["outliers_upper_removed"] == n
+    assert case["benchmark"]["ops_per_invoke"] == 10
+    assert case["diagnostics"]["alloc_bytes_per_op"] is not None
+    csv_text = next(tmp_path.glob("*.csv")).read_text()
+    assert csv_text.splitlines()[0].startswith("Method,Group,Runtime")
+
+
+def test_hide_removes_columns(tmp_path):
+    r = perflab("run", "examples/python/bench_empty.py", "--job", "dry", "--hide", "Error,StdDev",
+                "-o", str(tmp_path))
+    header = next(line for line in r.stdout.splitlines() if "Method" in line)
+    assert "Mean" in header and "Error" not in header and "StdDev" not in header
+
+
+def test_list_and_runtimes():
+    r = perflab("list", "examples/python")
+    assert r.returncode == 0 and "Dictionary.lookup" in r.stdout and "size ∈ {10, 1000}" in r.stdout
+    r = perflab("runtimes")
+    assert r.returncode == 0 and "python3." in r.stdout

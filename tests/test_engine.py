@@ -1,0 +1,193 @@
+"""The engine's logic, with a fake clock and fake workers: no process, no real time."""
+import random
+
+import pytest
+
+from perflab.engine.runner import Engine, is_stable, pick_invocations
+from perflab.jobs import get_job
+
+from fakes import FakeClock, FakeWorker, make_case
+
+
+def engine_for(job, factory, clock, seed=1):
+    return Engine(job, factory, clock=clock, rng=random.Random(seed))
+
+
+def test_pilot_picks_invocations_so_an_iteration_lasts_the_job_iteration_time():
+    clock = FakeClock()
+    job = get_job("default")
+    workers = []
+
+    def launch(case, i):
+        workers.append(FakeWorker(clock, per_call_ns=37.0, noise=0.0, seed=i))
+        return workers[-1]
+
+    [res] = engine_for(job, launch, clock).run_group([make_case()])
+    assert res.ok
+    n = res.launches[0].invocations
+    assert n * 37.0 >= 0.9 * job.iteration_time_s * 1e9
+    assert n * 37.0 < 3 * job.iteration_time_s * 1e9
+    assert all(ln.invocations == n for ln in res.launches)  # every launch uses the pilot's count
+    assert [c for c in workers[1].calls if c[:2] == ("run", "pilot")] == []  # only the first launch pilots
+
+
+def test_pick_invocations_grows_at_most_a_thousandfold_and_respects_unroll():
+    assert pick_invocations(measured_ns=10, invocations=1, target_ns=1e9, unroll=1) == 1000
+    assert pick_invocations(measured_ns=1_000_000, invocations=100, target_ns=20e6, unroll=16) % 16 == 0
+
+
+def test_quiet_case_stops_at_the_precision_target_with_minimum_launches_and_iterations():
+    clock = FakeClock()
+    job = get_job("default")
+    [res] = engine_for(job, lambda c, i: FakeWorker(clock, 1000.0, noise=0.01, seed=i),
+                       clock).run_group([make_case()])
+    assert res.stop_reason == "target reached"
+    assert len(res.launches) == job.launches_min
+    assert all(len(ln.workload) >= job.iterations_min for ln in res.launches)
+    assert all(len(ln.overhead) >= 5 for ln in res.launches)
+    # it stopped soon after the minimum: a quiet case needs few iterations
+    assert sum(len(ln.workload) for ln in res.launches) < 40
+
+
+def test_noisy_case_stops_at_its_budget_and_says_so():
+    clock = FakeClock()
+    job = get_job("short")
+    [res] = engine_for(job, lambda c, i: FakeWorker(clock, 1000.0, noise=0.8, seed=i),
+                       clock).run_group([make_case()])
+    assert res.stop_reason in ("budget exhausted", "iteration limit")
+    assert res.wall_seconds >= job.budget_s
+
+
+def test_processes_that_disagree_get_more_launches():
+    clock = FakeClock()
+    job = get_job("default")
+    offsets = [0.0, 300.0, -250.0, 150.0, -100.0, 280.0]
+
+    def launch(case, i):
+        return FakeWorker(clock, 1000.0, noise=0.002, seed=i, launch_offset_ns=offsets[i])
+
+    [res] = engine_for(job, launch, clock).run_group([make_case()])
+    assert len(res.launches) > job.launches_min
+
+
+def test_warmup_runs_until_times_stop_trending():
+    clock = FakeClock()
+    job = get_job("default")
+    workers = []
+
+    def launch(case, i):
+        workers.append(FakeWorker(clock, 1000.0, noise=0.0, seed=i, slow_warmup=15, warmup_factor=3.0))
+        return workers[-1]
+
+    [res] = engine_for(job, launch, clock).run_group([make_case()])
+    first = res.launches[0]
+    assert len(first.warmup) > 15  # kept warming while the slow iterations lasted
+    n = first.invocations
+    assert max(first.workload) / n < 1.5 * 1000.0  # no slow iteration reached the workload
+
+
+def test_is_stable():
+    assert not is_stable([300, 250, 200, 150, 100, 90])
+    assert is_stable([100, 101, 99, 100, 100, 101])
+    assert not is_stable([100, 100, 100])  # too few to tell
+
+
+def test_a_failing_case_fails_alone_and_keeps_its_reason():
+    clock = FakeClock()
+    job = get_job("short")
+    good = make_case("fine", runtime="rt1")
+    bad = make_case("fine", runtime="rt2")
+
+    def launch(case, i):
+        fail = "workload" if case.runtime.name == "rt2" else None
+        return FakeWorker(clock, 500.0, noise=0.01, seed=i, fail_stage=fail)
+
+    results = engine_for(job, launch, clock).run_group([good, bad])
+    by_rt = {r.case.runtime.name: r for r in results}
+    assert by_rt["rt1"].ok and by_rt["rt1"].stop_reason == "target reached"
+    assert not by_rt["rt2"].ok
+    assert "planted failure" in by_rt["rt2"].error
+
+
+def test_a_crash_during_warmup_fails_the_case_and_closes_its_workers():
+    clock = FakeClock()
+    workers = []
+
+    def launch(case, i):
+        workers.append(FakeWorker(clock, 500.0, crash_stage="warmup"))
+        return workers[-1]
+
+    [res] = engine_for(get_job("short"), launch, clock).run_group([make_case()])
+    assert res.error == "worker crashed (SIGSEGV)"
+    assert all(w.closed for w in workers)
+
+
+def test_runtimes_of_a_group_are_measured_in_interleaved_randomised_rounds():
+    clock = FakeClock()
+    order = []
+
+    class Recording(FakeWorker):
+        def run(self, stage, invocations, iterations, timeout):
+            if stage == "workload":
+                order.append(self.name)
+            return super().run(stage, invocations, iterations, timeout)
+
+    def launch(case, i):
+        w = Recording(clock, 1000.0, noise=0.05, seed=i)
+        w.name = (case.runtime.name, i)
+        return w
+
+    cases = [make_case(runtime="A"), make_case(runtime="B")]
+    results = engine_for(get_job("default"), launch, clock, seed=3).run_group(cases)
+    assert all(r.ok for r in results)
+    # every round measures every live launch once, so the two runtimes alternate in blocks
+    first_round = order[:6]
+    assert {n[0] for n in first_round} == {"A", "B"}
+    assert first_round != sorted(first_round)  # shuffled, not a fixed order
+    for r in results:
+        rounds = [x for ln in r.launches for x in ln.workload_rounds]
+        assert min(rounds) == 1 and len(set(rounds)) == max(rounds)
+
+
+def test_dry_job_runs_each_case_once_without_pilot_warmup_or_overhead():
+    clock = FakeClock()
+    workers = []
+
+    def launch(case, i):
+        workers.append(FakeWorker(clock, 10.0))
+        return workers[-1]
+
+    [res] = engine_for(get_job("dry"), launch, clock).run_group([make_case()])
+    assert res.stop_reason == "dry run"
+    stages = [c[1] for c in workers[0].calls if c[0] == "run"]
+    assert stages == ["workload"]
+    assert res.launches[0].invocations == 1 and len(res.launches[0].workload) == 1
+
+
+def test_iteration_setup_benchmarks_get_one_invocation_per_iteration():
+    clock = FakeClock()
+    [res] = engine_for(get_job("short"), lambda c, i: FakeWorker(clock, 50_000.0, noise=0.01, seed=i),
+                       clock).run_group([make_case(iteration_setup=True)])
+    assert res.launches[0].invocations == 1
+
+
+def test_diagnostics_are_divided_per_operation():
+    clock = FakeClock()
+    [res] = engine_for(get_job("short"),
+                       lambda c, i: FakeWorker(clock, 1000.0, noise=0.01, seed=i, alloc_per_call=64),
+                       clock).run_group([make_case(ops=4)])
+    assert res.diagnostics.alloc_bytes_per_op == pytest.approx(16.0)
+
+
+def test_empty_benchmark_is_reported_as_indistinguishable_from_empty_with_an_interval():
+    from perflab.analysis import analyse
+    clock = FakeClock()
+    job = get_job("default")
+    results = engine_for(job, lambda c, i: FakeWorker(clock, 0.0, overhead_ns=30.0, noise=0.01, seed=i),
+                         clock).run_group([make_case()])
+    [row] = analyse(results, job.confidence, job.target_rel_error)
+    assert results[0].stop_reason == "target reached"
+    assert row.estimate.ci_low <= 0 <= row.estimate.ci_high
+    assert row.estimate.mean != 0.0 or row.estimate.error > 0  # an interval, not a clamped zero
+    assert any(w.startswith("indistinguishable from an empty benchmark") and "CI [" in w
+               for w in row.warnings)

@@ -1,0 +1,218 @@
+"""The Python worker's authoring API and measurements, through the real protocol."""
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from perflab.engine.plan import open_worker
+from perflab.engine.worker import BenchmarkError
+from perflab.runtimes.python import describe
+from perflab.toolchains.python import PythonToolchain
+
+RUNTIME = describe(shutil.which("python3") or sys.executable)
+
+
+def worker_for(tmp_path, source, name="bench_x.py"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(source))
+    spec = PythonToolchain().prepare(RUNTIME, [path], tmp_path)
+    return open_worker(spec, 30)
+
+
+def by_name(loaded):
+    return {b["name"]: b for b in loaded["benchmarks"]}
+
+
+def test_functions_classes_params_arguments_and_options_are_discovered(tmp_path):
+    w, loaded = worker_for(tmp_path, """
+        import perflab
+
+        def bench_plain():
+            return 1
+
+        def helper():          # not a benchmark: no decorator, no bench_ prefix
+            return 2
+
+        @perflab.params(n=[1, 2], s=["a", "b", "c"])
+        @perflab.benchmark(baseline=True, categories=["x"], ops=8, meta={"seed": "002"})
+        def decorated(n, s):
+            return n
+
+        @perflab.arguments(10, (20, 30))
+        @perflab.benchmark
+        def with_args(a, b=0):
+            return a + b
+
+        class Strings:
+            params = {"size": [10, 100]}
+            def setup(self):
+                self.text = "x" * self.size
+            @perflab.benchmark
+            def upper(self):
+                return self.text.upper()
+            def bench_lower(self):
+                return self.text.lower()
+    """)
+    try:
+        b = by_name(loaded)
+        assert set(b) == {"bench_plain", "decorated", "with_args", "upper", "bench_lower"}
+        d = b["decorated"]
+        assert d["baseline"] and d["ops_per_invoke"] == 8 and d["categories"] == ["x"]
+        assert d["meta"] == {"seed": "002"}
+        assert d["params"] == [{"name": "n", "values": ["1", "2"]},
+                               {"name": "s", "values": ["a", "b", "c"]}]
+        assert b["with_args"]["params"] == [{"name": "a,b", "values": ["10", "(20, 30)"]}]
+        assert b["upper"]["group"] == "Strings"
+        assert b["upper"]["params"] == [{"name": "size", "values": ["10", "100"]}]
+        assert b["bench_plain"]["group"] == "bench_x"
+        assert loaded["errors"] == []
+    finally:
+        w.close()
+
+
+def test_class_setup_sees_its_parameters_and_the_benchmark_runs(tmp_path):
+    w, loaded = worker_for(tmp_path, """
+        import perflab
+        class C:
+            params = {"size": [10, 100000]}
+            def setup(self):
+                self.data = list(range(self.size))
+            @perflab.benchmark
+            def total(self):
+                return sum(self.data)
+    """)
+    try:
+        bid = by_name(loaded)["total"]["id"]
+        w.setup(bid, {"size": 0}, 10)
+        small = min(w.run("workload", 10, 3, 10))
+        w.teardown(10)
+        w.setup(bid, {"size": 1}, 10)
+        big = min(w.run("workload", 10, 3, 10))
+        assert big > 20 * small  # 10 000× more data; the parameter really reached setup
+    finally:
+        w.close()
+
+
+def test_function_setup_and_teardown_get_the_parameters(tmp_path):
+    log = tmp_path / "log.txt"
+    w, loaded = worker_for(tmp_path, f"""
+        import perflab
+        def make(n):
+            open({str(log)!r}, "a").write("setup %d\\n" % n)
+        def drop(n):
+            open({str(log)!r}, "a").write("teardown %d\\n" % n)
+        @perflab.params(n=[3, 4])
+        @perflab.benchmark(setup=make, teardown=drop)
+        def f(n):
+            return n
+    """)
+    try:
+        bid = by_name(loaded)["f"]["id"]
+        w.setup(bid, {"n": 1}, 10)
+        w.run("workload", 1, 1, 10)
+        w.teardown(10)
+        assert log.read_text().split("\n")[:2] == ["setup 4", "teardown 4"]
+    finally:
+        w.close()
+
+
+def test_iteration_setup_runs_before_every_iteration_outside_the_timed_region(tmp_path):
+    w, loaded = worker_for(tmp_path, """
+        import time, perflab
+        class Q:
+            def iteration_setup(self):
+                time.sleep(0.02)       # expensive, and must not be timed
+                self.items = [1, 2, 3]
+            @perflab.benchmark
+            def pop(self):
+                return self.items.pop()
+    """)
+    try:
+        b = by_name(loaded)["pop"]
+        assert b["iteration_setup"] is True
+        w.setup(b["id"], {}, 10)
+        ns = w.run("workload", 1, 5, 10)
+        assert max(ns) < 10_000_000  # far below the 20 ms sleep
+    finally:
+        w.close()
+
+
+def test_overhead_stage_times_an_empty_call_and_is_cheaper_than_real_work(tmp_path):
+    w, loaded = worker_for(tmp_path, """
+        import perflab
+        DATA = list(range(1000))
+        @perflab.benchmark
+        def work():
+            return sorted(DATA)
+    """)
+    try:
+        w.setup(by_name(loaded)["work"]["id"], {}, 10)
+        work = min(w.run("workload", 160, 3, 10))
+        over = min(w.run("overhead", 160, 3, 10))
+        assert over * 10 < work
+    finally:
+        w.close()
+
+
+def test_diagnose_counts_allocations_and_gc(tmp_path):
+    w, loaded = worker_for(tmp_path, """
+        import perflab
+        @perflab.benchmark
+        def allocates():
+            return [[] for _ in range(1000)]
+        @perflab.benchmark
+        def nothing():
+            return None
+    """)
+    try:
+        b = by_name(loaded)
+        w.setup(b["allocates"]["id"], {}, 10)
+        d = w.diagnose(100, 1, 30)
+        assert d["alloc_bytes"] / 100 > 16_000  # ≥ 1000 empty lists of ≥ 16 bytes (+ the outer list)
+        assert d["gc"][0] > 0  # 100 000 new container objects trigger young collections
+        w.teardown(10)
+        w.setup(b["nothing"]["id"], {}, 10)
+        d = w.diagnose(100, 1, 30)
+        assert d["alloc_bytes"] / 100 < 16
+    finally:
+        w.close()
+
+
+def test_exceptions_carry_the_benchmarks_file_and_line(tmp_path):
+    w, loaded = worker_for(tmp_path, """
+        import perflab
+        @perflab.benchmark
+        def bad():
+            return {}["missing"]
+    """)
+    try:
+        w.setup(by_name(loaded)["bad"]["id"], {}, 10)
+        with pytest.raises(BenchmarkError) as info:
+            w.run("workload", 1, 1, 10)
+        assert "KeyError" in info.value.reason
+        assert info.value.file.endswith("bench_x.py") and info.value.line == 5
+    finally:
+        w.close()
+
+
+def test_a_benchmark_that_prints_does_not_corrupt_the_protocol(tmp_path):
+    w, loaded = worker_for(tmp_path, """
+        import perflab, sys
+        @perflab.benchmark
+        def noisy():
+            print('{"v": 1, "id": 99, "type": "samples", "ns": [1]}')
+            sys.stdout.flush()
+    """)
+    try:
+        w.setup(by_name(loaded)["noisy"]["id"], {}, 10)
+        assert len(w.run("workload", 3, 2, 10)) == 2
+        assert w.output_bytes() > 0
+    finally:
+        w.close()
+
+
+def test_the_host_package_reexports_the_authoring_api():
+    import perflab
+    assert callable(perflab.benchmark) and callable(perflab.params)

@@ -1,0 +1,97 @@
+"""Statistics on synthetic samples with known truth."""
+import numpy as np
+import pytest
+
+from perflab.model import LaunchSamples
+from perflab.stats import estimate, mvalue, ratio_of, tukey_fences
+
+
+def launches_from(arrays, invocations=1, overhead=None):
+    out = []
+    for i, a in enumerate(arrays):
+        ls = LaunchSamples(index=i, invocations=invocations)
+        ls.workload = [int(round(x)) for x in a]
+        ls.workload_rounds = list(range(1, len(a) + 1))
+        ls.overhead = list(overhead[i]) if overhead else []
+        out.append(ls)
+    return out
+
+
+def test_interval_covers_the_true_mean_about_as_often_as_it_claims():
+    rng = np.random.default_rng(7)
+    misses = 0
+    trials = 400
+    for _ in range(trials):
+        data = [rng.normal(1000, 20, 30) for _ in range(3)]
+        est = estimate(launches_from(data), confidence=0.95)
+        misses += not (est.ci_low <= 1000 <= est.ci_high)
+    assert misses / trials < 0.10  # nominal 5 %, rounding to integers and df approximations allowed
+
+
+def test_between_launch_variance_widens_the_interval():
+    rng = np.random.default_rng(1)
+    same = [rng.normal(1000, 5, 40) for _ in range(3)]
+    shifted = [rng.normal(1000 + d, 5, 40) for d in (-30, 0, 30)]
+    a = estimate(launches_from(same))
+    b = estimate(launches_from(shifted))
+    assert b.error > 5 * a.error
+    assert b.between_share > 0.9 and a.between_share < 0.5
+    assert b.launch_anova_p < 1e-6
+
+
+def test_a_noise_burst_shared_by_all_launches_in_the_same_rounds_is_not_called_a_launch_difference():
+    rng = np.random.default_rng(2)
+    base = [rng.normal(1000, 5, 40) for _ in range(3)]
+    for a in base:
+        a[10:14] += 400  # a burst of interference hitting every process in rounds 11-14
+    est = estimate(launches_from(base), remove_upper_outliers=False)
+    assert est.launch_anova_p > 0.001
+
+
+def test_upper_outliers_are_removed_per_launch_and_counted():
+    data = [np.array([100.0] * 20 + [100.5] * 10 + [500.0])]
+    est = estimate(launches_from(data))
+    assert est.outliers_upper_removed == 1
+    assert est.max < 200
+
+
+def test_overhead_is_subtracted_per_launch_and_reported():
+    data = [np.full(10, 1300.0) + np.arange(10)]  # 10 invocations per iteration
+    est = estimate(launches_from(data, invocations=10, overhead=[[300, 300, 300]]))
+    assert est.mean == pytest.approx((1304.5 - 300) / 10)
+    assert est.overhead_per_op == pytest.approx(30)
+
+
+def test_tukey_fences():
+    lo, hi = tukey_fences(np.array([1, 2, 3, 4, 5, 6, 7, 8], dtype=float))
+    assert lo < 1 and hi > 8
+
+
+def test_mvalue_separates_unimodal_from_bimodal():
+    rng = np.random.default_rng(3)
+    uni = rng.normal(100, 5, 400)
+    bi = np.concatenate([rng.normal(100, 2, 200), rng.normal(150, 2, 200)])
+    assert mvalue(uni) < 2.8
+    assert mvalue(bi) >= 3.2
+
+
+def test_paired_ratio_cancels_drift_that_hits_both():
+    rng = np.random.default_rng(4)
+    drift = np.linspace(0, 500, 60)  # the machine slowing down over time
+    a = 2000 + drift + rng.normal(0, 5, 60)
+    b = 1000 + drift / 2 + rng.normal(0, 3, 60)
+    ea, eb = estimate(launches_from([a])), estimate(launches_from([b]))
+    unpaired = ratio_of(ea, eb)
+    paired = ratio_of(ea, eb, paired_a=a, paired_b=b)
+    assert paired.paired and not unpaired.paired
+    assert paired.ci_high - paired.ci_low < unpaired.ci_high - unpaired.ci_low
+    assert paired.ci_low <= 2.0 <= paired.ci_high
+
+
+def test_known_ratio_is_recovered():
+    rng = np.random.default_rng(5)
+    a = rng.normal(2000, 10, 50)
+    b = rng.normal(1000, 5, 50)
+    r = ratio_of(estimate(launches_from([a])), estimate(launches_from([b])))
+    assert r.value == pytest.approx(2.0, rel=0.01)
+    assert r.ci_low < 2.0 < r.ci_high
