@@ -40,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="measure benchmarks on one or more runtimes")
     run.add_argument("paths", nargs="*", default=["."], help="benchmark files or folders (default: .)")
     run.add_argument("--runtimes", "-r", help="comma-separated runtime specs, e.g. python3.8,python3.13 "
-                     "(the first is the Ratio baseline); default: the python3 on PATH")
+                     "(the first is the Ratio baseline), or 'all' for every installed runtime; default: the python3 on PATH")
     run.add_argument("--filter", "-f", action="append", default=[],
                      help="glob on benchmark names (Group.method); repeatable")
     run.add_argument("--category", action="append", default=[], help="only these categories")
@@ -52,6 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=float, help="seconds to wait for any single worker reply")
     run.add_argument("--budget", type=float, help="seconds of measurement per case (overrides the job)")
     run.add_argument("--target", type=float, help="precision target as a fraction, e.g. 0.02")
+    run.add_argument("--iteration-time", type=float, help="seconds per iteration (overrides the job)")
     run.add_argument("--no-overhead", action="store_true", help="do not measure/subtract call overhead")
     run.add_argument("--max-cases", type=int, default=1000, help="limit of cases per benchmark")
     run.add_argument("--seed", type=int, help="seed of the interleaving order (default: random)")
@@ -87,6 +88,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def _select_runtimes(spec_text: str | None, languages: list[str]) -> list[Runtime]:
     tcs = toolchains.all_toolchains()
+    if spec_text and spec_text.strip() == "all":
+        found = [rt for tc in tcs if tc.language in languages for rt in tc.discover_runtimes()
+                 if rt.installed]
+        if not found:
+            raise UsageError("--runtimes all: no installed runtime found for "
+                             f"{', '.join(languages)}")
+        return found
     if spec_text:
         runtimes = resolve(split_specs(spec_text), tcs)
         unused = [r.label for r in runtimes if r.language not in languages]
@@ -141,7 +149,7 @@ def cmd_run(args) -> int:
     if bad:
         raise UsageError(f"--exporters: unknown '{bad[0]}'; choose from {', '.join(EXPORTERS)}")
     job = get_job(args.job, timeout_s=args.timeout, budget_s=args.budget,
-                  target_rel_error=args.target, overhead=False if args.no_overhead else None)
+                  target_rel_error=args.target, iteration_time_s=args.iteration_time, overhead=False if args.no_overhead else None)
     out_dir = Path(args.out)
     _check_out_dir(out_dir)
     paths = [Path(p) for p in args.paths]

@@ -151,6 +151,8 @@ class LaunchSamples:
     workload: list[int] = field(default_factory=list)
     # round number of each workload iteration, so paired/interleaved analysis can line them up
     workload_rounds: list[int] = field(default_factory=list)
+    # round of each overhead iteration (0 = measured before the rounds started)
+    overhead_rounds: list[int] = field(default_factory=list)
     pid: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -158,7 +160,7 @@ class LaunchSamples:
             "index": self.index, "invocations": self.invocations, "pid": self.pid,
             "pilot": [list(p) for p in self.pilot], "warmup": self.warmup,
             "overhead": self.overhead, "workload": self.workload,
-            "workload_rounds": self.workload_rounds,
+            "workload_rounds": self.workload_rounds, "overhead_rounds": self.overhead_rounds,
         }
 
 

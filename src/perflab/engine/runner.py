@@ -84,6 +84,7 @@ class _CaseState:
     per_call_ns: float = 0.0
     spent: float = 0.0
     done: bool = False
+    interleave_overhead: bool = False
 
 
 class Engine:
@@ -153,11 +154,16 @@ class Engine:
                 warm += self._stage(st, launch, "warmup", n, min(2, job.warmup_max - len(warm)))
         if job.overhead:
             # the empty loop warms up like any other code before its times count
-            warm = self._stage(st, launch, "overhead", n, 3)
-            while len(warm) < 12 and not is_stable(warm):
-                warm += self._stage(st, launch, "overhead", n, 2)
-            launch.samples.overhead += self._stage(st, launch, "overhead", n,
-                                                   max(5, job.iterations_min))
+            self._stage(st, launch, "overhead", n, 2)  # the empty loop's first passes are discarded
+            over = self._stage(st, launch, "overhead", n, max(5, job.iterations_min))
+            launch.samples.overhead += over
+            launch.samples.overhead_rounds += [0] * len(over)
+            # When the empty call is a noticeable share of an iteration, the machine's drift between
+            # this measurement and the workload would leak into the result: measure it again in
+            # every round, next to the workload, and subtract it locally.
+            reference = launch.samples.warmup or [s[1] for s in launch.samples.pilot[-1:]]
+            if index == 0 and reference and np.median(over) > 0.05 * np.median(reference):
+                st.interleave_overhead = True
 
     def _pilot(self, st: _CaseState, launch: _Launch) -> None:
         job, bench = self.job, st.case.benchmark
@@ -187,6 +193,10 @@ class Engine:
         ns = self._stage(st, launch, "workload", st.invocations, 1)
         launch.samples.workload += ns
         launch.samples.workload_rounds += [rnd] * len(ns)
+        if st.interleave_overhead:
+            over = self._stage(st, launch, "overhead", st.invocations, 1)
+            launch.samples.overhead += over
+            launch.samples.overhead_rounds += [rnd] * len(over)
 
     # -- judging --------------------------------------------------------------------------------
 

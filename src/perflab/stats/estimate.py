@@ -60,12 +60,33 @@ class Estimate:
                 for k, v in self.__dict__.items()}
 
 
+OVERHEAD_WINDOW = 2  # rounds on each side whose overhead iterations are pooled for a workload sample
+
+
 def per_op(launch: LaunchSamples, ops_per_invoke: int, subtract_overhead: bool = True
            ) -> tuple[np.ndarray, float]:
-    """Per-operation samples of one launch (overhead subtracted) and that launch's overhead per op."""
+    """Per-operation samples of one launch (overhead subtracted) and that launch's overhead per op.
+
+    Overhead measured in the rounds (next to the workload) is subtracted locally: each workload sample
+    loses the median of the overhead iterations within ±OVERHEAD_WINDOW rounds of it, which follows the
+    machine's drift while averaging the overhead's own noise. Otherwise the launch's overhead median
+    is subtracted from every sample."""
     denom = max(1, launch.invocations) * max(1, ops_per_invoke)
     work = np.asarray(launch.workload, dtype=float)
-    over = float(np.median(launch.overhead)) if (subtract_overhead and launch.overhead) else 0.0
+    if not (subtract_overhead and launch.overhead):
+        return work / denom, 0.0
+    over_all = np.asarray(launch.overhead, dtype=float)
+    rounds = np.asarray(launch.overhead_rounds, dtype=int) if len(launch.overhead_rounds) == len(
+        over_all) else np.zeros(len(over_all), dtype=int)
+    in_rounds = rounds > 0
+    if in_rounds.any() and len(launch.workload_rounds) == len(work):
+        r_over, v_over = rounds[in_rounds], over_all[in_rounds]
+        local = np.empty(len(work))
+        for i, r in enumerate(launch.workload_rounds):
+            near = v_over[np.abs(r_over - r) <= OVERHEAD_WINDOW]
+            local[i] = np.median(near) if len(near) else np.median(v_over)
+        return (work - local) / denom, float(np.median(v_over)) / denom
+    over = float(np.median(over_all))
     return (work - over) / denom, over / denom
 
 

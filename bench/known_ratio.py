@@ -1,0 +1,55 @@
+"""(b) Accuracy on a known ratio: the same work done N and 2N times must measure 2.00.
+
+    .venv/bin/python bench/known_ratio.py [--repeat 5] [--job default]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from _common import perflab_run, write_bench
+
+SOURCE = """
+    import perflab
+    DATA = list(range(200))
+
+    def work(times):
+        total = 0
+        for _ in range(times):
+            for x in DATA:
+                total += x
+        return total
+
+    @perflab.benchmark(baseline=True)
+    def once():
+        return work(1)
+
+    @perflab.benchmark
+    def twice():
+        return work(2)
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--job", default="default")
+    args = ap.parse_args()
+    path = write_bench(Path(tempfile.mkdtemp()), "bench_ratio.py", SOURCE)
+    errors = []
+    for i in range(args.repeat):
+        doc, wall = perflab_run(path, "--runtimes", sys.executable, "--job", args.job)
+        twice = next(c for c in doc["cases"] if c["benchmark"]["name"] == "twice")
+        r = twice["ratio"]
+        err = 100 * (r["value"] / 2.0 - 1)
+        errors.append(err)
+        print(f"run {i + 1}: ratio {r['value']:.4f} (99.9% CI {r['ci_low']:.3f}–{r['ci_high']:.3f}), "
+              f"error {err:+.2f}%, command {wall:.1f} s")
+    print(f"known ratio 2.00: worst error {max(errors, key=abs):+.2f}%, mean |error| "
+          f"{sum(abs(e) for e in errors) / len(errors):.2f}% over {len(errors)} runs")
+
+
+if __name__ == "__main__":
+    main()
