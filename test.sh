@@ -4,6 +4,7 @@
 set -uo pipefail
 cd "$(dirname "$0")"
 . ./scripts/venv.sh test
+. ./scripts/postgres.sh
 status=0
 for t in workers/*/test.sh; do
   [ -f "$t" ] || continue

@@ -26,6 +26,11 @@ from .report.exporters import EXPORTERS, to_csv, to_markdown, to_terminal, write
 from .report.table import build_table
 from .results import document, write_atomic
 from .runtimes import resolve, split_specs
+from .store import StoreError, open_store
+
+# the arguments of `run` a resumed run takes from the interrupted one
+RESUMABLE = ("paths", "runtimes", "filter", "category", "job", "exporters", "out", "hide", "timeout",
+             "budget", "target", "iteration_time", "no_overhead", "max_cases", "label")
 
 # Not on a terminal (CI logs, pipes): never wrap the table; let it be as wide as it is.
 out = Console(highlight=False, width=None if sys.stdout.isatty() else 1000)
@@ -56,6 +61,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--no-overhead", action="store_true", help="do not measure/subtract call overhead")
     run.add_argument("--max-cases", type=int, default=1000, help="limit of cases per benchmark")
     run.add_argument("--seed", type=int, help="seed of the interleaving order (default: random)")
+    run.add_argument("--store", help="history store URL: sqlite:///path.db (default: $PERFLAB_STORE "
+                     "or ~/.local/share/perflab/history.db), postgresql://user:pw@host/db, or none")
+    run.add_argument("--resume", nargs="?", const="latest", metavar="RUN_ID",
+                     help="continue an interrupted run (default: the latest incomplete one), "
+                     "measuring only the cases it had not finished")
+    run.add_argument("--label", default="", help="a name for this run in the history")
 
     ls = sub.add_parser("list", help="list the benchmarks perflab finds")
     ls.add_argument("paths", nargs="*", default=["."])
@@ -64,6 +75,23 @@ def _parser() -> argparse.ArgumentParser:
     ls.add_argument("--category", action="append", default=[])
 
     sub.add_parser("runtimes", help="list the runtimes perflab can use")
+
+    cmp_ = sub.add_parser("compare", help="compare two results: files or stored runs (ID, latest, latest~1)")
+    cmp_.add_argument("old")
+    cmp_.add_argument("new")
+    cmp_.add_argument("--threshold", type=float, default=2.0,
+                      help="noise threshold in percent: smaller changes are 'same' (default 2)")
+    cmp_.add_argument("--fail-on-regression", type=float, metavar="PCT",
+                      help="exit with status 1 if a case is slower by more than PCT percent")
+    cmp_.add_argument("--format", choices=("table", "md"), default="table")
+    cmp_.add_argument("--force", action="store_true", help="compare results from different setups")
+    cmp_.add_argument("--store")
+
+    hist = sub.add_parser("history", help="stored runs, a benchmark's series, and change points")
+    hist.add_argument("pattern", nargs="?", help="glob on benchmark (Group.method) or case key")
+    hist.add_argument("--changes", action="store_true", help="find where performance shifted")
+    hist.add_argument("--min-shift", type=float, default=2.0, help="smallest shift to report, percent")
+    hist.add_argument("--store")
 
     conf = sub.add_parser("conformance", help="check a worker against the protocol vectors")
     conf.add_argument("--runtime", required=True)
@@ -75,8 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return {"run": cmd_run, "list": cmd_list, "runtimes": cmd_runtimes,
-                "conformance": cmd_conformance}[args.command](args)
-    except UsageError as exc:
+                "conformance": cmd_conformance, "compare": cmd_compare,
+                "history": cmd_history}[args.command](args)
+    except (UsageError, StoreError) as exc:
         err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
         return 2
     except KeyboardInterrupt:
@@ -144,6 +173,18 @@ def _check_out_dir(path: Path) -> None:
 # -- commands ------------------------------------------------------------------------------------
 
 def cmd_run(args) -> int:
+    store = open_store(args.store)  # a bad store is an error before anything runs
+    resumed = None
+    if args.resume is not None:
+        if store is None:
+            raise UsageError("--resume needs a history store (--store is none)")
+        rid = store.latest_run_id(incomplete_only=True) if args.resume == "latest" else int(args.resume)
+        if rid is None:
+            raise UsageError("--resume: no interrupted run in the history; start a new run")
+        resumed = store.run(rid)
+        for k in RESUMABLE:
+            if k in resumed["args"]:
+                setattr(args, k, resumed["args"][k])
     exporters = [e.strip() for e in args.exporters.split(",") if e.strip()]
     bad = [e for e in exporters if e not in EXPORTERS]
     if bad:
@@ -169,9 +210,41 @@ def cmd_run(args) -> int:
     json_path = out_dir / f"perflab-{stamp}.json"
     results = []
 
+    from .environment import binary_sha256, fingerprint
     from .model import CaseResult
+    from .results import case_result_from_json, row_to_json
+    for rt in env["runtimes"]:
+        rt["binary_sha256"] = binary_sha256(rt["executable"])
+    done_keys: set[str] = set()
+    run_id = None
+    if store is not None:
+        if resumed:
+            run_id = resumed["id"]
+            for c in store.cases(run_id):
+                results.append(case_result_from_json(c))
+                done_keys.add(c["key"])
+            err.print(f"resuming run #{run_id}: {len(done_keys)} case(s) already measured")
+        else:
+            run_id = store.begin_run(command=sys.argv, args={k: getattr(args, k) for k in RESUMABLE},
+                                     job=job.__dict__, environment=env, fingerprint=fingerprint(env),
+                                     label=args.label)
+    store_failed = []
+
+    def to_store(result_rows):
+        if store is None or store_failed:
+            return
+        try:
+            for row in result_rows:
+                store.add_case(run_id, row_to_json(row))
+        except StoreError as exc:  # keep measuring; the JSON document still has everything
+            store_failed.append(str(exc))
+            err.print(f"[red]history store failed:[/red] {exc}; results stay in the JSON file")
+
+    plan.groups = [[c for c in g if c.key not in done_keys] for g in plan.groups]
+    plan.groups = [g for g in plan.groups if g]
     for case, reason in plan.failed:
-        results.append(CaseResult(case=case, error=reason, stop_reason="failed"))
+        if case.key not in done_keys:
+            results.append(CaseResult(case=case, error=reason, stop_reason="failed"))
 
     def launch(case, index):
         prep = by_label[case.runtime.label]
@@ -199,13 +272,17 @@ def cmd_run(args) -> int:
         def done(result):
             results.append(result)
             progress.advance(task)
-            save(complete=False)
+            rows_now = save(complete=False)
+            to_store([r for r in rows_now if r.result is result])
 
         engine = Engine(job, launch, rng=rng, on_case_done=done)
         for group in plan.groups:
             progress.update(task, current=group[0].benchmark.full_name)
             engine.run_group(group)
     rows = save(complete=True)
+    to_store(rows)  # final judgement (ratios need every case) replaces the provisional one
+    if store is not None and not store_failed:
+        store.finish_run(run_id)
     # table order: as discovered (group, benchmark, params), runtimes in the order given
     order = {c.key: i for i, c in enumerate([c for g in plan.groups for c in g] +
                                               [c for c, _ in plan.failed])}
@@ -225,7 +302,9 @@ def cmd_run(args) -> int:
     wall = (dt.datetime.now(dt.timezone.utc) - started).total_seconds()
     failed = [r for r in rows if not r.result.ok]
     err.print(f"{len(rows)} cases in {wall:.1f}s; {len(failed)} failed. "
-              + (f"Results: {', '.join(map(str, written))}" if written else ""), soft_wrap=True)
+              + (f"Results: {', '.join(map(str, written))}" if written else "")
+              + (f"; history: run #{run_id} in {store.url}" if store is not None and not store_failed
+                 else ""), soft_wrap=True)
     return 1 if failed or any(p.error for p in prepared) else 0
 
 
@@ -258,6 +337,76 @@ def cmd_runtimes(args) -> int:
         for rt in tc.discover_runtimes():
             t.add_row(rt.name, rt.language, rt.version, rt.implementation,
                       "installed" if rt.installed else (rt.note or "installable"), rt.executable)
+    out.print(t)
+    return 0
+
+
+def cmd_compare(args) -> int:
+    from .compare import compare_docs, load_side, regressions, summary, to_markdown, to_rows
+    old, new = load_side(args.old, args.store), load_side(args.new, args.store)
+    result = compare_docs(old, new, threshold=args.threshold / 100, force=args.force)
+    if args.format == "md":
+        out.print(to_markdown(result), markup=False, soft_wrap=True)
+    else:
+        cols, rows = to_rows(result)
+        t = RichTable(box=None)
+        for c in cols:
+            t.add_column(c, justify="left" if c in ("Benchmark", "Runtime", "Verdict") else "right")
+        for r in rows:
+            style = {"slower": "red", "faster": "green"}.get(r[-1].split(" ")[0])
+            t.add_row(*r, style=style)
+        out.print(t)
+        for line in summary(result):
+            out.print(line)
+    if args.fail_on_regression is not None:
+        bad = regressions(result, args.fail_on_regression)
+        if bad:
+            err.print(f"{len(bad)} regression(s) above {args.fail_on_regression}%: "
+                      + ", ".join(f"{c.key} ({c.ratio - 1:+.1%})" for c in bad), soft_wrap=True)
+            return 1
+    return 0
+
+
+def cmd_history(args) -> int:
+    from .history import find_changes
+    from .units import format_time
+    store = open_store(args.store)
+    if store is None:
+        raise UsageError("history needs a store; --store is none")
+    if args.pattern is None and not args.changes:
+        t = RichTable(title=f"runs in {store.url}")
+        for c in ("Run", "Started", "Label", "Cases", "Failed", "Complete", "Fingerprint"):
+            t.add_column(c)
+        for r in store.runs():
+            t.add_row(str(r["id"]), r["started"], r["label"], str(r["cases"]), str(r["failed"]),
+                      "yes" if r["complete"] else "no (--resume)", r["fingerprint"])
+        out.print(t)
+        return 0
+    series = store.series(args.pattern)
+    if not series:
+        raise UsageError(f"no stored case matches '{args.pattern}'")
+    if args.changes:
+        changes = find_changes(series, args.min_shift / 100)
+        if not changes:
+            out.print(f"no shift of {args.min_shift:g}% or more in {len({s['key'] for s in series})} "
+                      "series")
+            return 0
+        t = RichTable(title="change points")
+        for c in ("Case", "Last run before", "First run after", "Before", "After", "Change", "Runs"):
+            t.add_column(c)
+        for ch in changes:
+            t.add_row(ch.key, f"#{ch.before_run}", f"#{ch.after_run}", format_time(ch.before_mean),
+                      format_time(ch.after_mean), f"{ch.change:+.1%}",
+                      f"{len(ch.runs_before)} before, {len(ch.runs_after)} after")
+        out.print(t)
+        return 0
+    t = RichTable(title=f"history of {args.pattern}")
+    for c in ("Run", "Started", "Benchmark", "Runtime", "Mean", "Error", "Status"):
+        t.add_column(c)
+    for s_ in series:
+        t.add_row(str(s_["run_id"]), s_["started"], s_["benchmark"], s_["runtime"],
+                  format_time(s_["mean_ns"]) if s_["mean_ns"] is not None else "NA",
+                  format_time(s_["error_ns"]) if s_["error_ns"] is not None else "NA", s_["status"])
     out.print(t)
     return 0
 

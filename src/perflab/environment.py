@@ -60,3 +60,41 @@ def collect(paths: list[Path]) -> dict:
         "perflab_version": __version__,
         "git": {str(p): git_commit(p) for p in paths},
     }
+
+
+FINGERPRINT_FIELDS = ("cpu_model", "cpu_flags", "logical_cores", "kernel", "machine", "perflab")
+
+
+def fingerprint_parts(env: dict) -> dict:
+    """What must match for two results to be comparable (runtimes are compared per case)."""
+    return {"cpu_model": env.get("cpu", {}).get("model"),
+            "cpu_flags": env.get("cpu", {}).get("flags_sha256"),
+            "logical_cores": env.get("cpu", {}).get("logical_cores"),
+            "kernel": env.get("os", {}).get("release"),
+            "machine": env.get("os", {}).get("machine"),
+            "perflab": env.get("perflab_version")}
+
+
+def fingerprint(env: dict) -> str:
+    import json
+    return hashlib.sha256(json.dumps(fingerprint_parts(env), sort_keys=True).encode()).hexdigest()[:16]
+
+
+_BINARY_HASHES: dict = {}
+
+
+def binary_sha256(path: str) -> str | None:
+    """Hash of a runtime's executable (two 'python3.11' builds are not the same runtime)."""
+    try:
+        real = os.path.realpath(path)
+        st = os.stat(real)
+    except OSError:
+        return None
+    key = (real, st.st_mtime, st.st_size)
+    if key not in _BINARY_HASHES:
+        h = hashlib.sha256()
+        with open(real, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        _BINARY_HASHES[key] = h.hexdigest()[:16]
+    return _BINARY_HASHES[key]

@@ -71,3 +71,57 @@ def write_atomic(path: Path, doc: dict[str, Any]) -> None:
         except OSError:
             pass
         raise
+
+
+class DocumentError(Exception):
+    """A results file that cannot be used; the message names the file and says why."""
+
+
+def load_document(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DocumentError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        raise DocumentError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}); the file is "
+                            "corrupt or truncated") from None
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise DocumentError(f"{path}: not a perflab results document")
+    version = doc.get("version")
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise DocumentError(f"{path}: written by a newer perflab (results version {version}); "
+                            f"this perflab reads version {SCHEMA_VERSION}; upgrade perflab")
+    if not isinstance(doc.get("cases"), list):
+        raise DocumentError(f"{path}: has no 'cases' list; the file is truncated or damaged")
+    return doc
+
+
+def case_result_from_json(c: dict[str, Any]):
+    """Rebuild a CaseResult (raw samples included) from its JSON form, e.g. to resume a run."""
+    from .model import Benchmark, Case, CaseResult, Diagnostics, LaunchSamples, Runtime
+    bench = Benchmark.from_json(c["benchmark"], c["benchmark"].get("language", ""))
+    rt = c["runtime"]
+    runtime = Runtime(name=rt["name"], language=rt["language"], version=rt["version"],
+                      executable=rt["executable"], flags=tuple(rt.get("flags", ())),
+                      env=tuple((rt.get("env") or {}).items()),
+                      implementation=rt.get("implementation", ""))
+    indices = {a.name: a.values.index(c["params"][a.name]) for a in bench.params}
+    case = Case(bench, tuple(indices.items()), runtime)
+    launches = []
+    for ln in c.get("launches", []):
+        ls = LaunchSamples(index=ln["index"], invocations=ln["invocations"], pid=ln.get("pid", 0))
+        ls.pilot = [tuple(p) for p in ln.get("pilot", [])]
+        for k in ("warmup", "overhead", "workload", "workload_rounds", "overhead_rounds"):
+            setattr(ls, k, list(ln.get(k, [])))
+        launches.append(ls)
+    d = c.get("diagnostics")
+    diag = Diagnostics(**{k: d.get(k) for k in ("alloc_bytes_per_op", "allocs_per_op",
+                                                "gc_per_1000_ops", "code_size")},
+                       notes=list(d.get("notes", []))) if d else None
+    return CaseResult(case=case, launches=launches, diagnostics=diag, error=c.get("error"),
+                      error_detail=c.get("error_detail", ""), output_bytes=c.get("output_bytes", 0),
+                      wall_seconds=c.get("wall_seconds", 0.0), stop_reason=c.get("stop_reason", ""),
+                      clock_resolution_ns=c.get("clock_resolution_ns", 1.0),
+                      worker_runtime=c.get("worker_runtime", {}))

@@ -1,0 +1,234 @@
+"""`perflab compare OLD NEW`: per case, NEW/OLD with an interval and a verdict.
+
+The test does not assume normality: a hierarchical bootstrap resamples launches (processes), then
+iterations within each launch, so process-to-process variation counts as it should (resampling
+iterations alone treats 100 iterations of one process as 100 independent facts — the pseudo-
+replication behind false alarms like benchstat's +24% on identical code). The two-sided bootstrap
+p-values are adjusted across all cases with Benjamini–Hochberg (false-discovery rate), and a change is
+only called when it is also larger than a noise threshold (default 2%): on a shared machine, two runs
+minutes apart rarely agree to better than that.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import false_discovery_control
+
+from .environment import fingerprint_parts
+from .errors import UsageError
+from .model import LaunchSamples
+from .results import DocumentError, load_document
+from .stats.estimate import per_op
+
+DEFAULT_THRESHOLD = 0.02
+DEFAULT_ALPHA = 0.01
+DEFAULT_CONFIDENCE = 0.99
+BOOTSTRAP = 5000
+MIN_SAMPLES = 5  # per side; below that a bootstrap only reshuffles one or two numbers
+
+
+@dataclass
+class CaseComparison:
+    key: str
+    benchmark: str
+    params: dict
+    runtime: str
+    old_mean: float | None
+    new_mean: float | None
+    ratio: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    p: float | None = None
+    p_adjusted: float | None = None
+    verdict: str = "same"
+    note: str = ""
+
+
+@dataclass
+class Comparison:
+    old_label: str
+    new_label: str
+    cases: list[CaseComparison] = field(default_factory=list)
+    only_old: list[str] = field(default_factory=list)
+    only_new: list[str] = field(default_factory=list)
+    geomean: float | None = None
+    geomean_ci: tuple[float, float] | None = None
+    forced_mismatch: list[str] = field(default_factory=list)
+    threshold: float = DEFAULT_THRESHOLD
+
+
+def load_side(ref: str, store_url: str | None) -> tuple[str, dict]:
+    """A results file, or a stored run: `run:ID`, `ID`, `latest`, `latest~N`."""
+    m = re.fullmatch(r"(?:run:)?(\d+)|latest(?:~(\d+))?", ref)
+    if m and not Path(ref).exists():
+        from .store import StoreError, open_store
+        try:
+            store = open_store(store_url)
+            if store is None:
+                raise UsageError(f"{ref}: runs need a history store, but --store is none")
+            if m.group(1):
+                rid = int(m.group(1))
+            else:
+                ids = [r["id"] for r in store.runs()]
+                back = int(m.group(2) or 0)
+                if len(ids) <= back:
+                    raise UsageError(f"{ref}: the history has only {len(ids)} run(s)")
+                rid = ids[-1 - back]
+            return f"run #{rid}", store.document(rid)
+        except StoreError as exc:
+            raise UsageError(str(exc)) from None
+    try:
+        return ref, load_document(Path(ref))
+    except DocumentError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _launch_arrays(case: dict, overhead: bool) -> list[np.ndarray]:
+    out = []
+    ops = case["benchmark"].get("ops_per_invoke", 1)
+    for ln in case.get("launches", []):
+        ls = LaunchSamples(index=ln["index"], invocations=ln["invocations"])
+        for k in ("workload", "overhead", "workload_rounds", "overhead_rounds"):
+            setattr(ls, k, list(ln.get(k, [])))
+        if ls.workload:
+            x, _ = per_op(ls, ops, overhead)
+            out.append(x)
+    return out
+
+
+def bootstrap_means(launches: list[np.ndarray], rng: np.random.Generator, b: int = BOOTSTRAP
+                    ) -> np.ndarray:
+    """Bootstrap distribution of the mean: resample launches, then iterations within a launch."""
+    per = np.empty((len(launches), b))
+    for i, a in enumerate(launches):
+        per[i] = a[rng.integers(0, len(a), (b, len(a)))].mean(axis=1)
+    if len(launches) == 1:
+        return per[0]
+    pick = rng.integers(0, len(launches), (b, len(launches)))
+    return per[pick, np.arange(b)[:, None]].mean(axis=1)
+
+
+def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float = DEFAULT_THRESHOLD,
+                 alpha: float = DEFAULT_ALPHA, confidence: float = DEFAULT_CONFIDENCE,
+                 force: bool = False, seed: int = 0) -> Comparison:
+    (old_label, a), (new_label, b) = old, new
+    result = Comparison(old_label, new_label, threshold=threshold)
+    fa, fb = fingerprint_parts(a.get("environment", {})), fingerprint_parts(b.get("environment", {}))
+    differing = [k for k in fa if fa[k] != fb[k]]
+    if differing:
+        detail = "; ".join(f"{k}: {fa[k]} vs {fb[k]}" for k in differing)
+        if not force:
+            raise UsageError(f"{old_label} and {new_label} were measured on different machines or "
+                             f"setups ({detail}); their times are not comparable. Use --force to "
+                             "compare anyway (the output will say so)")
+        result.forced_mismatch = differing
+    ca = {c["key"]: c for c in a["cases"]}
+    cb = {c["key"]: c for c in b["cases"]}
+    common = [k for k in ca if k in cb]
+    result.only_old = [k for k in ca if k not in cb]
+    result.only_new = [k for k in cb if k not in ca]
+    if not common:
+        raise UsageError(f"{old_label} and {new_label} have no case in common "
+                         f"({len(ca)} vs {len(cb)} cases); nothing to compare")
+    over_a = bool((a.get("job") or {}).get("overhead", True))
+    over_b = bool((b.get("job") or {}).get("overhead", True))
+    rng = np.random.default_rng(seed)
+    tested = []
+    for key in common:
+        x, y = ca[key], cb[key]
+        bench = x["benchmark"]
+        cc = CaseComparison(key, f"{bench['group']}.{bench['name']}", x.get("params", {}),
+                            x["runtime"]["label"],
+                            (x.get("estimate") or {}).get("mean"), (y.get("estimate") or {}).get("mean"))
+        result.cases.append(cc)
+        if x["status"] != "ok" or y["status"] != "ok":
+            cc.verdict, cc.note = "n/a", "failed in " + ("old" if x["status"] != "ok" else "new")
+            continue
+        la, lb = _launch_arrays(x, over_a), _launch_arrays(y, over_b)
+        if min(sum(len(v) for v in la), sum(len(v) for v in lb)) < MIN_SAMPLES:
+            cc.verdict, cc.note = "n/a", "too few samples (a dry run?)"
+            continue
+        ma, mb = bootstrap_means(la, rng), bootstrap_means(lb, rng)
+        ok = (ma > 0) & (mb > 0)
+        if ok.mean() < 0.99 or not cc.old_mean or not cc.new_mean or cc.old_mean <= 0:
+            cc.verdict, cc.note = "n/a", "indistinguishable from empty"
+            continue
+        ratios = mb[ok] / ma[ok]
+        cc.ratio = float(np.mean(np.concatenate(lb)) / np.mean(np.concatenate(la)))
+        tail = (1 - confidence) / 2
+        cc.ci_low, cc.ci_high = (float(q) for q in np.quantile(ratios, [tail, 1 - tail]))
+        cc.p = float(min(1.0, 2 * min((ratios <= 1).mean(), (ratios >= 1).mean()) + 1 / len(ratios)))
+        tested.append(cc)
+    if tested:
+        adjusted = false_discovery_control([c.p for c in tested], method="bh")
+        for c, p in zip(tested, adjusted):
+            c.p_adjusted = float(p)
+            if p < alpha and c.ratio > 1 + threshold:
+                c.verdict = "slower"
+            elif p < alpha and c.ratio < 1 - threshold:
+                c.verdict = "faster"
+            else:
+                c.verdict = "same"
+        logs = np.log([c.ratio for c in tested])
+        result.geomean = float(math.exp(logs.mean()))
+        # interval of the geometric mean from the cases' own interval widths (independent cases)
+        z = 2.576 if confidence >= 0.99 else 1.96
+        ses = [(math.log(c.ci_high) - math.log(c.ci_low)) / (2 * z) for c in tested]
+        se = math.sqrt(sum(s * s for s in ses)) / len(ses)
+        result.geomean_ci = (math.exp(logs.mean() - z * se), math.exp(logs.mean() + z * se))
+    return result
+
+
+def regressions(result: Comparison, pct: float) -> list[CaseComparison]:
+    return [c for c in result.cases if c.verdict == "slower" and c.ratio and c.ratio - 1 > pct / 100]
+
+
+def to_rows(result: Comparison) -> tuple[list[str], list[list[str]]]:
+    from .units import format_time
+    params = sorted({k for c in result.cases for k in c.params})
+    cols = ["Benchmark", "Runtime"] + params + ["Old", "New", "New/Old", "99% CI", "p (FDR)", "Verdict"]
+    rows = []
+    for c in result.cases:
+        rows.append([c.benchmark, c.runtime] + [c.params.get(p, "-") for p in params] + [
+            format_time(c.old_mean) if c.old_mean is not None else "NA",
+            format_time(c.new_mean) if c.new_mean is not None else "NA",
+            f"{c.ratio:.3f}" if c.ratio else "NA",
+            f"[{c.ci_low:.3f}, {c.ci_high:.3f}]" if c.ci_low else "",
+            f"{c.p_adjusted:.3g}" if c.p_adjusted is not None else "",
+            c.verdict + (f" ({c.note})" if c.note else "")])
+    if result.geomean:
+        lo, hi = result.geomean_ci
+        rows.append(["geometric mean", ""] + ["" for _ in params] + [
+            "", "", f"{result.geomean:.3f}", f"[{lo:.3f}, {hi:.3f}]", "", ""])
+    return cols, rows
+
+
+def summary(result: Comparison) -> list[str]:
+    counts = {v: sum(c.verdict == v for c in result.cases) for v in ("faster", "slower", "same", "n/a")}
+    lines = [f"{result.new_label} vs {result.old_label}: {counts['faster']} faster, "
+             f"{counts['slower']} slower, {counts['same']} same, {counts['n/a']} not comparable "
+             f"(noise threshold {result.threshold:.0%}, FDR-adjusted p < {DEFAULT_ALPHA})"]
+    if result.forced_mismatch:
+        lines.append("WARNING: compared across different setups (--force): "
+                     + ", ".join(result.forced_mismatch) + " differ")
+    if result.only_old or result.only_new:
+        lines.append(f"{len(result.only_old)} case(s) only in {result.old_label}, "
+                     f"{len(result.only_new)} only in {result.new_label}")
+    return lines
+
+
+def to_markdown(result: Comparison) -> str:
+    cols, rows = to_rows(result)
+    out = [f"### perflab: {result.new_label} vs {result.old_label}", ""]
+    out += ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for r in rows:
+        cells = list(r)
+        v = cells[-1]
+        cells[-1] = {"slower": "🔴 slower", "faster": "🟢 faster"}.get(v.split(" ")[0], v)
+        out.append("| " + " | ".join(cells) + " |")
+    out += [""] + [f"> {line}" for line in summary(result)]
+    return "\n".join(out) + "\n"

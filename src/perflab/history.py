@@ -1,0 +1,99 @@
+"""`perflab history`: the runs in the store, a benchmark's series across runs and runtimes, and the
+points where its performance shifted (`--changes`).
+
+Change points: PELT (ruptures, a maintained library) on the log of each case's means, scaled by the
+series' own run-to-run noise (a robust estimate from successive differences), with a BIC-like penalty;
+a proposed change is reported only if the shift is at least the threshold (2%) and a permutation test of
+the best split of its two neighbouring segments (the statistic E-Divisive-style methods test) gives
+p < 0.002 — a plain t-test would ignore that the split was chosen as the best of many. For every change we report the runs on both
+sides and the size of the shift.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+PENALTY_PER_LOG_N = 3.0
+MIN_SHIFT = 0.02
+SIGNIFICANCE = 0.002  # permutation p-value of the best split of the two neighbouring segments
+PERMUTATIONS = 1999
+
+
+def max_split_t(x: np.ndarray, min_size: int = 3) -> np.ndarray:
+    """For each row of x, the largest |t| (pooled variance) over every split into two parts."""
+    x = np.atleast_2d(x)
+    n = x.shape[1]
+    k = np.arange(min_size, n - min_size + 1)
+    if len(k) == 0:
+        return np.zeros(x.shape[0])
+    c1, c2 = np.cumsum(x, axis=1), np.cumsum(x * x, axis=1)
+    s1, q1 = c1[:, k - 1], c2[:, k - 1]
+    s2, q2 = c1[:, -1:] - s1, c2[:, -1:] - q1
+    m1, m2 = s1 / k, s2 / (n - k)
+    ss = (q1 - s1 * m1) + (q2 - s2 * m2)
+    pooled = np.maximum(ss / (n - 2), 1e-300) * (1 / k + 1 / (n - k))
+    return np.max(np.abs(m1 - m2) / np.sqrt(pooled), axis=1)
+
+
+def permutation_p(x: np.ndarray, seed: int = 0) -> float:
+    rng = np.random.default_rng(seed)
+    observed = max_split_t(x)[0]
+    perms = np.array([rng.permutation(x) for _ in range(PERMUTATIONS)])
+    return float((np.sum(max_split_t(perms) >= observed) + 1) / (PERMUTATIONS + 1))
+
+
+@dataclass
+class Change:
+    key: str
+    before_run: int
+    after_run: int
+    before_mean: float
+    after_mean: float
+    runs_before: list[int]
+    runs_after: list[int]
+
+    @property
+    def change(self) -> float:
+        return self.after_mean / self.before_mean - 1
+
+
+def change_points(runs: list[int], means: list[float], min_shift: float = MIN_SHIFT
+                  ) -> list[tuple[int, float, float]]:
+    """Indices where a new level starts, with the mean level before and after."""
+    import ruptures as rpt
+    x = np.log(np.asarray(means, dtype=float))
+    n = len(x)
+    if n < 4:
+        return []
+    diffs = np.diff(x)
+    sigma = 1.4826 * float(np.median(np.abs(diffs))) / math.sqrt(2)
+    sigma = max(sigma, 1e-3)  # timings never repeat to better than 0.1%: no wiggle below that is a change
+    algo = rpt.Pelt(model="l2", min_size=3, jump=1).fit((x / sigma).reshape(-1, 1))
+    bkps = algo.predict(pen=PENALTY_PER_LOG_N * math.log(n))[:-1]
+    out = []
+    edges = [0, *bkps, n]
+    for i, b in enumerate(bkps):
+        left, right = x[edges[i]:b], x[b:edges[i + 2]]
+        before, after = float(np.exp(np.mean(left))), float(np.exp(np.mean(right)))
+        # PELT proposes; a shift is reported only if it is also large and unlikely to be noise. The
+        # split was chosen as the best of many, so its significance comes from a permutation test of
+        # the largest split statistic over the two neighbouring segments (as E-Divisive does).
+        p = permutation_p(np.concatenate([left, right]))
+        if abs(after / before - 1) >= min_shift and p < SIGNIFICANCE:
+            out.append((b, before, after))
+    return out
+
+
+def find_changes(series: list[dict], min_shift: float = MIN_SHIFT) -> list[Change]:
+    by_key: dict[str, list[dict]] = {}
+    for s in series:
+        if s["status"] == "ok" and s["mean_ns"] and s["mean_ns"] > 0:
+            by_key.setdefault(s["key"], []).append(s)
+    changes = []
+    for key, points in by_key.items():
+        runs = [p["run_id"] for p in points]
+        for idx, before, after in change_points(runs, [p["mean_ns"] for p in points], min_shift):
+            changes.append(Change(key, runs[idx - 1], runs[idx], before, after, runs[:idx], runs[idx:]))
+    return changes

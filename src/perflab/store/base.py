@@ -1,0 +1,230 @@
+"""One SQL implementation of the history store; the SQLite and PostgreSQL classes only say how to
+connect, how to write a placeholder and how to translate their errors.
+
+Schema migrations are numbered; a database newer than this perflab is refused (never touched).
+Every write is its own transaction, so a killed run leaves every finished case stored.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+from abc import ABC, abstractmethod
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+
+class StoreError(Exception):
+    """The history store cannot be used; the message is one line that says what to do."""
+
+
+def _migrations(serial_pk: str) -> dict[int, list[str]]:
+    return {
+        1: [
+            f"""CREATE TABLE runs (
+                id {serial_pk},
+                started TEXT NOT NULL,
+                finished TEXT,
+                complete INTEGER NOT NULL DEFAULT 0,
+                label TEXT NOT NULL DEFAULT '',
+                command TEXT NOT NULL,
+                args TEXT NOT NULL,
+                job TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                fingerprint TEXT NOT NULL)""",
+            f"""CREATE TABLE cases (
+                id {serial_pk},
+                run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+                case_key TEXT NOT NULL,
+                benchmark TEXT NOT NULL,
+                runtime TEXT NOT NULL,
+                status TEXT NOT NULL,
+                mean_ns DOUBLE PRECISION,
+                error_ns DOUBLE PRECISION,
+                written TEXT NOT NULL,
+                doc TEXT NOT NULL,
+                UNIQUE (run_id, case_key))""",
+            "CREATE INDEX cases_by_key ON cases (case_key)",
+        ],
+    }
+
+
+def now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+class Store(ABC):
+    url: str
+    placeholder = "?"
+    serial_pk = "INTEGER PRIMARY KEY AUTOINCREMENT"
+
+    def __init__(self) -> None:
+        self.conn = self._guard(self._connect)
+        self._guard(self._migrate)
+
+    # -- dialect ---------------------------------------------------------------------------------
+    @abstractmethod
+    def _connect(self): ...
+
+    @abstractmethod
+    def _translate(self, exc: Exception) -> StoreError | None:
+        """A StoreError for a driver error (locked, read-only, unreachable, bad credentials)."""
+
+    def _insert_returning_id(self, cur, sql: str, values: tuple) -> int:
+        cur.execute(sql + " RETURNING id", values)
+        return int(cur.fetchone()[0])
+
+    # -- plumbing --------------------------------------------------------------------------------
+    def _guard(self, fn, *args):
+        try:
+            return fn(*args)
+        except StoreError:
+            raise
+        except Exception as exc:  # driver errors become one-line StoreErrors
+            translated = self._translate(exc)
+            if translated is None:
+                raise
+            try:
+                if getattr(self, "conn", None) is not None:
+                    self.conn.rollback()
+            except Exception:
+                pass
+            raise translated from None
+
+    def _q(self, sql: str) -> str:
+        return sql.replace("?", self.placeholder)
+
+    def _tx(self, statements: list[tuple[str, tuple]]) -> list:
+        cur = self.conn.cursor()
+        out = []
+        try:
+            for sql, values in statements:
+                cur.execute(self._q(sql), values)
+                out.append(cur.fetchall() if cur.description else None)
+            self.conn.commit()
+        except BaseException:
+            self.conn.rollback()
+            raise
+        return out
+
+    def _query(self, sql: str, values: tuple = ()) -> list[tuple]:
+        def run():
+            cur = self.conn.cursor()
+            cur.execute(self._q(sql), values)
+            rows = cur.fetchall()
+            self.conn.commit()
+            return rows
+        return self._guard(run)
+
+    def _migrate(self) -> None:
+        cur = self.conn.cursor()
+        cur.execute("CREATE TABLE IF NOT EXISTS perflab_schema (version INTEGER NOT NULL)")
+        cur.execute("SELECT version FROM perflab_schema")
+        row = cur.fetchone()
+        current = int(row[0]) if row else 0
+        if current > SCHEMA_VERSION:
+            self.conn.rollback()
+            raise StoreError(f"{self.url}: history schema v{current} is newer than this perflab "
+                             f"(v{SCHEMA_VERSION}); upgrade perflab to read it")
+        for version, statements in sorted(_migrations(self.serial_pk).items()):
+            if version <= current:
+                continue
+            for sql in statements:
+                cur.execute(sql)
+            if current == 0 and version == 1:
+                cur.execute(self._q("INSERT INTO perflab_schema (version) VALUES (?)"), (version,))
+            else:
+                cur.execute(self._q("UPDATE perflab_schema SET version = ?"), (version,))
+            current = version
+        self.conn.commit()
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        except Exception:
+            pass
+
+    # -- runs ------------------------------------------------------------------------------------
+    def begin_run(self, *, command: list[str], args: dict, job: dict, environment: dict,
+                  fingerprint: str, label: str = "") -> int:
+        def run():
+            cur = self.conn.cursor()
+            try:
+                rid = self._insert_returning_id(cur, self._q(
+                    "INSERT INTO runs (started, label, command, args, job, environment, fingerprint) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)"),
+                    (now(), label, json.dumps(command), json.dumps(args), json.dumps(job),
+                     json.dumps(environment), fingerprint))
+                self.conn.commit()
+                return rid
+            except BaseException:
+                self.conn.rollback()
+                raise
+        return self._guard(run)
+
+    def add_case(self, run_id: int, case: dict[str, Any]) -> None:
+        est = case.get("estimate") or {}
+        values = (run_id, case["key"], case["benchmark"]["group"] + "." + case["benchmark"]["name"],
+                  case["runtime"]["label"], case["status"], est.get("mean"), est.get("error"), now(),
+                  json.dumps(case))
+        self._guard(self._tx, [
+            ("DELETE FROM cases WHERE run_id = ? AND case_key = ?", (run_id, case["key"])),
+            ("INSERT INTO cases (run_id, case_key, benchmark, runtime, status, mean_ns, error_ns, "
+             "written, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", values),
+        ])
+
+    def finish_run(self, run_id: int, complete: bool = True) -> None:
+        self._guard(self._tx, [("UPDATE runs SET finished = ?, complete = ? WHERE id = ?",
+                                (now(), 1 if complete else 0, run_id))])
+
+    def runs(self) -> list[dict[str, Any]]:
+        rows = self._query(
+            "SELECT r.id, r.started, r.finished, r.complete, r.label, r.fingerprint, "
+            "(SELECT COUNT(*) FROM cases c WHERE c.run_id = r.id), "
+            "(SELECT COUNT(*) FROM cases c WHERE c.run_id = r.id AND c.status <> 'ok') "
+            "FROM runs r ORDER BY r.id")
+        return [{"id": r[0], "started": r[1], "finished": r[2], "complete": bool(r[3]),
+                 "label": r[4], "fingerprint": r[5], "cases": r[6], "failed": r[7]} for r in rows]
+
+    def run(self, run_id: int) -> dict[str, Any]:
+        rows = self._query("SELECT id, started, finished, complete, label, command, args, job, "
+                           "environment, fingerprint FROM runs WHERE id = ?", (run_id,))
+        if not rows:
+            raise StoreError(f"{self.url}: no run #{run_id}; see `perflab history`")
+        r = rows[0]
+        return {"id": r[0], "started": r[1], "finished": r[2], "complete": bool(r[3]), "label": r[4],
+                "command": json.loads(r[5]), "args": json.loads(r[6]), "job": json.loads(r[7]),
+                "environment": json.loads(r[8]), "fingerprint": r[9]}
+
+    def cases(self, run_id: int) -> list[dict[str, Any]]:
+        rows = self._query("SELECT doc FROM cases WHERE run_id = ? ORDER BY id", (run_id,))
+        return [json.loads(r[0]) for r in rows]
+
+    def document(self, run_id: int) -> dict[str, Any]:
+        """A stored run as a results document (the same shape `perflab run` writes to JSON)."""
+        from ..results import SCHEMA, SCHEMA_VERSION as DOC_VERSION
+        meta = self.run(run_id)
+        return {"schema": SCHEMA, "version": DOC_VERSION, "run_id": run_id,
+                "started": meta["started"], "complete": meta["complete"],
+                "command": meta["command"], "job": meta["job"],
+                "environment": meta["environment"], "cases": self.cases(run_id)}
+
+    def series(self, pattern: str | None = None) -> list[dict[str, Any]]:
+        """Every stored measurement of matching cases, oldest run first."""
+        rows = self._query(
+            "SELECT c.run_id, r.started, c.case_key, c.benchmark, c.runtime, c.status, c.mean_ns, "
+            "c.error_ns FROM cases c JOIN runs r ON r.id = c.run_id ORDER BY c.run_id, c.id")
+        import fnmatch
+        out = []
+        for r in rows:
+            if pattern and not (fnmatch.fnmatchcase(r[3].lower(), pattern.lower())
+                                or fnmatch.fnmatchcase(r[2].lower(), pattern.lower())):
+                continue
+            out.append({"run_id": r[0], "started": r[1], "key": r[2], "benchmark": r[3],
+                        "runtime": r[4], "status": r[5], "mean_ns": r[6], "error_ns": r[7]})
+        return out
+
+    def latest_run_id(self, incomplete_only: bool = False) -> int | None:
+        sql = "SELECT MAX(id) FROM runs" + (" WHERE complete = 0" if incomplete_only else "")
+        rows = self._query(sql)
+        return int(rows[0][0]) if rows and rows[0][0] is not None else None

@@ -1,0 +1,83 @@
+"""Change points over a stored history, and resuming an interrupted run."""
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from perflab.history import change_points, find_changes
+from perflab.store import open_store
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_a_planted_shift_is_found_where_it_was_planted():
+    rng = np.random.default_rng(5)
+    means = list(100 * (1 + rng.normal(0, 0.01, 12))) + list(115 * (1 + rng.normal(0, 0.01, 10)))
+    [(idx, before, after)] = change_points(list(range(1, 23)), means)
+    assert idx == 12
+    assert 0.13 < after / before - 1 < 0.17
+
+
+def test_noise_alone_is_not_a_change():
+    rng = np.random.default_rng(6)
+    for seed in range(20):
+        means = list(100 * (1 + np.random.default_rng(seed).normal(0, 0.02, 30)))
+        assert change_points(list(range(30)), means) == []
+
+
+def test_history_changes_on_a_store(tmp_path):
+    store = open_store(f"sqlite://{tmp_path / 'h.db'}")
+    for i in range(16):
+        rid = store.begin_run(command=[], args={}, job={}, environment={}, fingerprint="f")
+        mean = 200.0 if i < 9 else 150.0
+        store.add_case(rid, {"key": "g.b[]@py", "benchmark": {"group": "g", "name": "b"},
+                             "runtime": {"label": "py"}, "status": "ok",
+                             "estimate": {"mean": mean * (1 + 0.003 * (i % 3)), "error": 1}})
+        store.finish_run(rid)
+    [change] = find_changes(store.series("g.b"))
+    assert (change.before_run, change.after_run) == (9, 10)
+    assert round(change.change, 2) == -0.25
+    r = subprocess.run([sys.executable, "-m", "perflab.cli", "history", "g.b", "--changes",
+                        "--store", f"sqlite://{tmp_path / 'h.db'}"], capture_output=True, text=True)
+    assert r.returncode == 0 and "#9" in r.stdout and "#10" in r.stdout and "-25" in r.stdout
+
+
+def test_a_killed_run_resumes_without_losing_or_repeating_cases(tmp_path):
+    bench = tmp_path / "bench_resume.py"
+    bench.write_text(
+        "import time, perflab\n"
+        "@perflab.benchmark\ndef a_fast():\n    return 1\n"
+        "@perflab.benchmark\ndef b_fast():\n    return 2\n"
+        "@perflab.benchmark\ndef c_slow():\n    time.sleep(0.01)\n"
+        "@perflab.benchmark\ndef d_fast():\n    return 4\n")
+    url = f"sqlite://{tmp_path / 'h.db'}"
+    args = [sys.executable, "-m", "perflab.cli", "run", str(bench), "--job", "short", "--budget", "3",
+            "--store", url, "-o", str(tmp_path / "out")]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    store = open_store(url)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        runs = store.runs()
+        if runs and runs[0]["cases"] >= 2:
+            break
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)  # kill -9 the host and its workers
+    proc.wait()
+    [run] = store.runs()
+    assert not run["complete"]
+    before = {c["key"]: c for c in store.cases(run["id"])}
+    assert 2 <= len(before) < 4
+    r = subprocess.run([sys.executable, "-m", "perflab.cli", "run", "--resume", "--store", url],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert f"resuming run #{run['id']}" in r.stderr
+    [run] = store.runs()
+    assert run["complete"] and run["cases"] == 4
+    after = {c["key"]: c for c in store.cases(run["id"])}
+    for key, c in before.items():  # what was measured before the kill is kept, not measured again
+        assert after[key]["launches"] == c["launches"]

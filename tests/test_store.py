@@ -1,0 +1,134 @@
+"""Both history stores pass the same tests: SQLite (file) and PostgreSQL (a real server; test.sh and
+.ci/run start one and set PERFLAB_TEST_PG_URL)."""
+import json
+import os
+import sqlite3
+
+import pytest
+
+from perflab.store import SCHEMA_VERSION, StoreError, open_store
+
+PG_URL = os.environ.get("PERFLAB_TEST_PG_URL")
+
+
+def _reset_pg():
+    import psycopg
+    with psycopg.connect(PG_URL) as conn:
+        conn.execute("DROP TABLE IF EXISTS cases, runs, perflab_schema CASCADE")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request, tmp_path):
+    if request.param == "sqlite":
+        return f"sqlite://{tmp_path / 'history.db'}"
+    assert PG_URL, "PERFLAB_TEST_PG_URL is not set: run the tests with ./test.sh (it starts PostgreSQL)"
+    _reset_pg()
+    return PG_URL
+
+
+def case_doc(key="g.b[]@py", mean=100.0, status="ok"):
+    return {"key": key, "benchmark": {"group": "g", "name": key.split("[")[0].split(".")[-1]},
+            "runtime": {"label": "py"}, "status": status, "estimate": {"mean": mean, "error": 1.0},
+            "launches": [{"index": 0, "invocations": 10, "workload": [1000, 1010, 990]}]}
+
+
+def new_run(store, label=""):
+    return store.begin_run(command=["perflab", "run"], args={"paths": ["."]}, job={"name": "short"},
+                           environment={"cpu": {"model": "x"}}, fingerprint="f", label=label)
+
+
+def test_runs_and_cases_round_trip_with_raw_samples(store_url):
+    s = open_store(store_url)
+    rid = new_run(s, "first")
+    s.add_case(rid, case_doc("g.a[]@py", 100.0))
+    s.add_case(rid, case_doc("g.b[]@py", 200.0))
+    s.add_case(rid, case_doc("g.a[]@py", 101.0))  # a re-judged case replaces its earlier version
+    s.finish_run(rid)
+    [run] = s.runs()
+    assert run["complete"] and run["cases"] == 2 and run["label"] == "first"
+    doc = s.document(rid)
+    assert [c["key"] for c in doc["cases"]] == ["g.b[]@py", "g.a[]@py"]
+    assert doc["cases"][1]["estimate"]["mean"] == 101.0
+    assert doc["cases"][0]["launches"][0]["workload"] == [1000, 1010, 990]
+    assert [p["mean_ns"] for p in s.series("g.a")] == [101.0]
+    s.close()
+    again = open_store(store_url)  # reopening migrates nothing and loses nothing
+    assert again.runs()[0]["cases"] == 2
+
+
+def test_unfinished_runs_are_visible_for_resume(store_url):
+    s = open_store(store_url)
+    done = new_run(s)
+    s.finish_run(done)
+    open_ = new_run(s)
+    s.add_case(open_, case_doc())
+    assert s.latest_run_id(incomplete_only=True) == open_
+    assert s.latest_run_id() == open_
+
+
+def test_a_newer_schema_is_refused_and_left_alone(store_url):
+    s = open_store(store_url)
+    rid = new_run(s)
+    cur = s.conn.cursor()
+    cur.execute("UPDATE perflab_schema SET version = 99")
+    s.conn.commit()
+    s.close()
+    with pytest.raises(StoreError, match="newer than this perflab"):
+        open_store(store_url)
+
+
+def test_unknown_run_is_a_clear_error(store_url):
+    with pytest.raises(StoreError, match="no run #42"):
+        open_store(store_url).run(42)
+
+
+def test_sqlite_locked_database_fails_cleanly_and_keeps_what_was_stored(tmp_path):
+    url = f"sqlite://{tmp_path / 'h.db'}"
+    s = open_store(url)
+    rid = new_run(s)
+    s.add_case(rid, case_doc("g.a[]@py"))
+    blocker = sqlite3.connect(str(tmp_path / "h.db"))
+    blocker.execute("BEGIN EXCLUSIVE")
+    try:
+        s.conn.execute("PRAGMA busy_timeout = 100")
+        with pytest.raises(StoreError, match="locked"):
+            s.add_case(rid, case_doc("g.b[]@py"))
+    finally:
+        blocker.rollback()
+        blocker.close()
+    assert [c["key"] for c in s.cases(rid)] == ["g.a[]@py"]  # nothing half-written, nothing lost
+
+
+def test_sqlite_read_only_and_garbage_files_are_clear_errors(tmp_path):
+    path = tmp_path / "h.db"
+    open_store(f"sqlite://{path}").close()
+    path.chmod(0o444)
+    if os.geteuid() != 0:  # root may write anyway; then the check below covers garbage only
+        with pytest.raises(StoreError, match="read-only"):
+            open_store(f"sqlite://{path}")
+    path.chmod(0o644)
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError, match="not a perflab history database"):
+        open_store(f"sqlite://{junk}")
+
+
+def test_read_only_folder(tmp_path):
+    with pytest.raises(StoreError, match="cannot create its folder|read-only"):
+        open_store("sqlite:///proc/perflab/history.db")
+
+
+def test_postgres_wrong_credentials_and_unreachable_server():
+    assert PG_URL, "PERFLAB_TEST_PG_URL is not set: run the tests with ./test.sh"
+    bad = PG_URL.replace("perflab:perflab@", "perflab:wrong@")
+    with pytest.raises(StoreError, match="refused the credentials") as info:
+        open_store(bad)
+    assert "wrong" not in str(info.value)  # the password is not echoed
+    with pytest.raises(StoreError, match="cannot reach PostgreSQL"):
+        open_store("postgresql://perflab:perflab@127.0.0.1:1/perflab_test")
+
+
+def test_unknown_store_kind():
+    with pytest.raises(StoreError, match="unknown kind of store"):
+        open_store("mysql://x")
+    assert open_store("none") is None
