@@ -134,6 +134,7 @@ def test_protocol_and_version_errors(worker):
     assert _raw(worker, b"[1,2]\n")["error"]["kind"] == "protocol"
     assert _raw(worker, b"{not json\n")["error"]["kind"] == "protocol"
     assert _raw(worker, b'{"v":1,"id":7,"type":"frobnicate"}\n')["error"]["kind"] == "protocol"
+    assert _raw(worker, b'{"v":1,"id":9,"type":"constructor"}\n')["error"]["kind"] == "protocol"
     reply = _raw(worker, b'{"v":2,"id":8,"type":"load","paths":[]}\n')
     assert reply["id"] == 8 and reply["error"]["kind"] == "version"
     worker.proc.wait(timeout=10)  # the worker stops after a version error
@@ -166,8 +167,13 @@ import { bench } from 'perflab';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 bench('sleep2', async () => { await sleep(2); });
 bench('thenable', () => sleep(2));           // not declared async: detected from its result
-let calls = 0;
-bench('count', async () => { calls++; }, { teardown: () => { if (calls !== 1 + 3 * 10) throw new Error('calls=' + calls); } });
+let calls = 0, before = 0;
+const seen = [];
+bench('count', async () => { await null; calls++; }, {
+  iterationSetup: () => { before = calls; },
+  iterationTeardown: () => { seen.push(calls - before); },
+  teardown: () => { if (seen.join() !== '1,10,10,10') throw new Error('calls per iteration: ' + seen.join()); },
+});
 """)
     w = launch([f])
     try:
@@ -179,7 +185,7 @@ bench('count', async () => { calls++; }, { teardown: () => { if (calls !== 1 + 3
             w.request("teardown", T)
         w.request("setup", T, benchmark="asy.count", params={})
         w.request("run", T, stage="workload", invocations=10, iterations=3)
-        assert w.request("teardown", T)["type"] == "done"  # 1 probe call + exactly 3 × 10 timed calls
+        assert w.request("teardown", T)["type"] == "done"  # the probe call, then exactly 10 per iteration
     finally:
         w.close()
 
@@ -216,6 +222,28 @@ bench('chained', (x) => x).params({ k: [{ a: 1 }, { a: 2 }] }).ops(2);
         w.close()
 
 
+def test_iteration_hooks_run_outside_timing(tmp_path):
+    f = write(tmp_path, "iter.bench.mjs", """
+import { bench } from 'perflab';
+const log = [];
+bench('consume', (st) => { if (st.items.length === 0) throw new Error('not refilled'); st.items.pop(); }, {
+  setup: () => ({ items: [] }),
+  iterationSetup: (st) => { st.items = [1]; log.push('setup'); },
+  iterationTeardown: () => { log.push('teardown'); },
+  teardown: () => { if (log.length !== 2 * (1 + 3)) throw new Error('hooks ran ' + log.length + ' times'); },
+});
+""")
+    w = launch([f])
+    try:
+        loaded = w.request("load", T, paths=[str(f)], root=str(tmp_path))
+        assert loaded["benchmarks"][0]["iteration_setup"] is True
+        w.request("setup", T, benchmark="iter.consume", params={})
+        assert len(w.request("run", T, stage="workload", invocations=1, iterations=3)["ns"]) == 3
+        assert w.request("teardown", T)["type"] == "done"  # probe call + 3 iterations, each wrapped
+    finally:
+        w.close()
+
+
 def test_diagnose_allocation(tmp_path):
     f = write(tmp_path, "mem.bench.mjs", """
 import { bench } from 'perflab';
@@ -245,7 +273,7 @@ def test_typescript_runs_without_build(rt):
         loaded = w.request("load", T, paths=[str(ts_file)], root=str(EXAMPLES))
         assert loaded["errors"] == []
         ids = [b["id"] for b in loaded["benchmarks"]]
-        assert ids == ["collections.lookup.Map.get", "collections.lookup.object[key]"]
+        assert ids == ["collections.lookup.Map.get", "collections.lookup.object lookup"]
         assert [b["line"] for b in loaded["benchmarks"]] == [19, 25]  # .ts lines, whatever the path
         w.request("setup", T, benchmark=ids[0], params={"size": 0})
         assert len(w.request("run", T, stage="workload", invocations=16, iterations=2)["ns"]) == 2

@@ -184,3 +184,27 @@ def _fetch(version: str, target: Path) -> None:
         except OSError:
             if not target.exists():  # another perflab process may have won the race: fine
                 raise
+
+
+def _main(argv: list[str]) -> int:
+    """`python -m perflab.runtimes.node node18 node22 …`: provision those runtimes now (CI set-up)."""
+    wanted = argv or [f"node{m}" for m in INSTALLABLE_MAJORS]
+    known = {r.name: r for r in discover()}
+    status = 0
+    for name in wanted:
+        rt = known.get(name)
+        if rt is None:
+            print(f"{name}: unknown (installable: {', '.join(f'node{m}' for m in INSTALLABLE_MAJORS)})")
+            status = 1
+            continue
+        try:
+            rt = rt if rt.installed else provision(rt)
+            print(f"{name}: {rt.version} at {rt.executable}")
+        except PrepareError as exc:
+            print(f"{name}: {exc}")
+            status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

@@ -8,6 +8,7 @@ from .base import LaunchSpec, Toolchain
 # language → "module:Class". Modules are imported lazily so one broken integration cannot break others.
 _REGISTRY = {
     "python": "perflab.toolchains.python:PythonToolchain",
+    "go": "perflab.toolchains.go:GoToolchain",
     "node": "perflab.toolchains.node:NodeToolchain",
 }
 

@@ -1,0 +1,103 @@
+// End to end: a tiny host in JavaScript starts worker.js and drives it over protocol v1.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { once } from 'node:events';
+
+const WORKER = fileURLToPath(new URL('../worker.js', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../../../protocol/fixtures/node/conformance.bench.mjs', import.meta.url));
+const TOKEN = '0123456789abcdef0123456789abcdef';
+
+async function startWorker() {
+  const server = net.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const child = spawn(process.execPath, [WORKER], {
+    env: { ...process.env, PERFLAB_CONNECT: `127.0.0.1:${server.address().port}`, PERFLAB_TOKEN: TOKEN },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const [socket] = await once(server, 'connection');
+  server.close();
+  socket.setEncoding('utf8');
+  let buf = '';
+  const waiting = [];
+  const lines = [];
+  socket.on('data', (chunk) => {
+    buf += chunk;
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const msg = JSON.parse(buf.slice(0, nl));
+      buf = buf.slice(nl + 1);
+      if (waiting.length) waiting.shift()(msg); else lines.push(msg);
+    }
+  });
+  const next = () => (lines.length ? Promise.resolve(lines.shift()) : new Promise((r) => waiting.push(r)));
+  let id = 0;
+  const request = (type, fields = {}) => {
+    socket.write(JSON.stringify({ v: 1, id: ++id, type, ...fields }) + '\n');
+    return next();
+  };
+  const hello = await next();
+  return { child, socket, hello, request, raw: (line) => { socket.write(line + '\n'); return next(); } };
+}
+
+test('hello, load, stages, diagnose, errors, bye', async () => {
+  const w = await startWorker();
+  try {
+    assert.equal(w.hello.type, 'hello');
+    assert.equal(w.hello.token, TOKEN);
+    assert.equal(w.hello.language, 'node');
+    assert.equal(w.hello.unroll, 16);
+
+    const loaded = await w.request('load', { paths: [FIXTURE], root: '/' });
+    assert.deepEqual(loaded.errors, []);
+    assert.deepEqual(loaded.benchmarks.map((b) => b.id),
+      ['conformance.noop', 'conformance.add', 'conformance.sized', 'conformance.boom', 'conformance.base']);
+
+    assert.equal((await w.request('run', { stage: 'workload', invocations: 1, iterations: 1 })).error.kind, 'state');
+    assert.equal((await w.request('setup', { benchmark: 'conformance.sized', params: { n: 5 } })).error.kind, 'not_found');
+    assert.equal((await w.request('setup', { benchmark: 'conformance.sized', params: { n: 2 } })).type, 'ready');
+    for (const stage of ['pilot', 'warmup', 'overhead', 'workload']) {
+      const r = await w.request('run', { stage, invocations: 100, iterations: 3 });
+      assert.equal(r.type, 'samples');
+      assert.equal(r.ns.length, 3);
+      assert.ok(r.ns.every((x) => Number.isInteger(x) && x > 0));
+    }
+    const d = await w.request('run', { stage: 'diagnose', invocations: 1000, iterations: 1 });
+    assert.equal(d.type, 'diagnostics');
+    assert.ok(d.alloc_bytes / 1000 > 800, `alloc ${d.alloc_bytes}`);
+    assert.equal((await w.request('teardown')).type, 'done');
+
+    await w.request('setup', { benchmark: 'conformance.boom', params: {} });
+    const boom = await w.request('run', { stage: 'workload', invocations: 16, iterations: 1 });
+    assert.equal(boom.error.kind, 'exception');
+    assert.match(boom.error.message, /boom/);
+    assert.equal(boom.error.file, FIXTURE);
+
+    assert.equal((await w.raw('not json')).error.kind, 'protocol');
+    assert.equal((await w.request('frobnicate')).error.kind, 'protocol');
+
+    const exited = once(w.child, 'exit');
+    assert.equal((await w.request('bye')).type, 'done');
+    const [code] = await exited;
+    assert.equal(code, 0);
+  } finally {
+    w.child.kill();
+    w.socket.destroy();
+  }
+});
+
+test('a version mismatch is refused and ends the worker', async () => {
+  const w = await startWorker();
+  try {
+    const exited = once(w.child, 'exit');
+    const r = await w.raw(JSON.stringify({ v: 2, id: 1, type: 'load', paths: [] }));
+    assert.equal(r.error.kind, 'version');
+    await exited;
+  } finally {
+    w.child.kill();
+    w.socket.destroy();
+  }
+});
