@@ -34,7 +34,7 @@ def main() -> None:
     walls = []
     for i in range(args.repeat):
         doc, wall = perflab_run(path, "--runtimes", f"{sys.executable}:PERFLAB_AA=A,"
-                                f"{sys.executable}:PERFLAB_AA=B", "--job", args.job)
+                                f"{sys.executable}:PERFLAB_AA=B", "--job", args.job, "--store", "none")
         walls.append(wall)
         b = next(c for c in doc["cases"] if not c["is_baseline"])
         r = b["ratio"]

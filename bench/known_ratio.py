@@ -40,7 +40,7 @@ def main() -> None:
     path = write_bench(Path(tempfile.mkdtemp()), "bench_ratio.py", SOURCE)
     errors = []
     for i in range(args.repeat):
-        doc, wall = perflab_run(path, "--runtimes", sys.executable, "--job", args.job)
+        doc, wall = perflab_run(path, "--runtimes", sys.executable, "--job", args.job, "--store", "none")
         twice = next(c for c in doc["cases"] if c["benchmark"]["name"] == "twice")
         r = twice["ratio"]
         err = 100 * (r["value"] / 2.0 - 1)

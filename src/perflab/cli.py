@@ -145,7 +145,9 @@ def _prepare_all(paths: list[Path], spec_text: str | None, timeout: float, workd
     sources = find_sources(paths, toolchains.all_toolchains())
     if not sources:
         raise UsageError(f"no benchmark files under {', '.join(map(str, paths))} "
-                         "(Python: bench_*.py, *_bench.py, benchmarks.py)")
+                         "(Python: bench_*.py, *_bench.py, benchmarks.py; JavaScript/TypeScript: "
+                         "*.bench.{js,mjs,ts,mts}, bench_*.{js,mjs,ts}; Go: packages with Benchmark "
+                         "functions in *_test.go)")
     runtimes = _select_runtimes(spec_text, list(sources))
     if not runtimes:
         raise UsageError("none of the given runtimes matches the benchmarks' languages "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import signal
 import socket
@@ -116,6 +117,12 @@ def expected_reply(request: dict[str, Any]) -> str:
     return REPLY_TYPES.get(str(request.get("type")), "?")
 
 
+# The one line a runtime prints when it dies of its own accord (heap exhausted, fatal runtime error):
+# found anywhere in stderr, since a native backtrace after it can push it out of the tail.
+FATAL_LINE = re.compile(r"^(FATAL ERROR: .*|fatal error: .*|panic: .*|Exception in thread .*"
+                        r"|java\.lang\.\w*Error.*|MemoryError.*|Segmentation fault.*)$", re.M)
+
+
 def describe_exit(returncode: int | None) -> str:
     if returncode is None:
         return "worker stopped answering"
@@ -167,7 +174,7 @@ class WorkerProcess:
                 return conn
             except socket.timeout:
                 if self.proc.poll() is not None:
-                    raise WorkerFailure(describe_exit(self.proc.returncode) + " before connecting",
+                    raise WorkerFailure(self._exit_reason() + " before connecting",
                                         self.stderr_tail()) from None
                 if time.monotonic() > deadline:
                     self.kill()
@@ -207,7 +214,7 @@ class WorkerProcess:
                     self.proc.wait(timeout=5)
                 except subprocess.TimeoutExpired:
                     self.kill()
-                raise WorkerFailure(describe_exit(self.proc.returncode), self.stderr_tail())
+                raise WorkerFailure(self._exit_reason(), self.stderr_tail())
             self._buf += chunk
 
     def request(self, kind: str, timeout: float, **fields: Any) -> dict[str, Any]:
@@ -217,7 +224,7 @@ class WorkerProcess:
             self.sock.sendall((json.dumps(msg) + "\n").encode())
         except OSError:
             self.proc.wait(timeout=5)
-            raise WorkerFailure(describe_exit(self.proc.returncode), self.stderr_tail()) from None
+            raise WorkerFailure(self._exit_reason(), self.stderr_tail()) from None
         return validate_reply(self._read_json(timeout), self._next_id, expected_reply(msg), msg)
 
     def send_raw(self, line: str) -> None:
@@ -226,6 +233,16 @@ class WorkerProcess:
 
     def read_message(self, timeout: float) -> Any:
         return self._read_json(timeout)
+
+    def _exit_reason(self) -> str:
+        reason = describe_exit(self.proc.returncode)
+        try:
+            self.err.seek(0)
+            text = self.err.read(8 << 20).decode("utf-8", "replace")
+        except (OSError, ValueError):
+            text = ""
+        m = FATAL_LINE.search(text)
+        return f"{reason}: {m.group(1).strip()[:200]}" if m else reason
 
     def output_bytes(self) -> int:
         return os.fstat(self.out.fileno()).st_size + os.fstat(self.err.fileno()).st_size
