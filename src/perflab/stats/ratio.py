@@ -1,7 +1,8 @@
 """Ratio of a case to its baseline, with RatioSD and an interval.
 
 When both cases were measured in the same interleaved rounds, the ratio is judged from the paired
-per-round ratios (log scale), so machine drift that hits both cancels. Otherwise the delta method on the
+per-round ratios (log scale), so machine drift that hits both cancels; the between-launch variance of
+each side is added, because pairing cannot cancel differences between processes. Otherwise the delta method on the
 two estimates is used. RatioSD follows BenchmarkDotNet: the spread of the ratio's distribution, i.e.
 ratio × sqrt((sd_a/mean_a)² + (sd_b/mean_b)²) unpaired, or the standard deviation of paired ratios.
 """
@@ -40,8 +41,19 @@ def ratio_of(a: Estimate, b: Estimate, confidence: float = 0.999,
         if ok.sum() >= 3:
             logs = np.log(pa[ok] / pb[ok])
             k = len(logs)
-            se = float(np.std(logs, ddof=1) / np.sqrt(k))
-            t = float(sps.t.ppf(0.5 + confidence / 2, k - 1))
+            # Pairing removes the machine's drift, not the processes' own levels: every launch of a
+            # runtime has its own memory layout, hash seed, JIT decisions. Their between-launch
+            # variance components (relative, from each estimate) are added to the paired variance,
+            # with Satterthwaite's degrees of freedom, so A/A intervals cover process effects.
+            terms = [(float(np.var(logs, ddof=1)) / k, k - 1)]
+            for e in (a, b):
+                rel_between = e.between_share * e.se ** 2 / e.mean ** 2 if e.mean else 0.0
+                if rel_between > 0 and e.launches > 1:
+                    terms.append((rel_between, e.launches - 1))
+            var = sum(v for v, _ in terms)
+            se = float(np.sqrt(var))
+            df = var ** 2 / sum(v * v / d for v, d in terms if d > 0) if var > 0 else k - 1
+            t = float(sps.t.ppf(0.5 + confidence / 2, max(df, 1.0)))
             centre = float(np.mean(logs))
             ratios = pa[ok] / pb[ok]
             return Ratio(value, float(np.std(ratios, ddof=1)), float(np.exp(centre - t * se)),
