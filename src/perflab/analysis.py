@@ -79,7 +79,6 @@ def analyse(results: list[CaseResult], confidence: float = 0.999, target_rel_err
         row.is_baseline = base is row
         if row.is_baseline:
             if row.estimate and row.estimate.mean > 0:
-                from .stats import Ratio
                 row.ratio = Ratio(1.0, 0.0, 1.0, 1.0, True)
         elif row.estimate and base.estimate:
             paired_a = paired_b = None

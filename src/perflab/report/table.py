@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..analysis import Row
-from ..units import SIZE_UNITS, TIME_UNITS, format_in, format_size, number, pick_unit
+from ..units import TIME_UNITS, format_in, format_size, number, pick_unit
 
 TIME_COLUMNS = ("Mean", "Error", "StdDev", "Median")
 
@@ -62,7 +62,7 @@ def build_table(rows: list[Row], hide: set[str] | None = None) -> Table:
     units = {}
     for col in TIME_COLUMNS:
         vals = [getattr(r.estimate, col.lower()) for r in rows if r.estimate]
-        units[col] = pick_unit(vals if col != "Mean" else [v for v in vals], TIME_UNITS)
+        units[col] = pick_unit(vals, TIME_UNITS)
     # Mean, Median share the unit of the smallest mean so rows compare at a glance (as BenchmarkDotNet)
     units["Median"] = units["Mean"]
 
@@ -135,5 +135,3 @@ def _raw(r: Row, params: list[str]) -> dict:
     out["warnings"] = " | ".join(r.warnings)
     return out
 
-
-SIZE_UNITS = SIZE_UNITS  # re-exported for exporters that format sizes themselves

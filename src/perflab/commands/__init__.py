@@ -1,0 +1,1 @@
+"""The implementations of the `perflab` subcommands, one module per family."""

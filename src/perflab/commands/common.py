@@ -1,0 +1,71 @@
+"""Steps several commands share: choosing runtimes, preparing them, checking the output folder."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from .. import toolchains
+from ..console import err
+from ..engine.plan import find_sources, prepare
+from ..errors import UsageError
+from ..model import Runtime
+from ..runtimes import resolve, split_specs
+
+
+def select_runtimes(spec_text: str | None, languages: list[str]) -> list[Runtime]:
+    tcs = toolchains.all_toolchains()
+    if spec_text and spec_text.strip() == "all":
+        found = [rt for tc in tcs if tc.language in languages for rt in tc.discover_runtimes()
+                 if rt.installed]
+        if not found:
+            raise UsageError("--runtimes all: no installed runtime found for "
+                             f"{', '.join(languages)}")
+        return found
+    if spec_text:
+        runtimes = resolve(split_specs(spec_text), tcs)
+        unused = [r.label for r in runtimes if r.language not in languages]
+        if unused:
+            err.print(f"[yellow]note:[/yellow] no benchmarks for {', '.join(unused)} here; ignored")
+        return [r for r in runtimes if r.language in languages]
+    chosen = []
+    for lang in languages:
+        tc = toolchains.get(lang)
+        default = getattr(tc, "default_runtime", None)
+        rt = default() if default else next((r for r in tc.discover_runtimes() if r.installed), None)
+        if rt is None:
+            raise UsageError(f"no {lang} runtime found; install one or give --runtimes")
+        chosen.append(rt)
+    return chosen
+
+
+def prepare_all(paths: list[Path], spec_text: str | None, timeout: float, workdir: Path):
+    sources = find_sources(paths, toolchains.all_toolchains())
+    if not sources:
+        raise UsageError(f"no benchmark files under {', '.join(map(str, paths))} "
+                         "(Python: bench_*.py, *_bench.py, benchmarks.py; JavaScript/TypeScript: "
+                         "*.bench.{js,mjs,ts,mts}, bench_*.{js,mjs,ts}; Go: packages with Benchmark "
+                         "functions in *_test.go)")
+    runtimes = select_runtimes(spec_text, list(sources))
+    if not runtimes:
+        raise UsageError("none of the given runtimes matches the benchmarks' languages "
+                         f"({', '.join(sources)})")
+    prepared = []
+    with err.status("preparing runtimes…"):
+        for rt in runtimes:
+            prep = prepare(rt, toolchains.get(rt.language), sources[rt.language], workdir, timeout)
+            if prep.error:
+                err.print(f"[red]{rt.label}:[/red] {prep.error}", soft_wrap=True)
+            prepared.append(prep)
+    return prepared
+
+
+def check_out_dir(path: Path) -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".perflab-write-test-"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"--out {path}: not writable ({exc.strerror or exc}); "
+                         "choose a folder you can write to") from None
+
+

@@ -1,0 +1,56 @@
+"""`perflab list`, `perflab runtimes`, `perflab conformance`: what perflab finds and whether workers
+speak the protocol."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from rich.table import Table as RichTable
+
+from .. import toolchains
+from ..console import out
+from ..engine.plan import build_plan
+from ..runtimes import resolve
+from .common import prepare_all
+
+
+def cmd_list(args) -> int:
+    paths = [Path(p) for p in args.paths]
+    prepared = prepare_all(paths, args.runtimes, 60.0, Path(tempfile.mkdtemp(prefix="perflab-")))
+    plan = build_plan(prepared, args.filter, args.category)
+    t = RichTable(title="benchmarks")
+    for col in ("Benchmark", "Params", "Cases", "Runtimes", "Source"):
+        t.add_column(col)
+    seen = {}
+    for group in plan.groups:
+        b = group[0].benchmark
+        entry = seen.setdefault(b.id, [b, 0, set()])
+        entry[1] += 1
+        entry[2].update(c.runtime.label for c in group)
+    for b, n, rts in seen.values():
+        axes = "; ".join(f"{a.name} ∈ {{{', '.join(a.values)}}}" for a in b.params)
+        t.add_row(b.full_name + (" (baseline)" if b.baseline else ""), axes, str(n),
+                  ", ".join(sorted(rts)), f"{os.path.relpath(b.file)}:{b.line}")
+    out.print(t)
+    return 1 if any(p.error for p in prepared) else 0
+
+
+def cmd_runtimes(args) -> int:
+    t = RichTable(title="runtimes")
+    for col in ("Name", "Language", "Version", "Implementation", "Status", "Path"):
+        t.add_column(col)
+    for tc in toolchains.all_toolchains():
+        for rt in tc.discover_runtimes():
+            t.add_row(rt.name, rt.language, rt.version, rt.implementation,
+                      "installed" if rt.installed else (rt.note or "installable"), rt.executable)
+    out.print(t)
+    return 0
+
+
+def cmd_conformance(args) -> int:
+    from ..conformance import run_conformance
+    rt = resolve([args.runtime], toolchains.all_toolchains())[0]
+    return run_conformance(rt, Path(args.fixtures) if args.fixtures else None, out)
+
+

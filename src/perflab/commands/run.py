@@ -1,0 +1,166 @@
+"""`perflab run`: plan, measure (engine), judge, print the table, write the results and the history."""
+from __future__ import annotations
+
+import datetime as dt
+import random
+import sys
+import tempfile
+from pathlib import Path
+
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
+
+from ..analysis import analyse
+from ..console import err, out
+from ..engine.plan import build_plan, open_worker
+from ..engine.runner import Engine
+from ..environment import collect
+from ..errors import UsageError, WorkerFailure
+from ..jobs import get_job
+from ..report.exporters import EXPORTERS, to_csv, to_markdown, to_terminal, write_text_atomic
+from ..report.table import build_table
+from ..results import document, write_atomic
+from ..store import StoreError, open_store
+from .common import check_out_dir, prepare_all
+
+# the arguments of `run` a resumed run takes from the interrupted one
+RESUMABLE = ("paths", "runtimes", "filter", "category", "job", "exporters", "out", "hide", "timeout",
+             "budget", "target", "iteration_time", "no_overhead", "max_cases", "label")
+
+
+def cmd_run(args) -> int:
+    store = open_store(args.store)  # a bad store is an error before anything runs
+    resumed = None
+    if args.resume is not None:
+        if store is None:
+            raise UsageError("--resume needs a history store (--store is none)")
+        rid = store.latest_run_id(incomplete_only=True) if args.resume == "latest" else int(args.resume)
+        if rid is None:
+            raise UsageError("--resume: no interrupted run in the history; start a new run")
+        resumed = store.run(rid)
+        for k in RESUMABLE:
+            if k in resumed["args"]:
+                setattr(args, k, resumed["args"][k])
+    exporters = [e.strip() for e in args.exporters.split(",") if e.strip()]
+    bad = [e for e in exporters if e not in EXPORTERS]
+    if bad:
+        raise UsageError(f"--exporters: unknown '{bad[0]}'; choose from {', '.join(EXPORTERS)}")
+    job = get_job(args.job, timeout_s=args.timeout, budget_s=args.budget,
+                  target_rel_error=args.target, iteration_time_s=args.iteration_time, overhead=False if args.no_overhead else None)
+    out_dir = Path(args.out)
+    check_out_dir(out_dir)
+    paths = [Path(p) for p in args.paths]
+    started = dt.datetime.now(dt.timezone.utc)
+    stamp = started.strftime("%Y%m%d-%H%M%S")
+    workdir = Path(tempfile.mkdtemp(prefix="perflab-"))
+    prepared = prepare_all(paths, args.runtimes, job.timeout_s, workdir)
+    plan = build_plan(prepared, args.filter, args.category, args.max_cases)
+    if not plan.groups and not plan.failed:
+        if any(p.error for p in prepared):
+            return 1
+        raise UsageError("no benchmark matches the filters")
+
+    by_label = {p.runtime.label: p for p in prepared}
+    env = collect(paths)
+    env["runtimes"] = [p.runtime.to_json() for p in prepared]
+    json_path = out_dir / f"perflab-{stamp}.json"
+    results = []
+
+    from ..environment import binary_sha256, fingerprint
+    from ..model import CaseResult
+    from ..results import case_result_from_json, row_to_json
+    for rt in env["runtimes"]:
+        rt["binary_sha256"] = binary_sha256(rt["executable"])
+    done_keys: set[str] = set()
+    run_id = None
+    if store is not None:
+        if resumed:
+            run_id = resumed["id"]
+            for c in store.cases(run_id):
+                results.append(case_result_from_json(c))
+                done_keys.add(c["key"])
+            err.print(f"resuming run #{run_id}: {len(done_keys)} case(s) already measured")
+        else:
+            run_id = store.begin_run(command=sys.argv, args={k: getattr(args, k) for k in RESUMABLE},
+                                     job=job.__dict__, environment=env, fingerprint=fingerprint(env),
+                                     label=args.label)
+    store_failed = []
+
+    def to_store(result_rows):
+        if store is None or store_failed:
+            return
+        try:
+            for row in result_rows:
+                store.add_case(run_id, row_to_json(row))
+        except StoreError as exc:  # keep measuring; the JSON document still has everything
+            store_failed.append(str(exc))
+            err.print(f"[red]history store failed:[/red] {exc}; results stay in the JSON file")
+
+    plan.groups = [[c for c in g if c.key not in done_keys] for g in plan.groups]
+    plan.groups = [g for g in plan.groups if g]
+    for case, reason in plan.failed:
+        if case.key not in done_keys:
+            results.append(CaseResult(case=case, error=reason, stop_reason="failed"))
+
+    def launch(case, index):
+        prep = by_label[case.runtime.label]
+        paths_ = [case.benchmark.file] if case.benchmark.file in prep.spec.load_paths else None
+        worker, loaded = open_worker(prep.spec, job.timeout_s, paths_)
+        if not any(b.get("id") == case.benchmark.id for b in loaded["benchmarks"]):
+            worker.close()
+            raise WorkerFailure(f"benchmark {case.benchmark.id} not found when relaunched")
+        return worker
+
+    def save(complete: bool):
+        rows = analyse(results, job.confidence, job.target_rel_error, job.overhead)
+        if "json" in exporters:
+            write_atomic(json_path, document(rows, job, env, sys.argv, started, complete))
+        return rows
+
+    total = sum(len(g) for g in plan.groups)
+    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                        TextColumn("{task.fields[current]}"), console=err, transient=True)
+    rng = random.Random(args.seed)
+    with progress:
+        task = progress.add_task(f"{job.name} job", total=total, current="")
+
+        def done(result):
+            results.append(result)
+            progress.advance(task)
+            rows_now = save(complete=False)
+            to_store([r for r in rows_now if r.result is result])
+
+        engine = Engine(job, launch, rng=rng, on_case_done=done)
+        for group in plan.groups:
+            progress.update(task, current=group[0].benchmark.full_name)
+            engine.run_group(group)
+    rows = save(complete=True)
+    to_store(rows)  # final judgement (ratios need every case) replaces the provisional one
+    if store is not None and not store_failed:
+        store.finish_run(run_id)
+    # table order: as discovered (group, benchmark, params), runtimes in the order given
+    order = {c.key: i for i, c in enumerate([c for g in plan.groups for c in g] +
+                                              [c for c, _ in plan.failed])}
+    rows.sort(key=lambda r: order.get(r.result.case.key, 0))
+    table = build_table(rows, {h.strip() for h in args.hide.split(",") if h.strip()})
+    if "table" in exporters:
+        to_terminal(table, out)
+    written = []
+    if "md" in exporters:
+        write_text_atomic(out_dir / f"perflab-{stamp}.md", to_markdown(table))
+        written.append(out_dir / f"perflab-{stamp}.md")
+    if "csv" in exporters:
+        write_text_atomic(out_dir / f"perflab-{stamp}.csv", to_csv(table))
+        written.append(out_dir / f"perflab-{stamp}.csv")
+    if "json" in exporters:
+        written.insert(0, json_path)
+    wall = (dt.datetime.now(dt.timezone.utc) - started).total_seconds()
+    failed = [r for r in rows if not r.result.ok]
+    err.print(f"{len(rows)} cases in {wall:.1f}s; {len(failed)} failed. "
+              + (f"Results: {', '.join(map(str, written))}" if written else "")
+              + (f"; history: run #{run_id} in {store.url}" if store is not None and not store_failed
+                 else ""), soft_wrap=True)
+    return 1 if failed or any(p.error for p in prepared) else 0
+
+
