@@ -6,6 +6,8 @@ import pytest
 from perflab.engine.runner import Engine, is_stable, pick_invocations
 from perflab.jobs import get_job
 
+from perflab.engine.worker import BenchmarkError
+
 from fakes import FakeClock, FakeWorker, make_case
 
 
@@ -191,3 +193,17 @@ def test_empty_benchmark_is_reported_as_indistinguishable_from_empty_with_an_int
     assert row.estimate.mean != 0.0 or row.estimate.error > 0  # an interval, not a clamped zero
     assert any(w.startswith("indistinguishable from an empty benchmark") and "CI [" in w
                for w in row.warnings)
+
+
+def test_a_failing_diagnostic_pass_keeps_the_measured_timings():
+    clock = FakeClock()
+
+    class BadDiagnose(FakeWorker):
+        def diagnose(self, invocations, iterations, timeout):
+            raise BenchmarkError("exception", "MemoryError: tracemalloc")
+
+    [res] = engine_for(get_job("short"), lambda c, i: BadDiagnose(clock, 1000.0, noise=0.01, seed=i),
+                       clock).run_group([make_case()])
+    assert res.ok and res.stop_reason == "target reached"
+    assert res.diagnostics.alloc_bytes_per_op is None
+    assert "diagnostic pass failed" in res.diagnostics.notes[0]

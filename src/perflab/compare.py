@@ -145,6 +145,8 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
                             x["runtime"]["label"],
                             (x.get("estimate") or {}).get("mean"), (y.get("estimate") or {}).get("mean"))
         result.cases.append(cc)
+        va, vb = x["runtime"].get("version"), y["runtime"].get("version")
+        changed_runtime = f"runtime {va} → {vb}" if va != vb else ""
         if x["status"] != "ok" or y["status"] != "ok":
             cc.verdict, cc.note = "n/a", "failed in " + ("old" if x["status"] != "ok" else "new")
             continue
@@ -162,6 +164,7 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
         tail = (1 - confidence) / 2
         cc.ci_low, cc.ci_high = (float(q) for q in np.quantile(ratios, [tail, 1 - tail]))
         cc.p = float(min(1.0, 2 * min((ratios <= 1).mean(), (ratios >= 1).mean()) + 1 / len(ratios)))
+        cc.note = changed_runtime
         tested.append(cc)
     if tested:
         adjusted = false_discovery_control([c.p for c in tested], method="bh")

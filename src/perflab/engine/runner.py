@@ -233,7 +233,12 @@ class Engine:
         st.result.stop_reason = reason
         first = st.launches[0]
         if self.job.diagnose and {"alloc", "gc", "allocs", "codesize"} & set(first.handle.hello.capabilities):
-            st.result.diagnostics = self._diagnose(st, first)
+            try:
+                st.result.diagnostics = self._diagnose(st, first)
+            except (WorkerFailure, ProtocolError) as exc:
+                # the timings are measured and kept; only the diagnostic columns are lost
+                st.result.diagnostics = Diagnostics(notes=[f"diagnostic pass failed: {exc}"])
+                st.result.error_detail = getattr(exc, "detail", "")
         for ln in st.launches:
             self._timed(st, ln.handle.teardown, self.job.timeout_s)
         self._close(st)
