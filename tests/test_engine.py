@@ -207,3 +207,17 @@ def test_a_failing_diagnostic_pass_keeps_the_measured_timings():
     assert res.ok and res.stop_reason == "target reached"
     assert res.diagnostics.alloc_bytes_per_op is None
     assert "diagnostic pass failed" in res.diagnostics.notes[0]
+
+
+def test_the_baseline_is_the_first_runtime_given_not_the_first_to_finish():
+    from perflab.analysis import analyse
+    clock = FakeClock()
+    slow, fast = make_case(runtime="listed_first"), make_case(runtime="listed_second")
+    results = engine_for(get_job("short"),
+                         lambda c, i: FakeWorker(clock, 2000.0 if c.runtime.name == "listed_first"
+                                                 else 1000.0, noise=0.01, seed=i),
+                         clock).run_group([slow, fast])
+    rows = analyse(list(reversed(results)), runtime_order=["listed_first", "listed_second"])
+    by_rt = {r.result.case.runtime.name: r for r in rows}
+    assert by_rt["listed_first"].is_baseline
+    assert by_rt["listed_second"].ratio.value == pytest.approx(0.5, rel=0.05)

@@ -42,14 +42,17 @@ def round_means(result: CaseResult, subtract_overhead: bool) -> dict[int, float]
 
 
 def analyse(results: list[CaseResult], confidence: float = 0.999, target_rel_error: float = 0.02,
-            overhead: bool = True) -> list[Row]:
+            overhead: bool = True, runtime_order: list[str] | None = None) -> list[Row]:
+    """Judge results. `runtime_order` is the order runtimes were given in: the first of each language
+    is its baseline (results arrive in completion order, which must not decide that)."""
     rows = [Row(r) for r in results]
     for row in rows:
         if row.result.ok and row.result.launches:
             row.estimate = estimate(row.result.launches, row.result.case.benchmark.ops_per_invoke,
                                     confidence, subtract_overhead=overhead)
     first_runtime: dict[str, str] = {}
-    for row in rows:
+    rank = {label: i for i, label in enumerate(runtime_order or [])}
+    for row in sorted(rows, key=lambda r: rank.get(r.result.case.runtime.label, len(rank))):
         first_runtime.setdefault(row.result.case.runtime.language, row.result.case.runtime.label)
     runtimes_per_lang: dict[str, int] = {}
     for lang in first_runtime:

@@ -1,4 +1,4 @@
-"""`perflab` command line: run · list · runtimes · compare · history · conformance.
+"""`perflab` command line: run · list · runtimes · compare · history · report · conformance.
 
 This module only parses arguments and dispatches; each command lives in perflab.commands.
 """
@@ -65,6 +65,9 @@ def _parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--force", action="store_true", help="compare results from different setups")
     cmp_.add_argument("--store")
 
+    from .report.seeds_report import add_report_parser
+    add_report_parser(sub)
+
     hist = sub.add_parser("history", help="stored runs, a benchmark's series, and change points")
     hist.add_argument("pattern", nargs="?", help="glob on benchmark (Group.method) or case key")
     hist.add_argument("--changes", action="store_true", help="find where performance shifted")
@@ -80,7 +83,8 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     from .commands import history, info, run
-    commands = {"run": run.cmd_run, "list": info.cmd_list, "runtimes": info.cmd_runtimes,
+    from .report.seeds_report import cmd_report
+    commands = {"report": cmd_report,"run": run.cmd_run, "list": info.cmd_list, "runtimes": info.cmd_runtimes,
                 "conformance": info.cmd_conformance, "compare": history.cmd_compare,
                 "history": history.cmd_history}
     try:

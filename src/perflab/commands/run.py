@@ -112,7 +112,8 @@ def cmd_run(args) -> int:
         return worker
 
     def save(complete: bool):
-        rows = analyse(results, job.confidence, job.target_rel_error, job.overhead)
+        rows = analyse(results, job.confidence, job.target_rel_error, job.overhead,
+                       [p.runtime.label for p in prepared])
         if "json" in exporters:
             write_atomic(json_path, document(rows, job, env, sys.argv, started, complete))
         return rows

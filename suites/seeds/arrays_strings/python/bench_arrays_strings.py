@@ -1,0 +1,144 @@
+"""Arrays, Strings, Spans experiments of seeds 000 (".NET 6": Arrays, Strings, Spans) and 003
+(".NET Core 3.0": Span and Friends, Arrays and Strings), ported to str, bytes, bytearray and array."""
+import array
+
+import perflab
+
+
+def _meta(seed, section, claim=None):
+    m = {"seed": seed, "section": section}
+    if claim is not None:
+        m["claim"] = claim
+    return m
+
+
+S000 = "Arrays, Strings, Spans"
+S003 = "Arrays and Strings"
+
+PERIOD_TEXT = "Let's see how fast we can find the period towards the end of this string. Pretty fast?"
+
+
+@perflab.benchmark(name="IndexOf", categories=["arrays_strings", "quick"], meta=_meta("003", S003))
+def index_of():
+    """string.IndexOf('.') ↔ str.find('.')."""
+    return PERIOD_TEXT.find(".")
+
+
+_BYTES = ("This is a test to see improvements to IndexOfAny. How'd they work?").encode()
+
+
+@perflab.benchmark(name="IndexOfAny", categories=["arrays_strings"], meta=_meta("003", "Span and Friends"))
+def index_of_any():
+    """Span<byte>.IndexOfAny('.', '?') ↔ min of two bytes.find (no IndexOfAny in Python)."""
+    a, b = _BYTES.find(b"."), _BYTES.find(b"?")
+    return min(x for x in (a, b) if x >= 0)
+
+
+_STRINGS = ["Hi", "How", "are", "you", "today"]
+
+
+@perflab.benchmark(name="Join", categories=["arrays_strings"], meta=_meta("000", S000))
+def join():
+    return ", ".join(_STRINGS)
+
+
+class Replace:
+    """string.Replace on a ~100 KB text (seed: a downloaded book; here generated prose with CRLF)."""
+
+    def setup(self):
+        line = "The quick brown fox jumps over the lazy dog. Pack my box with five dozen jugs.\r\n"
+        self.text = line * 1200
+
+    @perflab.benchmark(name="Yell", categories=["arrays_strings"], meta=_meta("000", S000))
+    def yell(self):
+        return self.text.replace(".", "!")
+
+    @perflab.benchmark(name="ConcatLines", categories=["arrays_strings"], meta=_meta("000", S000))
+    def concat_lines(self):
+        return self.text.replace("\n", "")
+
+    @perflab.benchmark(name="NormalizeEndings", categories=["arrays_strings"], meta=_meta("000", S000))
+    def normalize_endings(self):
+        return self.text.replace("\r\n", "\n")
+
+
+class Hex:
+    """Convert.ToHexString ↔ bytes.hex(); also the reverse (bytes.fromhex)."""
+
+    params = {"length": [100, 10000]}
+
+    def setup(self):
+        self.data = bytes(i & 0xFF for i in range(self.length))
+        self.hex = self.data.hex()
+
+    @perflab.benchmark(name="ToHexString", categories=["arrays_strings"], meta=_meta("000", S000))
+    def to_hex_string(self):
+        return self.data.hex().upper()
+
+    @perflab.benchmark(name="FromHexString", categories=["arrays_strings"], meta=_meta("000", S000))
+    def from_hex_string(self):
+        return bytes.fromhex(self.hex)
+
+
+_CHARS = array.array("u", "\0" * 128)
+_INTS10 = [0] * 10
+
+
+@perflab.benchmark(name="ArrayFill", categories=["arrays_strings"], meta=_meta("000", S000))
+def array_fill():
+    """Array.Fill(char[128], 'c') ↔ slice assignment on a 128-char array."""
+    _CHARS[:] = array.array("u", "c" * 128)
+
+
+@perflab.benchmark(name="SpanFill", categories=["arrays_strings"], meta=_meta("000", S000))
+def span_fill():
+    """Span.Fill ↔ a fresh 128-element list made by repetition."""
+    return ["c"] * 128
+
+
+@perflab.benchmark(name="Clear", categories=["arrays_strings"], meta=_meta("000", S000))
+def clear():
+    """Array.Clear(int[10]) ↔ slice assignment of zeros."""
+    _INTS10[:] = [0] * 10
+
+
+_REV = list(range(256))
+
+
+@perflab.benchmark(name="Reverse", categories=["arrays_strings"], meta=_meta("003", S003))
+def reverse():
+    _REV.reverse()
+
+
+class SequenceCompareTo:
+    params = {"Length": [16, 256]}
+
+    def setup(self):
+        self.orig = bytes(range(self.Length)) if self.Length <= 256 else bytes(self.Length)
+        self.same = bytes(self.orig)
+        self.last = self.orig[:-1] + bytes([(self.orig[-1] + 1) & 0xFF])
+
+    @perflab.benchmark(name="CompareSame", categories=["arrays_strings"], meta=_meta("003", "Span and Friends"))
+    def compare_same(self):
+        return self.orig == self.same
+
+    @perflab.benchmark(name="CompareDifferLast", categories=["arrays_strings"], meta=_meta("003", "Span and Friends"))
+    def compare_differ_last(self):
+        return self.orig < self.last
+
+
+@perflab.benchmark(name="EqualsIC", categories=["arrays_strings"], meta=_meta("003", S003))
+def equals_ic():
+    """Equals(…, OrdinalIgnoreCase) ↔ casefold on both sides."""
+    return "Some string".casefold() == "sOME sTrinG".casefold()
+
+
+@perflab.benchmark(name="ToUpperInvariant", categories=["arrays_strings"], meta=_meta("003", "Span and Friends"))
+def to_upper_invariant():
+    return "This is a source string that needs to be capitalized.".upper()
+
+
+@perflab.params(Data=["", " abcdefg ", "abcdefg"])
+@perflab.benchmark(name="Trim", categories=["arrays_strings"], meta=_meta("003", "Span and Friends"))
+def trim(Data):
+    return Data.strip()

@@ -1,0 +1,159 @@
+"""Networking experiments of seeds 000 (".NET 6": Networking) and 003 (".NET Core 3.0": Networking),
+ported to socket, http.server and http.client. Everything stays on 127.0.0.1."""
+import http.client
+import http.server
+import socket
+import threading
+
+import perflab
+
+LOOPBACK = "127.0.0.1"
+
+
+def _meta(seed, section, claim=None):
+    m = {"seed": seed, "section": section}
+    if claim is not None:
+        m["claim"] = claim
+    return m
+
+
+CONNECTS = 100
+
+
+@perflab.benchmark(name="ConnectAcceptAsync", ops=CONNECTS, categories=["networking"],
+                   meta=_meta("000", "Networking", {
+                       "text": "ConnectAcceptAsync: 282.3 μs (.NET Framework 4.8) → 273.8 μs (.NET 6)",
+                       "before_us": 282.3, "after_us": 273.8, "expect": "faster"}))
+def connect_accept():
+    """A loopback listener; connect a client and accept it, 100 times per call (seed: 1000)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind((LOOPBACK, 0))
+        listener.listen(1)
+        addr = listener.getsockname()
+        for _ in range(CONNECTS):
+            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as client:
+                client.connect(addr)
+                server, _ = listener.accept()
+                server.close()
+
+
+class Udp:
+    """Two UDP sockets on loopback; 1000 one-byte datagrams sent and received per call (seed: 10 000)."""
+
+    def setup(self):
+        self.client = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.client.bind((LOOPBACK, 0))
+        self.server = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.server.bind((LOOPBACK, 0))
+        self.client_addr = self.client.getsockname()
+        self.buffer = bytearray(1)
+
+    def teardown(self):
+        self.client.close()
+        self.server.close()
+
+    @perflab.benchmark(name="ReceiveSendAsync", ops=1000, categories=["networking"],
+                       meta=_meta("000", "Networking"))
+    def receive_send(self):
+        sendto, recv_into = self.server.sendto, self.client.recv_into
+        buf, addr = self.buffer, self.client_addr
+        for _ in range(1000):
+            sendto(buf, addr)
+            recv_into(buf)
+
+
+class TcpPingPong:
+    """A connected loopback TCP pair with an echo thread: 1000 one-byte round trips per call.
+    (No seed method of this exact shape: the sockets' send/receive path of 000's Networking section.)"""
+
+    def setup(self):
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind((LOOPBACK, 0))
+        listener.listen(1)
+        self.client = socket.create_connection(listener.getsockname())
+        self.client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.server, _ = listener.accept()
+        self.server.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        listener.close()
+        self.thread = threading.Thread(target=self._echo, daemon=True)
+        self.thread.start()
+
+    def _echo(self):
+        s = self.server
+        while True:
+            data = s.recv(1)
+            if not data:
+                return
+            s.sendall(data)
+
+    def teardown(self):
+        self.client.close()
+        self.thread.join(5)
+        self.server.close()
+
+    @perflab.benchmark(name="PingPong", ops=1000, categories=["networking"],
+                       meta=_meta("000", "Networking"))
+    def ping_pong(self):
+        send, recv = self.client.sendall, self.client.recv
+        for _ in range(1000):
+            send(b"x")
+            recv(1)
+
+
+BODY = bytes(10 * 1024 * 1024)
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as the seed's persistent HttpClient
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(BODY)))
+        self.end_headers()
+        self.wfile.write(BODY)
+
+    def log_message(self, *args):
+        pass
+
+
+class Http:
+    """A 10 MB response from an http.server on 127.0.0.1 in a thread, read through a kept-alive
+    http.client connection into a reused 64 KiB buffer (the seed copies it to Stream.Null)."""
+
+    def setup(self):
+        self.httpd = http.server.ThreadingHTTPServer((LOOPBACK, 0), _Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        self.conn = http.client.HTTPConnection(LOOPBACK, self.httpd.server_address[1], timeout=30)
+        self.buf = bytearray(65536)
+
+    def teardown(self):
+        self.conn.close()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    @perflab.benchmark(name="HttpDownload", categories=["networking", "quick"],
+                       meta=_meta("003", "Networking", {
+                           "text": "HttpDownload (10 MB): 8.792 ms (netcoreapp2.1) → 4.615 ms (netcoreapp3.0)",
+                           "before_ms": 8.792, "after_ms": 4.615, "expect": "faster"}))
+    def http_download(self):
+        self.conn.request("GET", "/")
+        r = self.conn.getresponse()
+        total, readinto, buf = 0, r.readinto, self.buf
+        while True:
+            n = readinto(buf)
+            if not n:
+                break
+            total += n
+        return total
+
+
+@perflab.benchmark(name="GetHostName", categories=["networking"], meta=_meta("003", "Networking"))
+def get_host_name():
+    return socket.gethostname()
+
+
+@perflab.benchmark(name="HostToNetworkOrder", categories=["networking"], meta=_meta("003", "Networking"))
+def host_to_network_order():
+    return socket.htonl(0x12345678)

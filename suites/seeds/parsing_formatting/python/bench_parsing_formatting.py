@@ -1,0 +1,113 @@
+"""Parsing/Formatting experiments of seeds 003 (".NET Core 3.0": Parsing/Formatting) and 000
+(".NET 6": System Types), ported to int(), uuid, datetime, email.utils and decimal."""
+import datetime
+import decimal
+import email.utils
+import uuid
+
+import perflab
+
+S003 = "Parsing/Formatting"
+S000 = "System Types"
+
+
+def _meta(seed, section, claim=None):
+    m = {"seed": seed, "section": section}
+    if claim is not None:
+        m["claim"] = claim
+    return m
+
+
+@perflab.benchmark(name="ParseInt32Dec", categories=["parsing_formatting"], meta=_meta("003", S003))
+def parse_int32_dec():
+    return int("12345678")
+
+
+@perflab.benchmark(name="ParseInt32Hex", categories=["parsing_formatting"], meta=_meta("003", S003))
+def parse_int32_hex():
+    return int("BC614E", 16)
+
+
+_GUID = str(uuid.UUID(int=0x1F2E3D4C5B6A79880123456789ABCDEF))
+
+
+@perflab.benchmark(name="ParseGuid", categories=["parsing_formatting"], meta=_meta("003", S003))
+def parse_guid():
+    """Guid.ParseExact(s, "D") ↔ uuid.UUID(s)."""
+    return uuid.UUID(_GUID)
+
+
+_GUID_VALUE = uuid.UUID(_GUID)
+
+
+@perflab.benchmark(name="GuidToString", categories=["parsing_formatting"], meta=_meta("000", S000))
+def guid_to_string():
+    return str(_GUID_VALUE)
+
+
+@perflab.benchmark(name="GuidToFromBytes", categories=["parsing_formatting"], meta=_meta("003", S003))
+def guid_to_from_bytes():
+    return uuid.UUID(bytes=_GUID_VALUE.bytes)
+
+
+_NOW = datetime.datetime(2019, 4, 18, 13, 45, 30, 123456, tzinfo=datetime.timezone.utc)
+_R = email.utils.format_datetime(_NOW, usegmt=True)   # DateTime "r" (RFC 1123)
+_O = _NOW.isoformat()                                  # DateTime "o" (round-trip ISO 8601)
+
+
+@perflab.benchmark(name="ParseR", categories=["parsing_formatting"], meta=_meta("003", S003, {
+    "text": "ParseR: 2,254.6 ns (netcoreapp2.1) → 113.7 ns (netcoreapp3.0)",
+    "before_ns": 2254.6, "after_ns": 113.7, "expect": "faster"}))
+def parse_r():
+    return email.utils.parsedate_to_datetime(_R)
+
+
+@perflab.benchmark(name="ParseO", categories=["parsing_formatting", "quick"], meta=_meta("003", S003, {
+    "text": "ParseO: 1,337.1 ns (netcoreapp2.1) → 354.9 ns (netcoreapp3.0)",
+    "before_ns": 1337.1, "after_ns": 354.9, "expect": "faster"}))
+def parse_o():
+    return datetime.datetime.fromisoformat(_O)
+
+
+@perflab.benchmark(name="DateTimeToString", categories=["parsing_formatting"], meta=_meta("003", S003))
+def date_time_to_string():
+    return str(_NOW)
+
+
+_TS = datetime.timedelta(days=1, hours=2, minutes=3, seconds=4, milliseconds=5)
+
+
+@perflab.benchmark(name="TimeSpanToString", categories=["parsing_formatting"], meta=_meta("003", S003))
+def time_span_to_string():
+    return str(_TS)
+
+
+_DEC = decimal.Decimal("12345.6789")
+
+
+@perflab.benchmark(name="DecimalToString", categories=["parsing_formatting"], meta=_meta("003", S003))
+def decimal_to_string():
+    return str(_DEC)
+
+
+_DIGIT = 7
+
+
+@perflab.benchmark(name="SingleDigitToString", categories=["parsing_formatting"], meta=_meta("003", S003))
+def single_digit_to_string():
+    return str(_DIGIT)
+
+
+_VERSION = (6, 1, 21412, 16)
+
+
+@perflab.benchmark(name="VersionToString", categories=["parsing_formatting"], meta=_meta("000", S000))
+def version_to_string():
+    """Version(6, 1, 21412, 16).ToString() ↔ '.'.join of the four numbers."""
+    return ".".join(map(str, _VERSION))
+
+
+@perflab.benchmark(name="Format", categories=["parsing_formatting"], meta=_meta("000", S000))
+def format_():
+    """string.Format("{0} {1} {2} {3}", 'a', 'b', 'c', 'd') ↔ str.format."""
+    return "{0} {1} {2} {3}".format("a", "b", "c", "d")

@@ -1,0 +1,122 @@
+"""The Python seed corpus (suites/seeds): every file loads, every benchmark says where it comes from,
+and a fast subset runs (`--job dry`) on the host Python and on the oldest and newest CPython found."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SEEDS = ROOT / "suites" / "seeds"
+WORKER = ROOT / "workers" / "python"
+SEED_FILES = {"000", "001", "002", "003", "004"}
+
+# A fast slice: one or two benchmarks per section, none of them slow in a dry run.
+FAST = ["SeekForward", "GetLength", "CreateTokenDispose", "WithTimeout", "Clone", "IndexOf",
+        "ParseGuid", "Deserialize", "Pbkdf2", "RegexCompiled", "ConnectAcceptAsync", "HelloWorld"]
+
+
+def perflab(*args, timeout=120):
+    return subprocess.run([sys.executable, "-m", "perflab.cli", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_layout_is_section_folder_per_language():
+    files = sorted(SEEDS.glob("*/python/bench_*.py"))
+    assert len(files) >= 10
+    assert {f.parts[-3] for f in files} >= {"file_io", "threading", "collections_linq",
+                                             "arrays_strings", "parsing_formatting", "json",
+                                             "crypto", "regex", "networking", "startup"}
+    assert (SEEDS / "README.md").is_file()
+
+
+DISCOVER = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import perflab
+out = []
+for path in sys.argv[2:]:
+    found, errors = perflab._load_file(path, None)
+    out.append({"file": path, "errors": errors,
+                "benchmarks": [b.describe() for b in found]})
+print(json.dumps(out))
+"""
+
+
+def test_every_benchmark_loads_and_carries_seed_and_section():
+    files = [str(f) for f in sorted(SEEDS.glob("*/python/bench_*.py"))]
+    r = subprocess.run([sys.executable, "-c", DISCOVER, str(WORKER), *files], capture_output=True,
+                       text=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    total = 0
+    for entry in json.loads(r.stdout):
+        assert entry["errors"] == [], entry
+        assert entry["benchmarks"], f"{entry['file']}: no benchmarks"
+        for b in entry["benchmarks"]:
+            total += 1
+            meta = b["meta"]
+            assert meta.get("seed") in SEED_FILES, (b["id"], meta)
+            assert meta.get("section"), (b["id"], meta)
+            assert b["name"][0].isupper(), f"{b['id']}: named after the seed's method"
+            assert b["categories"], f"{b['id']}: needs a section category"
+            claim = meta.get("claim")
+            if isinstance(claim, dict):
+                assert claim.get("text") and claim.get("expect") in ("faster", "slower", "same")
+    assert total >= 80
+
+
+def test_perflab_list_finds_the_corpus():
+    r = perflab("list", "suites/seeds")
+    assert r.returncode == 0, r.stderr
+    for name in ("SeekForward", "PreallocationSize", "ThreadPoolStarvation", "RegexCompiled",
+                 "HttpDownload", "Pbkdf2", "HelloWorld"):
+        assert name in r.stdout
+
+
+def test_large_cases_are_only_in_the_large_category():
+    r = perflab("list", "suites/seeds", "--category", "large")
+    assert r.returncode == 0, r.stderr
+    assert "104857600" in r.stdout and "100000000" in r.stdout
+    r = perflab("list", "suites/seeds", "--category", "quick")
+    assert r.returncode == 0, r.stderr
+    assert "104857600" not in r.stdout and "100000000" not in r.stdout
+
+
+def _runtime_available(name):
+    r = perflab("runtimes")
+    return r.returncode == 0 and any(line.split("│")[1].strip() == name if "│" in line else False
+                                     for line in r.stdout.splitlines())
+
+
+def _dry(tmp_path, runtimes):
+    args = ["run", "suites/seeds", "--job", "dry", "-o", str(tmp_path), "--exporters", "json"]
+    for f in FAST:
+        args += ["--filter", f]
+    if runtimes:
+        args += ["--runtimes", runtimes]
+    r = perflab(*args, timeout=180)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    [path] = list(tmp_path.glob("perflab-*.json"))
+    doc = json.loads(path.read_text())
+    names = {c["benchmark"]["name"] for c in doc["cases"]}
+    assert set(FAST) <= names
+    assert all(c["status"] == "ok" for c in doc["cases"])
+    return path
+
+
+def test_fast_subset_runs_dry_on_the_host_python_and_reports(tmp_path):
+    path = _dry(tmp_path, runtimes=None)
+    out = tmp_path / "report"
+    from perflab.report.seeds_report import main
+    assert main([str(path), "--title", "Seed corpus dry", "--out", str(out)]) == 0
+    md = (out / "seed-corpus-dry.md").read_text()
+    assert "## Seed 002 — File IO improvements in .NET 6" in md and "### Seek/Position" in md
+
+
+@pytest.mark.parametrize("runtimes", ["python3.8,python3.13"])
+def test_fast_subset_runs_dry_on_oldest_and_newest_cpython(tmp_path, runtimes):
+    missing = [r for r in runtimes.split(",") if not _runtime_available(r)]
+    if missing:
+        pytest.skip(f"not installed: {', '.join(missing)}")
+    _dry(tmp_path, runtimes)

@@ -1,0 +1,246 @@
+"""`perflab report`: the seeds' report from synthetic results documents (no benchmark is run)."""
+import argparse
+import base64
+import json
+import re
+
+import pytest
+
+from perflab.errors import UsageError
+from perflab.report import seeds_report as sr
+
+RUNTIMES = ["python3.8", "python3.13"]
+
+
+def case(name, runtime, mean_ns, *, group="bench_x", params=None, meta=None, se=None, df=20.0,
+         status="ok", error=None, alloc=None, ratio=None, baseline=None, warnings=()):
+    params = params or {}
+    bid = f"{group}.{name}"
+    key = f"{bid}[{','.join(f'{k}={v}' for k, v in params.items())}]@{runtime}"
+    se = mean_ns * 0.002 if se is None else se
+    return {
+        "key": key,
+        "benchmark": {"id": bid, "name": name, "group": group, "language": "python",
+                      "file": f"/x/{group}.py", "meta": meta or {}},
+        "params": params,
+        "runtime": {"name": runtime, "label": runtime, "version": runtime[6:], "implementation": "CPython"},
+        "status": status, "error": error,
+        "diagnostics": {"alloc_bytes_per_op": alloc} if alloc is not None else None,
+        "estimate": None if status != "ok" else {
+            "mean": mean_ns, "se": se, "df": df, "error": se * 3.5,
+            "ci_low": mean_ns - se * 3.5, "ci_high": mean_ns + se * 3.5},
+        "baseline": baseline, "ratio": ratio, "warnings": list(warnings),
+    }
+
+
+def doc(cases, runtimes=RUNTIMES, complete=True):
+    return {"schema": "perflab.results", "version": 1, "complete": complete,
+            "job": {"name": "short"},
+            "environment": {"cpu": {"model": "Test CPU", "logical_cores": 2},
+                            "os": {"system": "Linux", "release": "6", "machine": "x86_64"},
+                            "runtimes": [{"label": r, "name": r, "version": r[6:]} for r in runtimes]},
+            "cases": cases}
+
+
+def write(tmp_path, name, d):
+    p = tmp_path / name
+    p.write_text(json.dumps(d, allow_nan=True), encoding="utf-8")
+    return p
+
+
+PREALLOC = {"seed": "002", "section": "Preallocation", "claim": {
+    "text": "Ubuntu: PreallocationSize False 96.65 ms → True 43.70 ms", "before_ms": 96.65,
+    "after_ms": 43.70, "expect": "faster",
+    "compare": {"param": "specifyPreallocationSize", "before": "False", "after": "True"}}}
+SEEK = {"seed": "002", "section": "Seek/Position", "claim": {
+    "text": "SeekForward: 447.915 μs → 19.083 μs", "before_us": 447.915, "after_us": 19.083,
+    "expect": "faster"}}
+GATHER = {"seed": "002", "section": "Scatter/Gather", "claim": {
+    "text": "Ubuntu: Write 96.62 ms → WriteGather 89.87 ms", "before_ms": 96.62, "after_ms": 89.87,
+    "expect": "faster", "compare": {"before": "Write", "after": "WriteGather"}}}
+
+
+def sample_cases():
+    cs = []
+    for rt, f in (("python3.8", 1.0), ("python3.13", 1.0)):
+        cs.append(case("PreallocationSize", rt, 96e6 * f, params={"specifyPreallocationSize": "False"}, meta=PREALLOC))
+        cs.append(case("PreallocationSize", rt, 44e6 * f, params={"specifyPreallocationSize": "True"}, meta=PREALLOC))
+        cs.append(case("Write", rt, 90e6, group="bench_gather", meta=GATHER))
+        cs.append(case("WriteGather", rt, 95e6, group="bench_gather", meta=GATHER))  # slower: contradicts
+    cs.append(case("SeekForward", "python3.8", 400e3, meta=SEEK, alloc=240))
+    cs.append(case("SeekForward", "python3.13", 401e3, meta=SEEK, alloc=240))  # within noise
+    cs.append(case("plain", "python3.8", 100.0))
+    cs.append(case("plain", "python3.13", 50.0, warnings=["multimodal: mValue 3.1"]))
+    cs.append(case("broken", "python3.8", 0, status="failed", error="worker crashed (SIGSEGV)"))
+    return cs
+
+
+def run_report(tmp_path, paths, title="Seeds test", extra=()):
+    parser = argparse.ArgumentParser(prog="perflab")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sr.add_report_parser(sub)
+    out = tmp_path / "out"
+    args = parser.parse_args(["report", *map(str, paths), "--title", title, "--out", str(out), *extra])
+    assert args.func is sr.cmd_report
+    assert sr.cmd_report(args) == 0
+    stem = sr._slug(title)
+    return (out / f"{stem}.md").read_text(encoding="utf-8"), (out / f"{stem}.html").read_text(encoding="utf-8"), out
+
+
+def test_sections_follow_the_seeds_and_other_collects_the_rest(tmp_path):
+    p = write(tmp_path, "r.json", doc(sample_cases()))
+    md, page, _ = run_report(tmp_path, [p])
+    assert "## Seed 002 — File IO improvements in .NET 6" in md
+    for s in ("### Preallocation", "### Scatter/Gather", "### Seek/Position"):
+        assert s in md
+    assert "## Other" in md and "### Benchmarks without seed metadata" in md
+    # Other comes after the seeds
+    assert md.index("## Other") > md.index("### Seek/Position")
+    assert "| Method | Runtime | Params | Mean | Ratio | Allocated |" in md
+    assert re.search(r"\| SeekForward \| python3.8 \| - \| 400\.\d+ μs \| 1\.00 \| 240 B \|", md)
+    assert re.search(r"\| plain \| python3.13 \| - \| 50\.0+ ns \| 0\.50 \| NA \|", md)
+    assert "FAILED: worker crashed (SIGSEGV)" in md
+    assert "multimodal" in md  # warnings are kept
+    assert "<h3>Preallocation</h3>" in page
+
+
+def test_claims_are_checked_against_our_figures(tmp_path):
+    p = write(tmp_path, "r.json", doc(sample_cases()))
+    md, page, _ = run_report(tmp_path, [p])
+    rows = [l for l in md.splitlines() if l.startswith("| Ubuntu: PreallocationSize")]
+    assert len(rows) == 2  # one per runtime
+    assert all("| confirmed |" in r for r in rows)
+    assert all("96.65 ms → 43.7 ms (×0.45)" in r for r in rows)
+    assert all("specifyPreallocationSize=False → True on python3" in r for r in rows)
+    gather = [l for l in md.splitlines() if l.startswith("| Ubuntu: Write 96.62")]
+    assert len(gather) == 2 and all("| contradicted |" in r for r in gather)
+    seek = [l for l in md.splitlines() if l.startswith("| SeekForward: 447.915")]
+    assert len(seek) == 1 and "python3.8 → python3.13" in seek[0] and "| inconclusive |" in seek[0]
+    assert "confirmed: 2" in md and "contradicted: 2" in md and "inconclusive: 1" in md
+    assert 'class="v-confirmed"' in page and 'class="v-contradicted"' in page
+    assert "confirmed</b> when that whole interval" in page  # the rule is stated
+
+
+def test_verdict_rule():
+    R = sr.Ratio
+    assert sr.verdict(R(0.5, 0.4, 0.6), "faster") == "confirmed"
+    assert sr.verdict(R(1.5, 1.2, 1.8), "faster") == "contradicted"
+    assert sr.verdict(R(0.9, 0.7, 1.1), "faster") == "inconclusive"
+    assert sr.verdict(R(0.5, None, None), "faster") == "inconclusive"
+    assert sr.verdict(R(1.5, 1.2, 1.8), "slower") == "confirmed"
+    assert sr.verdict(R(1.0, 0.98, 1.02), "same") == "confirmed"
+    assert sr.verdict(R(2.0, 1.8, 2.2), "same") == "contradicted"
+    assert sr.verdict(None, "faster") == "inconclusive"
+
+
+def test_dry_run_results_have_no_interval_and_stay_inconclusive(tmp_path):
+    inf = float("inf")
+    cs = [case("SeekForward", "python3.8", 400e3, meta=SEEK, se=inf, df=0.0),
+          case("SeekForward", "python3.13", 20e3, meta=SEEK, se=inf, df=0.0)]
+    md, _, _ = run_report(tmp_path, [write(tmp_path, "dry.json", doc(cs))])
+    [row] = [l for l in md.splitlines() if l.startswith("| SeekForward: 447.915")]
+    assert "[no interval]" in row and "| inconclusive |" in row
+
+
+def test_the_runs_own_paired_ratio_is_used_when_it_is_against_the_baseline_runtime(tmp_path):
+    base = case("x", "python3.8", 100.0)
+    other = case("x", "python3.13", 80.0, baseline=base["key"],
+                 ratio={"value": 0.8, "sd": 0.01, "ci_low": 0.79, "ci_high": 0.81})
+    rep = sr.load_report([str(write(tmp_path, "r.json", doc([base, other])))], "t")
+    [section] = sr.sections_of(rep)
+    rows = sr.section_rows(rep, section)
+    assert (rows[1].ratio.low, rows[1].ratio.high) == (0.79, 0.81)
+    # a ratio against another baseline (the group's baseline method) is recomputed from the estimates
+    other["baseline"] = "bench_x.other[]@python3.8"
+    rep = sr.load_report([str(write(tmp_path, "r2.json", doc([base, other])))], "t")
+    rows = sr.section_rows(rep, sr.sections_of(rep)[0])
+    assert rows[1].ratio.value == pytest.approx(0.8) and rows[1].ratio.low != 0.79
+
+
+def test_html_is_one_self_contained_file(tmp_path):
+    md, page, out = run_report(tmp_path, [write(tmp_path, "r.json", doc(sample_cases()))])
+    assert page.startswith("<!DOCTYPE html>") and "<style>" in page
+    refs = re.findall(r'(?:src|href)\s*=\s*["\']([^"\']*)', page, flags=re.I)
+    assert refs, "expected at least the plots and the contents links"
+    assert not [r for r in refs if re.match(r"(?:https?:)?//", r, flags=re.I)]
+    assert not [r for r in refs if not (r.startswith("#") or r.startswith("data:"))]
+    assert "<link" not in page and "<script" not in page and "@import" not in page
+    imgs = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
+    assert len(imgs) >= 3
+    assert all(base64.b64decode(i)[:8] == b"\x89PNG\r\n\x1a\n" for i in imgs)
+    # the Markdown refers to PNG files written beside it
+    for rel in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md):
+        assert (out / rel).is_file()
+    assert [p.name for p in out.iterdir() if p.suffix == ".html"] == ["seeds-test.html"]
+    assert _unbalanced_tags(page) == ([], [])
+
+
+def _unbalanced_tags(page):
+    from html.parser import HTMLParser
+    void = {"meta", "img", "br", "hr", "link", "input"}
+
+    class Check(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.stack, self.errors = [], []
+
+        def handle_starttag(self, tag, attrs):
+            if tag not in void:
+                self.stack.append(tag)
+
+        def handle_endtag(self, tag):
+            if self.stack and self.stack[-1] == tag:
+                self.stack.pop()
+            else:
+                self.errors.append((tag, self.getpos()))
+    c = Check()
+    c.feed(page)
+    return c.errors, c.stack
+
+
+def test_several_files_are_merged_by_runtime(tmp_path):
+    a = write(tmp_path, "a.json", doc([case("x", "python3.8", 100.0, meta=SEEK)], runtimes=["python3.8"]))
+    b = write(tmp_path, "b.json", doc([case("x", "python3.13", 50.0, meta=SEEK)], runtimes=["python3.13"]))
+    md, _, _ = run_report(tmp_path, [a, b])
+    assert re.search(r"\| x \| python3.13 \| - \| 50\.0+ ns \| 0\.50 \|", md)
+    md, _, _ = run_report(tmp_path, [a, b], extra=["--baseline", "python3.13"])
+    assert re.search(r"\| x \| python3.8 \| - \| 100\.\d+ ns \| 2\.00 \|", md)
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "no such file"),
+    ("this is not json", "not a perflab results file"),
+    (json.dumps({"hello": 1}), "not a perflab results file"),
+    (json.dumps([1, 2]), "not a perflab results file"),
+    (json.dumps({"schema": "perflab.results", "version": 99, "cases": []}), "not supported"),
+    (json.dumps({"schema": "perflab.results", "version": 1, "cases": []}), "no cases"),
+    (json.dumps({"schema": "perflab.results", "version": 1, "cases": [{"x": 1}]}), "not a perflab results file"),
+])
+def test_bad_input_is_one_line_naming_the_file(tmp_path, content, message):
+    p = tmp_path / "bad.json"
+    if content is not None:
+        p.write_text(content)
+    with pytest.raises(UsageError) as exc:
+        sr.load_report([str(p)], "t")
+    text = str(exc.value)
+    assert message in text and str(p) in text and "\n" not in text
+
+
+def test_results_with_no_common_cases_are_refused(tmp_path):
+    a = write(tmp_path, "a.json", doc([case("x", "python3.8", 1.0)]))
+    b = write(tmp_path, "b.json", doc([case("y", "python3.8", 1.0)]))
+    with pytest.raises(UsageError) as exc:
+        sr.load_report([str(a), str(b)], "t")
+    assert str(b) in str(exc.value) and "no case in common" in str(exc.value)
+
+
+def test_unknown_baseline_is_refused(tmp_path):
+    a = write(tmp_path, "a.json", doc([case("x", "python3.8", 1.0)]))
+    with pytest.raises(UsageError, match="--baseline pypy3"):
+        sr.load_report([str(a)], "t", baseline="pypy3")
+
+
+def test_standalone_entry_reports_bad_input_with_status_2(tmp_path, capsys):
+    assert sr.main([str(tmp_path / "missing.json")]) == 2
+    err = capsys.readouterr().err
+    assert "missing.json: no such file" in err and err.count("\n") == 1
