@@ -60,6 +60,8 @@ def main() -> None:
     t0 = time.time()
     try:
         for factor, n in ((1.00, args.aa), (1.03, args.power), (1.10, args.power)):
+            if n == 0:
+                continue
             hits, ratios = 0, []
             for _ in range(n):
                 different, value, ci = trial(path, factor, args.job)
