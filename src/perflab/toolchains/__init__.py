@@ -10,6 +10,9 @@ _REGISTRY = {
     "python": "perflab.toolchains.python:PythonToolchain",
     "go": "perflab.toolchains.go:GoToolchain",
     "node": "perflab.toolchains.node:NodeToolchain",
+    "java": "perflab.toolchains.java:JavaToolchain",
+    "rust": "perflab.toolchains.rust:RustToolchain",
+    "cpp": "perflab.toolchains.cpp:CppToolchain",
 }
 
 

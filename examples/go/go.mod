@@ -1,0 +1,3 @@
+module example.com/perflab-examples
+
+go 1.21

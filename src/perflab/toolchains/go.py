@@ -1,0 +1,495 @@
+"""Go: benchmarks are ordinary `func BenchmarkX(b *testing.B)` functions in a package's `_test.go` files
+(and native `perflab.dev/go/perflab` registrations). The worker is the package's own test binary, built
+once per (toolchain, env, sources) with `go test -c` plus:
+
+- `-overlay`: adds a generated `zz_perflab_gen_test.go` (and `zz_perflab_gen_x_test.go` for an external
+  test package) that registers the benchmarks and the worker test, and adds one file to the standard
+  `testing` package (plus a five-line hook in `(*B).Run`) so a benchmark runs with the host's b.N and
+  its sub-benchmarks can be selected. Nothing is written into the user's tree or the toolchain.
+- `-modfile`: a copy of the user's go.mod that also requires `perflab.dev/go` (replaced by
+  workers/go), so the user's go.mod/go.sum stay untouched.
+
+Everything generated lives in `<cache>/go/<hash>/`; see workers/go/README.md for the design.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..cache import cache_dir
+from ..errors import PrepareError
+from ..model import Runtime
+from ..paths import worker_dir
+from ..runtimes import go as goruntimes
+from .base import SKIP_DIRS, LaunchSpec, Toolchain, walk_files
+
+WORKER_MODULE = "perflab.dev/go"
+WORKER_PKG = "perflab.dev/go/perflab"
+WORKER_TEST = "TestPerflabWorkerZZ"
+GEN_INTERNAL = "zz_perflab_gen_test.go"
+GEN_EXTERNAL = "zz_perflab_gen_x_test.go"
+GEN_VERSION = "2"  # bump when the generated code or the build steps change
+DISCOVERY_TIMEOUT = 60  # seconds for one benchmark's sub-benchmark discovery (it runs with b.N=1)
+
+_BENCH = re.compile(r"^func\s+(Benchmark\w*)\s*\(\s*(\w+)\s+\*\s*(\w+)\.B\s*\)", re.M)
+_PERFLAB_IMPORT = re.compile(r'"perflab\.dev/go/perflab"')
+_RUN_ANCHOR = "func (b *B) Run(name string, f func(b *B)) bool {\n"
+_RUN_HOOK = ("\tif perflabRunHook != nil {\n\t\tif handled, ok := perflabRunHook(b, name, f); handled {\n"
+             "\t\t\treturn ok\n\t\t}\n\t}\n")
+
+
+def _is_benchmark_name(name: str) -> bool:
+    rest = name[len("Benchmark"):]
+    return rest == "" or not rest[0].islower()
+
+
+def _has_benchmarks(path: Path) -> bool:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return False
+    if path.name.endswith("_test.go") and any(_is_benchmark_name(m.group(1)) for m in _BENCH.finditer(text)):
+        return True
+    return bool(_PERFLAB_IMPORT.search(text))
+
+
+@dataclass
+class BenchFunc:
+    func: str
+    file: str
+    line: int
+    may_have_subs: bool
+    loop: bool
+    baseline: bool = False
+    ops: int = 1
+    categories: list[str] = field(default_factory=list)
+    description: str = ""
+
+
+def scan_file(path: Path) -> list[BenchFunc]:
+    """The Benchmark functions of one _test.go file, with `//perflab:` directives from their comments."""
+    text = path.read_text(errors="replace")
+    lines = text.split("\n")
+    out = []
+    for m in _BENCH.finditer(text):
+        name, recv = m.group(1), m.group(2)
+        if not _is_benchmark_name(name) or name == WORKER_TEST:
+            continue
+        line = text.count("\n", 0, m.start()) + 1
+        end = re.search(r"^}", text[m.end():], re.M)
+        body = text[m.end(): m.end() + end.start()] if end else text[m.end():]
+        bf = BenchFunc(func=name, file=str(path), line=line,
+                       # b.Run in the body, or b handed to a helper that may call it
+                       may_have_subs=bool(re.search(rf"\b{re.escape(recv)}\.Run\s*\(", body) or
+                                          re.search(rf"[(,]\s*{re.escape(recv)}\s*[,)]", body)),
+                       loop=bool(re.search(rf"\b{re.escape(recv)}\.Loop\s*\(\s*\)", body)))
+        doc = []
+        i = line - 2
+        while i >= 0 and lines[i].lstrip().startswith("//"):
+            doc.insert(0, lines[i].strip()[2:].strip())
+            i -= 1
+        prose = []
+        for d in doc:
+            if d.startswith("perflab:"):
+                for word in d[len("perflab:"):].split():
+                    key, _, val = word.partition("=")
+                    if key == "baseline":
+                        bf.baseline = val.lower() not in ("false", "0", "no")
+                    elif key == "ops" and val.isdigit() and int(val) >= 1:
+                        bf.ops = int(val)
+                    elif key in ("category", "categories") and val:
+                        bf.categories.extend(v for v in val.split(",") if v)
+            elif d and not d.startswith("go:"):
+                prose.append(d)
+        if prose:
+            first = prose[0]
+            if first.startswith(name + " "):
+                first = first[len(name) + 1:]
+            bf.description = first
+        out.append(bf)
+    return out
+
+
+def _go_str(s: str) -> str:
+    return json.dumps(s)  # a JSON string literal is a valid Go interpreted string literal for our inputs
+
+
+def _tb_literal(pkg_alias: str, import_path: str, b: BenchFunc) -> str:
+    cats = ", ".join(_go_str(c) for c in b.categories)
+    return (f"\t{pkg_alias}.AddTB({pkg_alias}.TB{{Pkg: {_go_str(import_path)}, Func: {_go_str(b.func)}, "
+            f"F: {b.func}, File: {_go_str(b.file)}, Line: {b.line}, MayHaveSubs: {str(b.may_have_subs).lower()}, "
+            f"Loop: {str(b.loop).lower()}, Baseline: {str(b.baseline).lower()}, Ops: {b.ops}, "
+            f"Categories: []string{{{cats}}}, Description: {_go_str(b.description)}}})\n")
+
+
+def generate_internal(pkg_name: str, import_path: str, benches: list[BenchFunc], has_loop: bool) -> str:
+    loop_fn = "func(b *testingzz.B) {\n\t\tfor b.Loop() {\n\t\t}\n\t}" if has_loop else "nil"
+    regs = "".join(_tb_literal("perflabzz", import_path, b) for b in benches)
+    return f"""// Code generated by perflab; DO NOT EDIT. (exists only in perflab's -overlay build)
+
+package {pkg_name}
+
+import (
+\tperflabzz "{WORKER_PKG}"
+\ttestingzz "testing"
+)
+
+func init() {{
+\tperflabzz.UseTesting(func(name string, f func(*testingzz.B), target string, n int, discover bool) perflabzz.Result {{
+\t\tr := testingzz.PerflabRun(name, f, target, n, discover)
+\t\treturn perflabzz.Result{{N: r.N, T: r.T, Bytes: r.Bytes, MemAllocs: r.MemAllocs, MemBytes: r.MemBytes,
+\t\t\tExtra: r.Extra, Failed: r.Failed, Skipped: r.Skipped, Output: r.Output, Panic: r.Panic,
+\t\t\tStack: r.Stack, Found: r.Found, Leaves: r.Leaves, Name: r.Name}}
+\t}}, func(b *testingzz.B) {{
+\t\tfor i := 0; i < b.N; i++ {{
+\t\t}}
+\t}}, {loop_fn})
+{regs}}}
+
+func {WORKER_TEST}(t *testingzz.T) {{ perflabzz.ServeT(t) }}
+"""
+
+
+def generate_external(pkg_name: str, import_path: str, benches: list[BenchFunc]) -> str:
+    regs = "".join(_tb_literal("perflabzz", import_path + "_test", b) for b in benches)
+    return f"""// Code generated by perflab; DO NOT EDIT. (exists only in perflab's -overlay build)
+
+package {pkg_name}_test
+
+import perflabzz "{WORKER_PKG}"
+
+func init() {{
+{regs}}}
+"""
+
+
+def stdlib_testing_overlay(goroot: Path) -> tuple[str, str]:
+    """(hook file, patched benchmark.go) for the `testing` package of this GOROOT."""
+    src = goroot / "src" / "testing"
+    try:
+        bench = (src / "benchmark.go").read_text()
+        testing_go = (src / "testing.go").read_text()
+    except OSError as exc:
+        raise PrepareError(f"cannot read the testing package of {goroot}: {exc}") from None
+    if bench.count(_RUN_ANCHOR) != 1:
+        raise PrepareError(f"{goroot}: testing.(*B).Run has an unexpected shape; perflab cannot drive "
+                           "testing.B benchmarks with this toolchain")
+    patched = bench.replace(_RUN_ANCHOR, _RUN_ANCHOR + _RUN_HOOK)
+    hook = (worker_dir("go") / "overlay" / "testing_perflab.go.in").read_text()
+    if "func (c *common) setOutputWriter()" in testing_go:
+        hook = hook.replace("/*PERFLAB_SETOUTPUT*/", "b.setOutputWriter()")
+    return hook, patched
+
+
+@dataclass
+class GoPackage:
+    dir: Path
+    import_path: str
+    name: str
+    module_path: str
+    module_dir: Path
+    gomod: Path
+    internal: list[BenchFunc]
+    external: list[BenchFunc]
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: float = 900) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(argv, cwd=str(cwd), env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise PrepareError(f"`{' '.join(argv[:3])} …` timed out after {timeout:.0f}s in {cwd}") from None
+    except OSError as exc:
+        raise PrepareError(f"cannot run {argv[0]}: {exc}") from None
+
+
+def _build_env(runtime: Runtime) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("GOROOT", None)
+    env.update({"GOTOOLCHAIN": "local", "GOWORK": "off"})
+    env.update(dict(runtime.env))  # GOAMD64, GOEXPERIMENT, CGO_ENABLED… matter at build time
+    return env
+
+
+def _list_package(runtime: Runtime, pkg_dir: Path, env: dict[str, str]) -> GoPackage:
+    out = _run([runtime.executable, "list", "-e", "-json", *runtime.flags, "."], pkg_dir, env, timeout=300)
+    try:
+        info = json.loads(out.stdout) if out.stdout.strip() else {}
+    except ValueError:
+        info = {}
+    if out.returncode != 0 or not info:
+        raise PrepareError(f"go list failed in {pkg_dir}:\n{(out.stderr or out.stdout).strip()}")
+    module = info.get("Module") or {}
+    if not module.get("GoMod"):
+        raise PrepareError(f"{pkg_dir} is not inside a Go module (no go.mod); perflab builds module packages")
+    err = (info.get("Error") or {}).get("Err")
+    if err and not info.get("TestGoFiles") and not info.get("XTestGoFiles"):
+        raise PrepareError(f"{pkg_dir}: {err}")
+    name = info.get("Name") or ""
+    internal, external = [], []
+    for f in info.get("TestGoFiles") or []:
+        internal.extend(scan_file(pkg_dir / f))
+    for f in info.get("XTestGoFiles") or []:
+        external.extend(scan_file(pkg_dir / f))
+    if not name:
+        raise PrepareError(f"{pkg_dir}: cannot tell the package name (go list: {err or 'no Go files'})")
+    return GoPackage(dir=pkg_dir, import_path=info.get("ImportPath", ""), name=name,
+                     module_path=module.get("Path", ""), module_dir=Path(module.get("Dir") or pkg_dir),
+                     gomod=Path(module["GoMod"]), internal=internal, external=external)
+
+
+def _tree_digest(root: Path, h) -> None:
+    """Path, size and mtime of every Go source / module file under root (cheap staleness check)."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        for fn in sorted(filenames):
+            if fn.endswith((".go", ".s", ".c", ".h")) or fn in ("go.mod", "go.sum", "go.work") or \
+                    "testdata" in dirpath:
+                p = os.path.join(dirpath, fn)
+                try:
+                    st = os.stat(p)
+                except OSError:
+                    continue
+                h.update(f"{os.path.relpath(p, root)}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+
+
+def _worker_digest(h) -> None:
+    wd = worker_dir("go")
+    for p in sorted(list((wd / "perflab").glob("*.go")) + [wd / "go.mod", wd / "overlay" / "testing_perflab.go.in"]):
+        if p.name.endswith("_test.go"):
+            continue
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+
+
+class GoToolchain(Toolchain):
+    language = "go"
+
+    def find_sources(self, path: Path) -> list[Path]:
+        """Go files that hold benchmarks: `_test.go` files with Benchmark functions, and files that
+        import the native API. Their directories are the packages prepare() builds."""
+        files = walk_files(path, (".go",), lambda name: True)
+        root = path if path.is_dir() else path.parent
+        # the go command ignores testdata/, vendor/ and directories starting with _ or .
+        return [p for p in files if _has_benchmarks(p) and not any(
+            part in ("testdata", "vendor") or part.startswith("_")
+            for part in p.relative_to(root.resolve()).parts[:-1])]
+
+    def discover_runtimes(self) -> list[Runtime]:
+        return goruntimes.discover()
+
+    def resolve_path(self, path: str) -> Runtime | None:
+        return goruntimes.describe(path)
+
+    def provision(self, runtime: Runtime) -> Runtime:
+        return goruntimes.provision(runtime)
+
+    def prepare(self, runtime: Runtime, sources: list[Path], workdir: Path) -> LaunchSpec:
+        if not runtime.installed or not runtime.executable:
+            runtime = self.provision(runtime)
+        pkg_dirs = sorted({(s if s.is_dir() else s.parent).resolve() for s in sources})
+        if not pkg_dirs:
+            raise PrepareError("no Go packages with benchmarks were given")
+        env = _build_env(runtime)
+        binaries = [self.build_package(runtime, d, env) for d in pkg_dirs]
+        run_env = {k: v for k, v in runtime.env}
+        # load_paths are the benchmark files (a directory if one was given): the host can then load
+        # just the file of the case it relaunches.
+        load_paths = sorted({str(s.resolve()) for s in sources})
+        if len(binaries) == 1:
+            binary, pkg = binaries[0]
+            return LaunchSpec(argv=[str(binary), *self.test_flags()], env=run_env, cwd=str(pkg.dir),
+                              load_paths=load_paths, root=str(pkg.dir))
+        mux = self.build_mux(runtime, env)
+        argv = [str(mux)]
+        for binary, pkg in binaries:
+            argv += [f"{pkg.dir}={binary}"]
+        root = os.path.commonpath([str(p.dir) for _, p in binaries])
+        return LaunchSpec(argv=argv, env=run_env, cwd=root, load_paths=load_paths, root=root)
+
+    @staticmethod
+    def test_flags() -> list[str]:
+        return [f"-test.run=^{WORKER_TEST}$", "-test.timeout=0", "-test.count=1", "-test.bench="]
+
+    def _goroot(self, runtime: Runtime, env: dict[str, str]) -> tuple[Path, str, str]:
+        """(GOROOT, GOVERSION, go binary) of the toolchain that builds the worker.
+
+        Go >= 1.25 refuses an -overlay that replaces files beneath GOMODCACHE, which is where
+        toolchains obtained through the module proxy live. Such a toolchain is used through a
+        hard-linked copy under perflab's cache (cheap: same filesystem; copied otherwise)."""
+        info = goruntimes.probe(runtime.executable)
+        if not info:
+            raise PrepareError(f"{runtime.executable} is not a working go command")
+        goroot, goversion = Path(info["GOROOT"]), str(info.get("GOVERSION", ""))
+        modcache = info.get("GOMODCACHE")
+        if modcache and _is_within(goroot, Path(modcache)):
+            goroot = _linked_goroot(goroot, goversion)
+        return goroot, goversion, str(goroot / "bin" / "go")
+
+    def build_package(self, runtime: Runtime, pkg_dir: Path, env: dict[str, str]) -> tuple[Path, GoPackage]:
+        pkg = _list_package(runtime, pkg_dir, env)
+        goroot, goversion, build_go = self._goroot(runtime, env)
+        minor = int(m.group(1)) if (m := re.match(r"go1\.(\d+)", goversion)) else 99
+        h = hashlib.sha256()
+        h.update(f"gen{GEN_VERSION}|{runtime.executable}|{goversion}|{goroot}|{sorted(runtime.env)}|"
+                 f"{pkg.dir}|{os.environ.get('GOFLAGS', '')}|{runtime.flags}".encode())
+        _worker_digest(h)
+        _tree_digest(pkg.module_dir, h)
+        out_dir = cache_dir() / "go" / h.hexdigest()[:24]
+        binary = out_dir / f"{pkg.name}.test"
+        if binary.is_file():
+            os.utime(out_dir)  # recently used: kept by _prune
+            return binary, pkg
+        _prune(out_dir.parent)
+        tmp = out_dir.with_name(out_dir.name + f".tmp{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        try:
+            self._generate_and_build(runtime, pkg, goroot, build_go, minor >= 24, env, tmp)
+            shutil.rmtree(out_dir, ignore_errors=True)
+            os.replace(tmp, out_dir)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return binary, pkg
+
+    def _generate_and_build(self, runtime: Runtime, pkg: GoPackage, goroot: Path, build_go: str,
+                            has_loop: bool, env: dict[str, str], tmp: Path) -> None:
+        replace: dict[str, str] = {}
+        (tmp / "gen_internal.go").write_text(generate_internal(pkg.name, pkg.import_path, pkg.internal, has_loop))
+        replace[str(pkg.dir / GEN_INTERNAL)] = str(tmp / "gen_internal.go")
+        if pkg.external:
+            (tmp / "gen_external.go").write_text(generate_external(pkg.name, pkg.import_path, pkg.external))
+            replace[str(pkg.dir / GEN_EXTERNAL)] = str(tmp / "gen_external.go")
+        hook, patched = stdlib_testing_overlay(goroot)
+        (tmp / "testing_perflab.go").write_text(hook)
+        (tmp / "benchmark.go").write_text(patched)
+        replace[str(goroot / "src" / "testing" / "zz_perflab_hook.go")] = str(tmp / "testing_perflab.go")
+        replace[str(goroot / "src" / "testing" / "benchmark.go")] = str(tmp / "benchmark.go")
+        (tmp / "overlay.json").write_text(json.dumps({"Replace": replace}, indent=1))
+        argv = [build_go, "test", "-c", "-vet=off", "-o", str(tmp / f"{pkg.name}.test"),
+                "-overlay", str(tmp / "overlay.json")]
+        if pkg.module_path != WORKER_MODULE:
+            modfile = tmp / "go.mod"
+            shutil.copyfile(pkg.gomod, modfile)
+            gosum = pkg.gomod.with_name("go.sum")
+            if gosum.is_file():
+                shutil.copyfile(gosum, tmp / "go.sum")
+            edit = _run([runtime.executable, "mod", "edit", f"-require={WORKER_MODULE}@v0.0.0",
+                         f"-replace={WORKER_MODULE}={worker_dir('go').resolve()}", str(modfile)],
+                        pkg.dir, env, timeout=120)
+            if edit.returncode != 0:
+                raise PrepareError(f"cannot prepare a go.mod for {pkg.dir}: {edit.stderr.strip()}")
+            argv += ["-modfile", str(modfile)]
+        argv += [*runtime.flags, "."]  # runtime-spec flags are build flags: go1.26:-gcflags=all=-l
+        out = _run(argv, pkg.dir, env)
+        if out.returncode != 0:
+            msg = _clean_build_output(out.stderr or out.stdout, pkg.dir)
+            raise PrepareError(f"go test -c failed for {pkg.import_path} ({runtime.name}):\n{msg}")
+        self._discover(runtime, pkg, tmp / f"{pkg.name}.test")
+
+    def _discover(self, runtime: Runtime, pkg: GoPackage, binary: Path) -> None:
+        """Find the sub-benchmarks of every function that may call b.Run, each in its own process,
+        into <binary>.discovery.json (the worker's `load` reads it instead of running user code)."""
+        todo = [(pkg.import_path + "." + b.func, b) for b in pkg.internal if b.may_have_subs]
+        todo += [(pkg.import_path + "_test." + b.func, b) for b in pkg.external if b.may_have_subs]
+        found: dict[str, dict] = {}
+        env = dict(os.environ)
+        for key in ("PERFLAB_CONNECT", "PERFLAB_TOKEN"):
+            env.pop(key, None)
+        env.update(dict(runtime.env))
+        for bid, b in todo:
+            out_file = binary.with_name(f"discover-{len(found)}.json")
+            env.update(PERFLAB_GO_DISCOVER=bid, PERFLAB_GO_DISCOVER_OUT=str(out_file))
+            try:
+                res = subprocess.run([str(binary), *self.test_flags()], cwd=str(pkg.dir), env=env,
+                                     capture_output=True, text=True, timeout=DISCOVERY_TIMEOUT,
+                                     start_new_session=True)
+                if res.returncode == 0 and out_file.is_file():
+                    found[bid] = json.loads(out_file.read_text())
+                else:
+                    tail = (res.stderr or res.stdout).strip().splitlines()[-3:]
+                    found[bid] = {"leaves": None, "error": f"exit status {res.returncode}: " + " | ".join(tail)}
+            except subprocess.TimeoutExpired:
+                found[bid] = {"leaves": None, "error": f"timed out after {DISCOVERY_TIMEOUT}s"}
+            except (OSError, ValueError) as exc:
+                found[bid] = {"leaves": None, "error": str(exc)}
+            finally:
+                out_file.unlink(missing_ok=True)
+        binary.with_name(binary.name + ".discovery.json").write_text(json.dumps(found))
+
+    def build_mux(self, runtime: Runtime, env: dict[str, str]) -> Path:
+        h = hashlib.sha256()
+        h.update(f"mux|{runtime.executable}".encode())
+        src = worker_dir("go") / "cmd" / "perflab-go-mux"
+        for p in sorted(src.glob("*.go")):
+            h.update(p.read_bytes())
+        out = cache_dir() / "go" / f"mux-{h.hexdigest()[:16]}"
+        if out.is_file():
+            return out
+        res = _run([runtime.executable, "build", "-o", str(out) + ".tmp", "./cmd/perflab-go-mux"],
+                   worker_dir("go"), env)
+        if res.returncode != 0:
+            raise PrepareError(f"cannot build the Go worker multiplexer: {res.stderr.strip()}")
+        os.replace(str(out) + ".tmp", out)
+        return out
+
+
+PRUNE_AFTER_DAYS = 30
+
+
+def _prune(root: Path) -> None:
+    """Forget worker builds unused for PRUNE_AFTER_DAYS (a build dir's mtime is its last use)."""
+    import time
+    limit = time.time() - PRUNE_AFTER_DAYS * 86400
+    for d in root.iterdir() if root.is_dir() else ():
+        try:
+            if d.is_dir() and len(d.name) == 24 and d.stat().st_mtime < limit:
+                shutil.rmtree(d, ignore_errors=True)
+        except OSError:
+            continue
+
+
+def _is_within(path: Path, parent: Path) -> bool:
+    try:
+        path.resolve().relative_to(parent.resolve())
+        return True
+    except ValueError:
+        return False
+
+
+def _linked_goroot(goroot: Path, goversion: str) -> Path:
+    """A hard-linked (or copied) replica of a module-cache GOROOT under perflab's cache."""
+    dest = cache_dir() / "go" / "goroot" / (goversion or goroot.name)
+    if (dest / "bin" / "go").is_file():
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(dest.name + f".tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    res = subprocess.run(["cp", "-al", str(goroot), str(tmp)], capture_output=True, text=True)
+    if res.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        try:
+            shutil.copytree(goroot, tmp, symlinks=True)
+        except OSError as exc:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise PrepareError(f"cannot replicate {goroot} for an overlay build: {exc}") from None
+    try:
+        os.replace(tmp, dest)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)  # another process won the race
+    return dest
+
+
+def _clean_build_output(text: str, pkg_dir: Path) -> str:
+    """The compiler's messages with paths made absolute (`./x_test.go:3:1` → `/abs/x_test.go:3:1`)."""
+    lines = []
+    for line in text.strip().splitlines():
+        if line.startswith("# ") or line.startswith("FAIL") and "[build failed]" in line:
+            continue
+        lines.append(re.sub(r"^\./", str(pkg_dir) + os.sep, line))
+    return "\n".join(lines) or text.strip()

@@ -1,0 +1,3 @@
+module perflab.dev/go
+
+go 1.21
