@@ -221,3 +221,18 @@ def test_the_baseline_is_the_first_runtime_given_not_the_first_to_finish():
     by_rt = {r.result.case.runtime.name: r for r in rows}
     assert by_rt["listed_first"].is_baseline
     assert by_rt["listed_second"].ratio.value == pytest.approx(0.5, rel=0.05)
+
+
+def test_contenders_stop_together_so_every_round_stays_paired():
+    clock = FakeClock()
+    quiet, noisy = make_case(runtime="quiet"), make_case(runtime="noisy")
+    results = engine_for(get_job("default"),
+                         lambda c, i: FakeWorker(clock, 1000.0, seed=i,
+                                                 noise=0.005 if c.runtime.name == "quiet" else 0.06),
+                         clock).run_group([quiet, noisy])
+    rounds = {r.case.runtime.name: sorted({x for ln in r.launches for x in ln.workload_rounds})
+              for r in results}
+    assert rounds["quiet"] == rounds["noisy"]
+    assert len(rounds["quiet"]) > get_job("default").iterations_min  # the quiet one kept going
+    by_rt = {r.case.runtime.name: r for r in results}
+    assert by_rt["quiet"].stop_reason == "target reached"

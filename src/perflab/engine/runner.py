@@ -113,8 +113,7 @@ class Engine:
             for st, ln in order:
                 if not st.done:
                     self._guard(st, self._workload, st, ln, rnd)
-            for st in self._active(states):
-                self._guard(st, self._judge, st)
+            self._judge_group(self._active(states))
         elapsed = self.clock() - started
         for st in states:
             st.result.wall_seconds = st.spent if st.spent else elapsed / max(1, len(states))
@@ -210,24 +209,50 @@ class Engine:
         # what was actually timed (call + loop), so more iterations would not change the verdict
         return est.ci_low <= 0 <= est.ci_high and est.error <= target * max(est.gross_mean, 0.0)
 
-    def _judge(self, st: _CaseState) -> None:
+    def _status(self, st: _CaseState) -> str:
+        """'met' (precision target reached), 'spent' (budget or iteration cap used up) or 'more'.
+        May add a launch when processes disagree more than iterations do."""
         job = self.job
         counts = [len(ln.samples.workload) for ln in st.launches]
         if job.name == "dry" or job.target_rel_error <= 0:
-            if min(counts) >= job.iterations_min:
-                return self._finish(st, "dry run" if job.name == "dry" else "iterations done")
-            return
+            return "met" if min(counts) >= job.iterations_min else "more"
         enough = min(counts) >= job.iterations_min and len(st.launches) >= job.launches_min
         est = estimate([ln.samples for ln in st.launches], st.case.benchmark.ops_per_invoke,
                        job.confidence, subtract_overhead=job.overhead) if enough else None
         if enough and self.target_met(est):
-            return self._finish(st, "target reached")
-        if st.spent >= job.budget_s:
-            return self._finish(st, "budget exhausted")
-        if sum(counts) >= job.iterations_max:
-            return self._finish(st, "iteration limit")
-        if (est is not None and est.between_share > 0.5 and len(st.launches) < job.launches_max):
+            return "met"
+        if st.spent >= job.budget_s or sum(counts) >= job.iterations_max:
+            return "spent"
+        if est is not None and est.between_share > 0.5 and len(st.launches) < job.launches_max:
             self._add_launch(st)
+        return "more"
+
+    def _judge_group(self, active: list[_CaseState]) -> None:
+        """The contenders of a group stop together: a case that reached its target keeps being measured
+        while another still needs rounds, so every round stays paired (a ratio judged over rounds one
+        side sat out would mix drift back in). The group stops when all reached the target, or when one
+        has spent its budget."""
+        status = {}
+        for st in active:
+            try:
+                status[id(st)] = self._status(st)
+            except (WorkerFailure, ProtocolError) as exc:
+                self._guard(st, _raise, exc)
+        active = [st for st in active if not st.done]
+        if not active:
+            return
+        values = [status[id(st)] for st in active]
+        if all(v == "met" for v in values) or "spent" in values:
+            for st in active:
+                reason = {"met": "target reached", "more": "budget exhausted"}.get(status[id(st)])
+                if reason is None:
+                    counts = sum(len(ln.samples.workload) for ln in st.launches)
+                    reason = "iteration limit" if counts >= self.job.iterations_max else "budget exhausted"
+                if self.job.name == "dry":
+                    reason = "dry run"
+                elif self.job.target_rel_error <= 0:
+                    reason = "iterations done"
+                self._guard(st, self._finish, st, reason)
 
     def _finish(self, st: _CaseState, reason: str) -> None:
         st.result.stop_reason = reason
@@ -306,3 +331,7 @@ class Engine:
         items = list(items)
         self.rng.shuffle(items)
         return items
+
+
+def _raise(exc: BaseException) -> None:
+    raise exc

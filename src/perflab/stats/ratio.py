@@ -1,8 +1,11 @@
 """Ratio of a case to its baseline, with RatioSD and an interval.
 
 When both cases were measured in the same interleaved rounds, the ratio is judged from the paired
-per-round ratios (log scale), so machine drift that hits both cancels; the between-launch variance of
-each side is added, because pairing cannot cancel differences between processes. Otherwise the delta method on the
+per-round ratios (log scale), so machine drift that hits both cancels. On a shared machine a burst of
+interference hits one side of a pair now and then, so the paired estimate is robust: the
+Hodges–Lehmann estimate (median of Walsh averages) with the Wilcoxon signed-rank interval — no
+normality assumed. The between-launch variance of each side widens it, because pairing cannot cancel
+differences between processes. Otherwise the delta method on the
 two estimates is used. RatioSD follows BenchmarkDotNet: the spread of the ratio's distribution, i.e.
 ratio × sqrt((sd_a/mean_a)² + (sd_b/mean_b)²) unpaired, or the standard deviation of paired ratios.
 """
@@ -40,24 +43,21 @@ def ratio_of(a: Estimate, b: Estimate, confidence: float = 0.999,
         ok = (pa > 0) & (pb > 0)
         if ok.sum() >= 3:
             logs = np.log(pa[ok] / pb[ok])
-            k = len(logs)
+            centre, lo, hi = hodges_lehmann(logs, confidence)
             # Pairing removes the machine's drift, not the processes' own levels: every launch of a
             # runtime has its own memory layout, hash seed, JIT decisions. Their between-launch
-            # variance components (relative, from each estimate) are added to the paired variance,
-            # with Satterthwaite's degrees of freedom, so A/A intervals cover process effects.
-            terms = [(float(np.var(logs, ddof=1)) / k, k - 1)]
-            for e in (a, b):
-                rel_between = e.between_share * e.se ** 2 / e.mean ** 2 if e.mean else 0.0
-                if rel_between > 0 and e.launches > 1:
-                    terms.append((rel_between, e.launches - 1))
-            var = sum(v for v, _ in terms)
-            se = float(np.sqrt(var))
-            df = var ** 2 / sum(v * v / d for v, d in terms if d > 0) if var > 0 else k - 1
-            t = float(sps.t.ppf(0.5 + confidence / 2, max(df, 1.0)))
-            centre = float(np.mean(logs))
+            # variance components (relative, from each estimate) widen the interval, with
+            # Satterthwaite's degrees of freedom, so A/A intervals cover process effects.
+            extra = [(e.between_share * e.se ** 2 / e.mean ** 2, e.launches - 1) for e in (a, b)
+                     if e.mean and e.launches > 1 and e.between_share > 0]
+            if extra:
+                var = sum(v for v, _ in extra)
+                df = var ** 2 / sum(v * v / d for v, d in extra)
+                widen = float(sps.t.ppf(0.5 + confidence / 2, max(df, 1.0))) * float(np.sqrt(var))
+                lo, hi = centre - float(np.hypot(centre - lo, widen)), centre + float(np.hypot(hi - centre, widen))
             ratios = pa[ok] / pb[ok]
-            return Ratio(value, float(np.std(ratios, ddof=1)), float(np.exp(centre - t * se)),
-                         float(np.exp(centre + t * se)), True, k)
+            return Ratio(float(np.exp(centre)), float(np.std(ratios, ddof=1)), float(np.exp(lo)),
+                         float(np.exp(hi)), True, int(ok.sum()))
     cv_a = a.stddev / a.mean
     cv_b = b.stddev / b.mean
     sd = value * float(np.hypot(cv_a, cv_b))
@@ -66,3 +66,19 @@ def ratio_of(a: Estimate, b: Estimate, confidence: float = 0.999,
     t = float(sps.t.ppf(0.5 + confidence / 2, df))
     return Ratio(value, sd, value * float(np.exp(-t * rel_se)), value * float(np.exp(t * rel_se)),
                  False)
+
+
+def hodges_lehmann(d: np.ndarray, confidence: float) -> tuple[float, float, float]:
+    """Hodges–Lehmann location of `d` and its distribution-free interval from the Wilcoxon signed-rank
+    statistic (normal approximation of its quantiles; exact enough from a dozen pairs on)."""
+    d = np.asarray(d, dtype=float)
+    n = len(d)
+    i, j = np.triu_indices(n)
+    walsh = np.sort((d[i] + d[j]) / 2)
+    m = len(walsh)
+    centre = float(np.median(walsh))
+    z = float(sps.norm.ppf(0.5 + confidence / 2))
+    k = int(np.floor(m / 2 - z * np.sqrt(n * (n + 1) * (2 * n + 1) / 24)))
+    if k < 0:  # too few pairs for this confidence: the interval is the whole observed range
+        return centre, float(walsh[0]), float(walsh[-1])
+    return centre, float(walsh[k]), float(walsh[m - 1 - k])
