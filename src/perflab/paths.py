@@ -14,7 +14,9 @@ def workers_root() -> Path:
     # installed package: the wheel carries the workers in perflab/_workers
     packaged = Path(__file__).resolve().parent / "_workers"
     if packaged.is_dir():
-        return packaged
+        # In a checkout _workers is a symlink to workers/: hand out the real path, since runtimes
+        # such as Node resolve symlinks and then no longer recognise their entry module.
+        return packaged.resolve()
     return REPO_ROOT / "workers"
 
 
