@@ -106,7 +106,10 @@ def _judge(row: Row, target: float, overhead: bool) -> None:
         row.warnings.append(f"the benchmark wrote {res.output_bytes} bytes to stdout/stderr")
     if not res.ok or est is None:
         return
-    if overhead and est.ci_low <= 0:
+    # "empty" only when the whole interval is below what an empty call costs; an interval that reaches
+    # zero because it is enormous means noise, which the precision warning below reports
+    empty = overhead and est.ci_low <= 0 and est.ci_high < max(est.overhead_per_op, 1e-9)
+    if empty:
         row.warnings.append(
             "indistinguishable from an empty benchmark: mean "
             f"{format_time(est.mean)}, {est.confidence:.1%} CI [{format_time(est.ci_low)}, "
@@ -124,8 +127,7 @@ def _judge(row: Row, target: float, overhead: bool) -> None:
             f"iterations are short ({format_time(est.iteration_ns_median)} each, clock resolution "
             f"{format_time(res.clock_resolution_ns)}): timer granularity and per-iteration setup "
             "weigh on the result")
-    if res.stop_reason in ("budget exhausted", "iteration limit") and est.mean > 0 \
-            and not (overhead and est.ci_low <= 0):
+    if res.stop_reason in ("budget exhausted", "iteration limit") and est.mean > 0 and not empty:
         row.warnings.append(f"precision target ±{target:.0%} not reached ({res.stop_reason}; "
                             f"reached ±{est.rel_error:.1%}): the machine or the benchmark is noisy")
     if est.outliers_upper_removed:
