@@ -64,3 +64,13 @@ def walk_files(path: Path, suffixes: tuple[str, ...], name_ok) -> list[Path]:
         if p.is_file() and p.suffix in suffixes and name_ok(p.name):
             found.append(p.resolve())
     return found
+
+
+def common_root(sources: list[Path]) -> Path:
+    """The deepest folder containing every source (the worker's working directory)."""
+    dirs = [s.parent for s in sources]
+    root = dirs[0]
+    for d in dirs[1:]:
+        while root not in d.parents and root != d:
+            root = root.parent
+    return root

@@ -20,7 +20,7 @@ from ..errors import PrepareError
 from ..model import Runtime
 from ..paths import worker_dir
 from ..runtimes import node as noderuntimes
-from .base import LaunchSpec, Toolchain, walk_files
+from .base import LaunchSpec, Toolchain, common_root, walk_files
 
 SUFFIXES = (".js", ".mjs", ".ts", ".mts")
 TYPESCRIPT = "typescript@5"
@@ -86,7 +86,7 @@ class NodeToolchain(Toolchain):
             if version >= (20, 11):
                 # Node announces type stripping on stderr, which would land in every failure's tail
                 flags.append("--disable-warning=ExperimentalWarning")
-        root = str(_common_root(sources)) if sources else str(workdir)
+        root = str(common_root(sources)) if sources else str(workdir)
         return LaunchSpec(
             # perflab's flags first, so the user's runtime flags (node22:--max-old-space-size=…) win
             argv=[runtime.executable, *flags, *runtime.flags, str(worker_dir("node") / "worker.js")],
@@ -120,11 +120,3 @@ def ensure_typescript() -> Path:
             raise PrepareError(f"npm install {TYPESCRIPT} failed (status {out.returncode}): {tail}")
     return target
 
-
-def _common_root(sources: list[Path]) -> Path:
-    dirs = [s.parent for s in sources]
-    root = dirs[0]
-    for d in dirs[1:]:
-        while root not in d.parents and root != d:
-            root = root.parent
-    return root

@@ -8,7 +8,7 @@ from pathlib import Path
 from ..model import Runtime
 from ..paths import worker_dir
 from ..runtimes import python as pyruntimes
-from .base import LaunchSpec, Toolchain, walk_files
+from .base import LaunchSpec, Toolchain, common_root, walk_files
 
 
 def is_bench_name(name: str) -> bool:
@@ -31,21 +31,13 @@ class PythonToolchain(Toolchain):
 
     def prepare(self, runtime: Runtime, sources: list[Path], workdir: Path) -> LaunchSpec:
         main = worker_dir("python") / "perflab_main.py"
-        root = str(_common_root(sources))
+        root = str(common_root(sources))
         return LaunchSpec(
             argv=[runtime.executable, *runtime.flags, str(main)],
             env={"PYTHONDONTWRITEBYTECODE": "1", **dict(runtime.env)},
             cwd=root, load_paths=[str(s) for s in sources], root=root,
         )
 
-
-def _common_root(sources: list[Path]) -> Path:
-    dirs = [s.parent for s in sources]
-    root = dirs[0]
-    for d in dirs[1:]:
-        while root not in d.parents and root != d:
-            root = root.parent
-    return root
 
 
 def _default() -> Runtime | None:
