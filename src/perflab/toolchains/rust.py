@@ -1,0 +1,281 @@
+"""Rust: a benchmark file is a `.rs` file that defines `pub fn register(r: &mut perflab::Registry)` (see
+workers/rust/README.md). It may sit anywhere — typically `benches/*.rs` of a cargo crate, whose library it can
+then `use` — or be a standalone file.
+
+perflab generates a binary crate in `<cache>/rust/<hash>/` that includes every benchmark file as a module
+(`#[path = "/abs/file.rs"] mod …;`), depends on the worker crate (workers/rust) and on the user's library
+crate by path, and builds it once per (toolchain, flags, sources) with that toolchain's cargo. Nothing is
+written into the user's tree (the crate's target directory lives in the cache).
+
+Runtime flags are build settings, separated by commas or spaces:
+`rust-stable:opt-level=3,lto=fat,codegen-units=1,target-cpu=native`.
+Cargo profile keys (opt-level, lto, codegen-units, debug, panic, overflow-checks, debug-assertions, strip,
+incremental) become `CARGO_PROFILE_RELEASE_*`; `profile=dev` builds the dev profile instead; any other
+`key=value` becomes `-C key=value` in RUSTFLAGS and a word starting with `-` is added to RUSTFLAGS as is;
+`edition=2024` sets the generated crate's edition; `count-allocs=off` drops the worker's counting global
+allocator (for code that installs its own). `KEY=VALUE` items (e.g. `RUSTFLAGS=-Ctarget-cpu=native`)
+are set in the environment of the build and of the worker.
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..cache import cache_dir
+from ..errors import PrepareError
+from ..model import Runtime
+from ..paths import worker_dir
+from ..runtimes import rust as rustruntimes
+from .base import SKIP_DIRS, LaunchSpec, Toolchain, walk_files
+
+GEN_VERSION = "1"  # bump when the generated crate or the build steps change
+BUILD_TIMEOUT = 1800
+BIN_NAME = "perflab-bench"
+
+_REGISTER = re.compile(r"^\s*pub\s+fn\s+register\s*\(\s*\w+\s*:\s*&\s*mut\s+(?:perflab\s*::\s*)?Registry\s*\)", re.M)
+PROFILE_KEYS = {"opt-level", "lto", "codegen-units", "debug", "panic", "overflow-checks", "debug-assertions",
+                "strip", "incremental", "split-debuginfo"}
+
+
+def is_bench_file(path: Path) -> bool:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return False
+    return "perflab" in text and bool(_REGISTER.search(text))
+
+
+@dataclass
+class BuildSettings:
+    profile: str = "release"
+    edition: str = "2021"
+    env: dict[str, str] | None = None
+    rustflags: list[str] | None = None
+    count_allocs: bool = True
+
+
+def parse_flags(flags: tuple[str, ...] | list[str]) -> BuildSettings:
+    st = BuildSettings(env={}, rustflags=[])
+    words = [w for f in flags for w in re.split(r"[,\s]+", f) if w]
+    profile_items = []
+    for w in words:
+        if w.startswith("-"):
+            st.rustflags.append(w)
+            continue
+        key, eq, val = w.partition("=")
+        if not eq:
+            raise PrepareError(f"rust flag '{w}': expected key=value (e.g. opt-level=3, lto=fat, "
+                               "target-cpu=native) or a rustc flag starting with '-'")
+        if key == "profile":
+            st.profile = val
+        elif key == "edition":
+            st.edition = val
+        elif key == "count-allocs":
+            st.count_allocs = val.lower() not in ("off", "false", "no", "0")
+        elif key in PROFILE_KEYS:
+            profile_items.append((key, val))
+        else:
+            st.rustflags.append(f"-C{key}={val}")
+    prof = "RELEASE" if st.profile == "release" else st.profile.upper().replace("-", "_")
+    if st.profile == "dev":
+        prof = "DEV"
+    for key, val in profile_items:
+        st.env[f"CARGO_PROFILE_{prof}_{key.upper().replace('-', '_')}"] = val
+    return st
+
+
+def _package_of(path: Path) -> tuple[str, Path] | None:
+    """(package name, crate dir) of the cargo package with a library that contains `path`, if any."""
+    for d in path.parents:
+        manifest = d / "Cargo.toml"
+        if manifest.is_file():
+            try:
+                text = manifest.read_text(errors="replace")
+            except OSError:
+                return None
+            section = re.search(r"^\[package\](.*?)(?=^\[|\Z)", text, re.M | re.S)
+            if not section:
+                return None  # a virtual workspace manifest
+            m = re.search(r'^\s*name\s*=\s*"([^"]+)"', section.group(1), re.M)
+            has_lib = (d / "src" / "lib.rs").is_file() or re.search(r"^\[lib\]", text, re.M)
+            if m and has_lib:
+                return m.group(1), d
+            return None
+        if d == d.parent:
+            break
+    return None
+
+
+def _tree_digest(root: Path, h) -> None:
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        for fn in sorted(filenames):
+            if fn.endswith(".rs") or fn in ("Cargo.toml", "Cargo.lock", "build.rs"):
+                p = os.path.join(dirpath, fn)
+                try:
+                    st = os.stat(p)
+                except OSError:
+                    continue
+                h.update(f"{os.path.relpath(p, root)}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+
+
+def _worker_digest(h) -> None:
+    wd = worker_dir("rust")
+    for p in [wd / "Cargo.toml", *sorted((wd / "src").glob("*.rs"))]:
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+
+
+def _toml_str(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _mod_name(i: int, path: Path) -> str:
+    stem = re.sub(r"\W", "_", path.stem)
+    return f"m{i}_{stem}"
+
+
+def generate(sources: list[Path], deps: dict[str, Path], edition: str, count_allocs: bool = True
+             ) -> tuple[str, str]:
+    """(Cargo.toml, main.rs) of the benchmark binary."""
+    worker_features = "" if count_allocs else ", default-features = false"
+    lines = ["[package]", f'name = "{BIN_NAME}"', 'version = "0.0.0"', f'edition = "{edition}"',
+             "publish = false", "", "[[bin]]", f'name = "{BIN_NAME}"', 'path = "main.rs"', "",
+             "[dependencies]", f"perflab = {{ path = {_toml_str(str(worker_dir('rust').resolve()))}{worker_features} }}"]
+    for name, d in sorted(deps.items()):
+        lines.append(f"{_toml_str(name)} = {{ path = {_toml_str(str(d))} }}")
+    lines += ["", "[workspace]", ""]
+    main = ["// Generated by perflab; DO NOT EDIT.", "#![allow(dead_code, unused_imports)]", ""]
+    regs = []
+    for i, src in enumerate(sources):
+        mod = _mod_name(i, src)
+        main.append(f"#[path = {_toml_str(str(src))}]")
+        main.append(f"mod {mod};")
+        regs.append(f"{mod}::register")
+    main += ["", f"perflab::main!({', '.join(regs)});", ""]
+    return "\n".join(lines), "\n".join(main)
+
+
+_ERR = re.compile(r"^(error(?:\[\w+\])?: .*)\n\s*--> (.+?):(\d+):(\d+)", re.M)
+
+
+def format_build_error(stderr: str) -> str:
+    """cargo's output reduced to its errors, each headed `file:line:col: error…`."""
+    text = stderr.replace("\r", "")
+    heads = [f"{m.group(2)}:{m.group(3)}:{m.group(4)}: {m.group(1)}" for m in _ERR.finditer(text)]
+    # the full diagnostics, without progress lines and warnings
+    blocks, keep = [], False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("Compiling ", "Updating ", "Locking ", "Adding ", "Blocking ", "Finished ")):
+            continue
+        if line.startswith("warning"):
+            keep = False
+        elif line.startswith("error"):
+            keep = True
+        if keep:
+            blocks.append(line)
+    detail = "\n".join(blocks).strip()
+    return "\n".join(heads + ([detail] if detail else [])) or text.strip()[-4000:]
+
+
+class RustToolchain(Toolchain):
+    language = "rust"
+
+    def find_sources(self, path: Path) -> list[Path]:
+        return [p for p in walk_files(path, (".rs",), lambda name: True) if is_bench_file(p)]
+
+    def discover_runtimes(self) -> list[Runtime]:
+        return rustruntimes.discover()
+
+    def default_runtime(self) -> Runtime | None:
+        rts = [r for r in self.discover_runtimes() if r.installed]
+        return rts[0] if rts else None
+
+    def resolve_path(self, path: str) -> Runtime | None:
+        return rustruntimes.describe(path)
+
+    def provision(self, runtime: Runtime) -> Runtime:
+        return rustruntimes.provision(runtime)
+
+    def prepare(self, runtime: Runtime, sources: list[Path], workdir: Path) -> LaunchSpec:
+        if not runtime.executable or not os.path.isfile(runtime.executable):
+            raise PrepareError(f"{runtime.name}: rustc not found ({runtime.executable or 'not installed'}); "
+                               "install the toolchain with rustup")
+        sources = sorted({Path(s).resolve() for s in sources})
+        if not sources:
+            raise PrepareError("no Rust benchmark files were given")
+        binary = self.build(runtime, sources)
+        root = os.path.commonpath([str(s.parent) for s in sources])
+        return LaunchSpec(argv=[str(binary)], env={k: v for k, v in runtime.env}, cwd=root,
+                          load_paths=[str(s) for s in sources], root=root)
+
+    def build(self, runtime: Runtime, sources: list[Path]) -> Path:
+        settings = parse_flags(runtime.flags)
+        cargo = rustruntimes.cargo_for(runtime)
+        deps: dict[str, Path] = {}
+        for src in sources:
+            pkg = _package_of(src)
+            if pkg and pkg[0] != "perflab":
+                deps[pkg[0]] = pkg[1]
+        h = hashlib.sha256()
+        h.update(f"{GEN_VERSION}|{runtime.executable}|{runtime.version}|{runtime.flags}|{runtime.env}\n".encode())
+        _worker_digest(h)
+        for src in sources:
+            h.update(str(src).encode())
+            h.update(src.read_bytes())
+        for name, d in sorted(deps.items()):
+            h.update(f"dep {name} {d}\n".encode())
+            _tree_digest(d, h)
+        key = h.hexdigest()[:20]
+        out_dir = cache_dir() / "rust" / key
+        out_dir.mkdir(parents=True, exist_ok=True)
+        profile_dir = "debug" if settings.profile == "dev" else settings.profile
+        binary = out_dir / "target" / profile_dir / BIN_NAME
+        marker = out_dir / "built"
+        if marker.is_file() and binary.is_file():
+            return binary
+        with open(out_dir / ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if marker.is_file() and binary.is_file():
+                return binary
+            manifest, main = generate(sources, deps, settings.edition, settings.count_allocs)
+            (out_dir / "Cargo.toml").write_text(manifest)
+            (out_dir / "main.rs").write_text(main)
+            env = dict(os.environ)
+            for k in list(env):
+                if k.startswith("CARGO_PROFILE_") or k in ("CARGO_BUILD_TARGET", "CARGO_TARGET_DIR"):
+                    env.pop(k)
+            env.update({"RUSTC": runtime.executable, "CARGO_TARGET_DIR": str(out_dir / "target"),
+                        "PERFLAB_RUSTC_VERSION": runtime.version, "CARGO_TERM_COLOR": "never"})
+            env.pop("RUSTC_WRAPPER", None)
+            channel = Path(runtime.executable).parent.parent.name
+            if (rustruntimes.rustup_home() / "toolchains" / channel).is_dir():
+                env["RUSTUP_TOOLCHAIN"] = channel
+            env.update(settings.env or {})
+            env.update(dict(runtime.env))
+            if settings.rustflags:
+                env["RUSTFLAGS"] = " ".join(filter(None, [env.get("RUSTFLAGS", ""), *settings.rustflags]))
+            argv = [cargo, "build", "--profile", settings.profile, "--bin", BIN_NAME,
+                    "-j", os.environ.get("PERFLAB_BUILD_JOBS", "1")]
+            try:
+                out = subprocess.run(argv, cwd=str(out_dir), env=env, capture_output=True, text=True,
+                                     timeout=BUILD_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                raise PrepareError(f"cargo build timed out after {BUILD_TIMEOUT}s") from None
+            except OSError as exc:
+                raise PrepareError(f"cannot run {cargo}: {exc}") from None
+            if out.returncode != 0 or not binary.is_file():
+                raise PrepareError(f"cargo build failed:\n{format_build_error(out.stderr or out.stdout)}")
+            marker.write_text("ok\n")
+        return binary
+
+
+def clear(runtime_dir: Path) -> None:  # pragma: no cover - maintenance helper
+    shutil.rmtree(runtime_dir, ignore_errors=True)

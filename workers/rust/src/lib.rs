@@ -1,0 +1,854 @@
+//! perflab's Rust worker: the benchmark registration API and the protocol v1 client (std only).
+//!
+//! A benchmark file defines `pub fn register(r: &mut perflab::Registry)`:
+//!
+//! ```no_run
+//! use perflab::{black_box, Bencher, Registry};
+//!
+//! fn sum(b: &mut Bencher) {
+//!     // setup: runs once per case (benchmark × parameter values), outside the timed region
+//!     let n: usize = b.param_as("n");
+//!     let data: Vec<u64> = (0..n as u64).collect();
+//!     // the routine: called `invocations` times per timed iteration; its result is black-boxed
+//!     b.iter(move || black_box(&data).iter().sum::<u64>());
+//! }
+//!
+//! pub fn register(r: &mut Registry) {
+//!     r.bench("sum", sum).param("n", &[10, 1000]);
+//!     r.bench("noop", |b| b.iter(|| ())).baseline();
+//! }
+//! # fn main() {}
+//! ```
+//!
+//! perflab generates the binary (`perflab::main!(file1::register, file2::register)`) in its cache and
+//! starts it with PERFLAB_CONNECT / PERFLAB_TOKEN; see protocol/PROTOCOL.md and workers/rust/README.md.
+
+pub mod json;
+
+use std::any::Any;
+use std::io::{BufRead, BufReader, Write};
+use std::marker::PhantomData;
+use std::mem::MaybeUninit;
+use std::net::TcpStream;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
+
+pub use std::hint::black_box;
+
+use json::{obj, s, Json};
+
+pub const PROTOCOL_VERSION: i64 = 1;
+
+// ------------------------------------------------------------------------------------------------
+// Allocation counting (diagnose stage only)
+// ------------------------------------------------------------------------------------------------
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static ALLOC_BYTES: AtomicU64 = AtomicU64::new(0);
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+/// A `#[global_allocator]` wrapper around the system allocator that counts allocations while the
+/// diagnose stage runs (one relaxed load per allocation otherwise).
+pub struct CountingAlloc;
+
+unsafe impl std::alloc::GlobalAlloc for CountingAlloc {
+    #[inline]
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCS.fetch_add(1, Ordering::Relaxed);
+            ALLOC_BYTES.fetch_add(layout.size() as u64, Ordering::Relaxed);
+        }
+        std::alloc::System.alloc(layout)
+    }
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCS.fetch_add(1, Ordering::Relaxed);
+            ALLOC_BYTES.fetch_add(layout.size() as u64, Ordering::Relaxed);
+        }
+        std::alloc::System.alloc_zeroed(layout)
+    }
+    #[inline]
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        std::alloc::System.dealloc(ptr, layout)
+    }
+    #[inline]
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCS.fetch_add(1, Ordering::Relaxed);
+            ALLOC_BYTES.fetch_add(new_size as u64, Ordering::Relaxed);
+        }
+        std::alloc::System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[cfg(feature = "count-allocs")]
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
+
+// ------------------------------------------------------------------------------------------------
+// Authoring API
+// ------------------------------------------------------------------------------------------------
+
+/// The benchmarks of one binary, filled by each file's `register` function.
+#[derive(Default)]
+pub struct Registry {
+    defs: Vec<Def>,
+}
+
+/// One registered benchmark; the builder methods set its options.
+pub struct Def {
+    name: String,
+    group: Option<String>,
+    file: String,
+    line: u32,
+    baseline: bool,
+    ops: u64,
+    params: Vec<(String, Vec<String>)>,
+    categories: Vec<String>,
+    description: String,
+    iteration_setup: bool,
+    setup: Box<dyn Fn(&mut Bencher)>,
+}
+
+impl Registry {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Register a benchmark. `setup` runs once per case (outside timing) and must call
+    /// [`Bencher::iter`] with the routine to time.
+    #[track_caller]
+    pub fn bench<F: Fn(&mut Bencher) + 'static>(&mut self, name: &str, setup: F) -> &mut Def {
+        let loc = panic::Location::caller();
+        self.defs.push(Def {
+            name: name.to_string(),
+            group: None,
+            file: loc.file().to_string(),
+            line: loc.line(),
+            baseline: false,
+            ops: 1,
+            params: Vec::new(),
+            categories: Vec::new(),
+            description: String::new(),
+            iteration_setup: false,
+            setup: Box::new(setup),
+        });
+        self.defs.last_mut().unwrap()
+    }
+
+    /// Register a routine that needs no setup: `r.func("parse", || parse(black_box(INPUT)))`.
+    #[track_caller]
+    pub fn func<T: 'static, F: Fn() -> T + Clone + 'static>(&mut self, name: &str, f: F) -> &mut Def {
+        self.bench(name, move |b| b.iter(f.clone()))
+    }
+
+    pub fn len(&self) -> usize {
+        self.defs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.defs.is_empty()
+    }
+}
+
+impl Def {
+    /// A parameter axis; every combination of axes is a case. Values are shown as given
+    /// (`Display`) and read back in setup with [`Bencher::param`] / [`Bencher::param_as`].
+    pub fn param<V: ToString>(&mut self, name: &str, values: &[V]) -> &mut Self {
+        self.params.push((name.to_string(), values.iter().map(|v| v.to_string()).collect()));
+        self
+    }
+    /// Rows of the same group are shown relative to this one.
+    pub fn baseline(&mut self) -> &mut Self {
+        self.baseline = true;
+        self
+    }
+    /// Operations performed by one call of the routine (the host divides by it).
+    pub fn ops(&mut self, n: u64) -> &mut Self {
+        self.ops = n.max(1);
+        self
+    }
+    pub fn category(&mut self, c: &str) -> &mut Self {
+        self.categories.push(c.to_string());
+        self
+    }
+    pub fn description(&mut self, d: &str) -> &mut Self {
+        self.description = d.to_string();
+        self
+    }
+    /// Ask the host for one invocation per iteration (for routines given with
+    /// [`Bencher::iter_batched`] whose input is expensive to prepare or large).
+    pub fn iteration_setup(&mut self) -> &mut Self {
+        self.iteration_setup = true;
+        self
+    }
+    /// The group rows are listed under (default: the file's stem).
+    pub fn group(&mut self, g: &str) -> &mut Self {
+        self.group = Some(g.to_string());
+        self
+    }
+}
+
+/// Given to a benchmark's setup: its parameter values, and where the routine to time is handed over.
+pub struct Bencher {
+    params: Vec<(String, String)>,
+    routine: Option<Box<dyn Routine>>,
+    teardown: Option<Box<dyn FnOnce()>>,
+}
+
+impl Bencher {
+    /// The display string of parameter `name` for this case (panics if there is no such axis).
+    pub fn param(&self, name: &str) -> &str {
+        match self.params.iter().find(|(k, _)| k == name) {
+            Some((_, v)) => v,
+            None => panic!("perflab: this benchmark has no parameter '{}'", name),
+        }
+    }
+    /// The parameter parsed as `T` (`let n: usize = b.param_as("n");`).
+    pub fn param_as<T: std::str::FromStr>(&self, name: &str) -> T
+    where
+        T::Err: std::fmt::Debug,
+    {
+        let v = self.param(name);
+        v.parse().unwrap_or_else(|e| panic!("perflab: parameter '{}' = {:?}: {:?}", name, v, e))
+    }
+    /// The routine to time. Each call's result goes through `black_box`; give it inputs through
+    /// `black_box` too if they are constants, so the optimiser cannot fold the work away.
+    pub fn iter<T: 'static, F: FnMut() -> T + 'static>(&mut self, f: F) {
+        self.routine = Some(Box::new(Iter { f, _t: PhantomData }));
+    }
+    /// A routine that consumes an input: before every timed iteration, `setup` makes one input per
+    /// invocation (outside the timed region); the timed loop then calls `f(input)` for each.
+    /// Mark the benchmark `.iteration_setup()` to get one invocation per iteration.
+    pub fn iter_batched<I: 'static, T: 'static, S: FnMut() -> I + 'static, F: FnMut(I) -> T + 'static>(
+        &mut self,
+        setup: S,
+        f: F,
+    ) {
+        self.routine = Some(Box::new(Batched { setup, f, inputs: Vec::new(), _t: PhantomData }));
+    }
+    /// Runs at teardown of the case (after the routine's state is dropped).
+    pub fn teardown<F: FnOnce() + 'static>(&mut self, f: F) {
+        self.teardown = Some(Box::new(f));
+    }
+}
+
+trait Routine {
+    /// Elapsed ns of `n` calls of the routine (or of the empty routine of the same shape).
+    fn time(&mut self, n: u64, overhead: bool) -> u64;
+    /// Address of the non-inlined function that runs one call (for the code-size lookup).
+    fn code_addr(&self) -> usize;
+}
+
+struct Iter<T, F> {
+    f: F,
+    _t: PhantomData<fn() -> T>,
+}
+
+/// One call of the benchmark routine: never inlined, so the timed loop has the same shape for the
+/// workload and the overhead stage, and the routine's machine code has a symbol of its own.
+#[inline(never)]
+fn perflab_bench_call<T, F: FnMut() -> T>(f: &mut F) -> T {
+    f()
+}
+
+/// The overhead stage's empty routine: same signature and return type, does nothing.
+#[inline(never)]
+fn perflab_empty_call<T, F: FnMut() -> T>(_f: &mut F) -> MaybeUninit<T> {
+    MaybeUninit::uninit()
+}
+
+impl<T, F: FnMut() -> T> Routine for Iter<T, F> {
+    fn time(&mut self, n: u64, overhead: bool) -> u64 {
+        let f = &mut self.f;
+        if overhead {
+            let t0 = Instant::now();
+            for _ in 0..n {
+                black_box(perflab_empty_call::<T, F>(black_box(&mut *f)));
+            }
+            t0.elapsed().as_nanos() as u64
+        } else {
+            let t0 = Instant::now();
+            for _ in 0..n {
+                black_box(perflab_bench_call::<T, F>(black_box(&mut *f)));
+            }
+            t0.elapsed().as_nanos() as u64
+        }
+    }
+    fn code_addr(&self) -> usize {
+        perflab_bench_call::<T, F> as fn(&mut F) -> T as usize
+    }
+}
+
+struct Batched<I, T, S, F> {
+    setup: S,
+    f: F,
+    inputs: Vec<I>,
+    _t: PhantomData<fn() -> T>,
+}
+
+#[inline(never)]
+fn perflab_bench_call_with<I, T, F: FnMut(I) -> T>(f: &mut F, input: I) -> T {
+    f(input)
+}
+
+#[inline(never)]
+fn perflab_empty_call_with<I, T, F: FnMut(I) -> T>(_f: &mut F, input: I) -> MaybeUninit<T> {
+    drop(input);
+    MaybeUninit::uninit()
+}
+
+impl<I, T, S: FnMut() -> I, F: FnMut(I) -> T> Routine for Batched<I, T, S, F> {
+    fn time(&mut self, n: u64, overhead: bool) -> u64 {
+        self.inputs.clear();
+        // inputs are prepared outside the timed region and outside allocation counting
+        let counting = COUNTING.swap(false, Ordering::SeqCst);
+        self.inputs.reserve(n as usize);
+        for _ in 0..n {
+            self.inputs.push((self.setup)());
+        }
+        COUNTING.store(counting, Ordering::SeqCst);
+        let f = &mut self.f;
+        let mut inputs = std::mem::take(&mut self.inputs);
+        let elapsed = if overhead {
+            let t0 = Instant::now();
+            for x in inputs.drain(..) {
+                black_box(perflab_empty_call_with::<I, T, F>(black_box(&mut *f), x));
+            }
+            t0.elapsed().as_nanos() as u64
+        } else {
+            let t0 = Instant::now();
+            for x in inputs.drain(..) {
+                black_box(perflab_bench_call_with::<I, T, F>(black_box(&mut *f), x));
+            }
+            t0.elapsed().as_nanos() as u64
+        };
+        self.inputs = inputs;
+        elapsed
+    }
+    fn code_addr(&self) -> usize {
+        perflab_bench_call_with::<I, T, F> as fn(&mut F, I) -> T as usize
+    }
+}
+
+/// Generates `fn main()` for a benchmark binary: `perflab::main!(fixture::register);`
+#[macro_export]
+macro_rules! main {
+    ($($reg:path),* $(,)?) => {
+        fn main() {
+            let mut registry = $crate::Registry::new();
+            $( $reg(&mut registry); )*
+            ::std::process::exit($crate::run(registry));
+        }
+    };
+}
+
+// ------------------------------------------------------------------------------------------------
+// Panics
+// ------------------------------------------------------------------------------------------------
+
+struct PanicInfo {
+    message: String,
+    file: String,
+    line: u32,
+    backtrace: String,
+}
+
+static LAST_PANIC: Mutex<Option<PanicInfo>> = Mutex::new(None);
+
+fn payload_text(p: &(dyn Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "Box<dyn Any>".to_string()
+    }
+}
+
+fn install_panic_hook() {
+    panic::set_hook(Box::new(|info| {
+        let message = payload_text(info.payload());
+        let (file, line) = info.location().map(|l| (l.file().to_string(), l.line())).unwrap_or_default();
+        let backtrace = std::backtrace::Backtrace::force_capture().to_string();
+        eprintln!("perflab: benchmark panicked at {}:{}: {}", file, line, message);
+        if let Ok(mut slot) = LAST_PANIC.lock() {
+            *slot = Some(PanicInfo { message, file, line, backtrace });
+        }
+    }));
+}
+
+/// Run `f`, turning a panic into the error object of an `exception` reply.
+fn guarded<R>(what: &str, f: impl FnOnce() -> R) -> Result<R, Json> {
+    match panic::catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => Ok(r),
+        Err(payload) => {
+            let info = LAST_PANIC.lock().ok().and_then(|mut s| s.take());
+            let (msg, file, line, bt) = match info {
+                Some(i) => (i.message, i.file, i.line, i.backtrace),
+                None => (payload_text(&*payload), String::new(), 0, String::new()),
+            };
+            let mut message = format!("panicked: {}", msg);
+            if !what.is_empty() {
+                message = format!("{} {}", what, message);
+            }
+            let mut fields = vec![("kind", s("exception")), ("message", s(message)), ("traceback", s(bt))];
+            if !file.is_empty() {
+                fields.push(("file", s(absolute(&file))));
+                fields.push(("line", Json::Int(line as i64)));
+            }
+            Err(obj(fields))
+        }
+    }
+}
+
+fn absolute(file: &str) -> String {
+    let p = Path::new(file);
+    if p.is_absolute() {
+        file.to_string()
+    } else {
+        std::env::current_dir().map(|d| d.join(p).to_string_lossy().into_owned()).unwrap_or_else(|_| file.to_string())
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Code size: the symbol table of our own executable, read with `nm` (diagnose stage only)
+// ------------------------------------------------------------------------------------------------
+
+#[no_mangle]
+#[inline(never)]
+pub extern "C" fn perflab_rust_anchor() -> u64 {
+    black_box(7)
+}
+
+struct SymTable {
+    bias: usize,
+    sizes: Vec<(usize, u64)>, // (address in the file, size), sorted
+}
+
+static SYMTAB: OnceLock<Option<SymTable>> = OnceLock::new();
+
+fn symtab() -> Option<&'static SymTable> {
+    SYMTAB
+        .get_or_init(|| {
+            let exe = std::env::current_exe().ok()?;
+            let nm = std::env::var("PERFLAB_NM").unwrap_or_else(|_| "nm".to_string());
+            let out = std::process::Command::new(nm).arg("-S").arg("--defined-only").arg(&exe).output().ok()?;
+            if !out.status.success() {
+                return None;
+            }
+            let text = String::from_utf8_lossy(&out.stdout);
+            let mut anchor = None;
+            let mut sizes = Vec::new();
+            for line in text.lines() {
+                let parts: Vec<&str> = line.split_whitespace().collect();
+                if parts.len() == 4 {
+                    let (Ok(addr), Ok(size)) = (usize::from_str_radix(parts[0], 16), u64::from_str_radix(parts[1], 16))
+                    else {
+                        continue;
+                    };
+                    if parts[3] == "perflab_rust_anchor" {
+                        anchor = Some(addr);
+                    }
+                    if matches!(parts[2], "t" | "T" | "W" | "w") {
+                        sizes.push((addr, size));
+                    }
+                }
+            }
+            sizes.sort_unstable();
+            let bias = (perflab_rust_anchor as extern "C" fn() -> u64 as usize).wrapping_sub(anchor?);
+            Some(SymTable { bias, sizes })
+        })
+        .as_ref()
+}
+
+fn code_size_of(addr: usize) -> Option<u64> {
+    let t = symtab()?;
+    let target = addr.wrapping_sub(t.bias);
+    let i = t.sizes.binary_search_by(|(a, _)| a.cmp(&target)).ok()?;
+    Some(t.sizes[i].1)
+}
+
+// ------------------------------------------------------------------------------------------------
+// Protocol
+// ------------------------------------------------------------------------------------------------
+
+struct Case {
+    routine: Option<Box<dyn Routine>>,
+    teardown: Option<Box<dyn FnOnce()>>,
+}
+
+struct Worker {
+    registry: Registry,
+    out: TcpStream,
+    case: Option<Case>,
+}
+
+fn group_of(def: &Def) -> String {
+    def.group.clone().unwrap_or_else(|| {
+        Path::new(&def.file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+    })
+}
+
+fn bench_id(def: &Def) -> String {
+    format!("{}.{}", group_of(def), def.name)
+}
+
+fn clock_resolution_ns() -> i64 {
+    let mut best = u128::MAX;
+    for _ in 0..2000 {
+        let a = Instant::now();
+        let mut b = Instant::now();
+        while b == a {
+            b = Instant::now();
+        }
+        best = best.min((b - a).as_nanos());
+    }
+    best.clamp(1, 1_000_000_000) as i64
+}
+
+/// An error reply's payload.
+fn err(kind: &str, message: impl Into<String>) -> Json {
+    obj(vec![("kind", s(kind)), ("message", s(message.into()))])
+}
+
+enum Flow {
+    Continue,
+    Exit,
+}
+
+impl Worker {
+    fn send(&mut self, mut fields: Vec<(&str, Json)>) -> std::io::Result<()> {
+        fields.insert(0, ("v", Json::Int(PROTOCOL_VERSION)));
+        let mut line = json::to_string(&obj(fields));
+        line.push('\n');
+        self.out.write_all(line.as_bytes())
+    }
+
+    fn reply(&mut self, id: &Json, kind: &str, mut fields: Vec<(&str, Json)>) -> std::io::Result<()> {
+        fields.insert(0, ("type", s(kind)));
+        fields.insert(0, ("id", id.clone()));
+        self.send(fields)
+    }
+
+    fn error(&mut self, id: &Json, error: Json) -> std::io::Result<()> {
+        self.reply(id, "error", vec![("error", error)])
+    }
+
+    fn hello(&mut self) -> std::io::Result<()> {
+        let exe = std::env::current_exe().map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
+        let mut caps = Vec::new();
+        if cfg!(feature = "count-allocs") {
+            caps.push(s("alloc"));
+            caps.push(s("allocs"));
+        }
+        caps.push(s("codesize"));
+        let version = option_env!("PERFLAB_RUSTC_VERSION").unwrap_or("unknown").to_string();
+        let token = std::env::var("PERFLAB_TOKEN").unwrap_or_default();
+        self.send(vec![
+            ("type", s("hello")),
+            ("token", s(token)),
+            ("language", s("rust")),
+            ("runtime", obj(vec![("name", s("rustc")), ("version", s(version)), ("executable", s(exe))])),
+            (
+                "clock",
+                obj(vec![
+                    ("resolution_ns", Json::Int(clock_resolution_ns())),
+                    ("source", s("std::time::Instant (CLOCK_MONOTONIC)")),
+                ]),
+            ),
+            ("capabilities", Json::Arr(caps)),
+            ("unroll", Json::Int(1)),
+            ("pid", Json::Int(std::process::id() as i64)),
+        ])
+    }
+
+    fn handle(&mut self, line: &str) -> std::io::Result<Flow> {
+        let msg = match json::parse(line) {
+            Ok(m @ Json::Obj(_)) => m,
+            Ok(_) => {
+                self.error(&Json::Null, err("protocol", "malformed request: not a JSON object"))?;
+                return Ok(Flow::Continue);
+            }
+            Err(e) => {
+                self.error(&Json::Null, err("protocol", format!("malformed request: {}", e)))?;
+                return Ok(Flow::Continue);
+            }
+        };
+        let id = msg.get("id").cloned().unwrap_or(Json::Null);
+        if msg.get("v") != Some(&Json::Int(PROTOCOL_VERSION)) {
+            let got = msg.get("v").map(json::to_string).unwrap_or_else(|| "none".into());
+            self.error(&id, err("version", format!("this worker speaks protocol v1, got v{}", got)))?;
+            return Ok(Flow::Exit);
+        }
+        let kind = msg.get("type").and_then(Json::as_str).unwrap_or("").to_string();
+        match kind.as_str() {
+            "load" => self.on_load(&id, &msg)?,
+            "setup" => self.on_setup(&id, &msg)?,
+            "run" => self.on_run(&id, &msg)?,
+            "teardown" => self.on_teardown(&id)?,
+            "bye" => {
+                self.reply(&id, "done", vec![])?;
+                return Ok(Flow::Exit);
+            }
+            other => self.error(&id, err("protocol", format!("unknown request type {:?}", other)))?,
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn selected(&self, paths: &[String]) -> Vec<usize> {
+        let wanted: Vec<std::path::PathBuf> =
+            paths.iter().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.into())).collect();
+        (0..self.registry.defs.len())
+            .filter(|&i| {
+                if wanted.is_empty() {
+                    return true;
+                }
+                let f = Path::new(&self.registry.defs[i].file);
+                let f = std::fs::canonicalize(f).unwrap_or_else(|_| f.to_path_buf());
+                wanted.iter().any(|w| f == *w || f.starts_with(w))
+            })
+            .collect()
+    }
+
+    fn on_load(&mut self, id: &Json, msg: &Json) -> std::io::Result<()> {
+        let paths = match msg.get("paths") {
+            Some(Json::Arr(a)) => a.iter().filter_map(|p| p.as_str().map(String::from)).collect::<Vec<_>>(),
+            _ => return self.error(id, err("protocol", "request 'load' lacks field 'paths'")),
+        };
+        let mut benches = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut errors = Vec::new();
+        for i in self.selected(&paths) {
+            let d = &self.registry.defs[i];
+            let bid = bench_id(d);
+            if !seen.insert(bid.clone()) {
+                errors.push(obj(vec![
+                    ("file", s(absolute(&d.file))),
+                    ("line", Json::Int(d.line as i64)),
+                    ("kind", s("load")),
+                    ("message", s(format!("{}: registered twice", bid))),
+                ]));
+                continue;
+            }
+            if let Some((axis, _)) = d.params.iter().find(|(_, v)| v.is_empty()) {
+                errors.push(obj(vec![
+                    ("file", s(absolute(&d.file))),
+                    ("line", Json::Int(d.line as i64)),
+                    ("kind", s("load")),
+                    ("message", s(format!("{}: parameter '{}' has an empty list of values", bid, axis))),
+                ]));
+                continue;
+            }
+            let params = d
+                .params
+                .iter()
+                .map(|(n, vals)| obj(vec![("name", s(n.clone())), ("values", Json::Arr(vals.iter().map(|v| s(v.clone())).collect()))]))
+                .collect();
+            benches.push(obj(vec![
+                ("id", s(bid)),
+                ("name", s(d.name.clone())),
+                ("group", s(group_of(d))),
+                ("file", s(absolute(&d.file))),
+                ("line", Json::Int(d.line as i64)),
+                ("baseline", Json::Bool(d.baseline)),
+                ("categories", Json::Arr(d.categories.iter().map(|c| s(c.clone())).collect())),
+                ("ops_per_invoke", Json::Int(d.ops as i64)),
+                ("params", Json::Arr(params)),
+                ("description", s(d.description.clone())),
+                ("iteration_setup", Json::Bool(d.iteration_setup)),
+                ("meta", Json::Obj(vec![])),
+            ]));
+        }
+        self.reply(id, "loaded", vec![("benchmarks", Json::Arr(benches)), ("errors", Json::Arr(errors))])
+    }
+
+    fn on_setup(&mut self, id: &Json, msg: &Json) -> std::io::Result<()> {
+        let Some(bid) = msg.get("benchmark").and_then(Json::as_str) else {
+            return self.error(id, err("protocol", "request 'setup' lacks field 'benchmark'"));
+        };
+        let Some(di) = self.registry.defs.iter().position(|d| bench_id(d) == bid) else {
+            return self.error(id, err("not_found", format!("no benchmark with id {:?}", bid)));
+        };
+        let empty = Json::Obj(vec![]);
+        let indices = match msg.get("params") {
+            None | Some(Json::Null) => &empty,
+            Some(p @ Json::Obj(_)) => p,
+            Some(_) => return self.error(id, err("protocol", "setup.params must be an object")),
+        };
+        let def = &self.registry.defs[di];
+        let mut params = Vec::new();
+        for (axis, values) in &def.params {
+            match indices.get(axis).and_then(Json::as_i64) {
+                Some(i) if i >= 0 && (i as usize) < values.len() => params.push((axis.clone(), values[i as usize].clone())),
+                Some(i) => {
+                    let m = format!("{}: parameter '{}' has no value #{}", bid, axis, i);
+                    return self.error(id, err("not_found", m));
+                }
+                None => {
+                    let m = format!("{}: missing index for parameter '{}'", bid, axis);
+                    return self.error(id, err("not_found", m));
+                }
+            }
+        }
+        // a previous case that was never torn down is dropped first
+        self.drop_case();
+        let mut b = Bencher { params, routine: None, teardown: None };
+        let setup = &self.registry.defs[di].setup;
+        match guarded("setup", || setup(&mut b)) {
+            Err(e) => self.error(id, e),
+            Ok(()) => {
+                if b.routine.is_none() {
+                    let m = format!("{}: setup did not call b.iter(...) with a routine to time", bid);
+                    return self.error(id, err("exception", m));
+                }
+                self.case = Some(Case { routine: b.routine, teardown: b.teardown });
+                self.reply(id, "ready", vec![])
+            }
+        }
+    }
+
+    fn drop_case(&mut self) -> Option<Json> {
+        let case = self.case.take()?;
+        let Case { routine, teardown, .. } = case;
+        guarded("teardown", move || {
+            drop(routine);
+            if let Some(t) = teardown {
+                t();
+            }
+        })
+        .err()
+    }
+
+    fn on_run(&mut self, id: &Json, msg: &Json) -> std::io::Result<()> {
+        if self.case.is_none() {
+            return self.error(id, err("state", "run before setup"));
+        }
+        let Some(stage) = msg.get("stage").and_then(Json::as_str).map(String::from) else {
+            return self.error(id, err("protocol", "request 'run' lacks field 'stage' (a string)"));
+        };
+        let (Some(inv), Some(iters)) = (msg.get("invocations").and_then(Json::as_i64), msg.get("iterations").and_then(Json::as_i64))
+        else {
+            return self.error(id, err("protocol", "request 'run' needs integer 'invocations' and 'iterations'"));
+        };
+        if inv < 1 || iters < 1 {
+            return self.error(id, err("protocol", "invocations and iterations must be >= 1"));
+        }
+        if !matches!(stage.as_str(), "pilot" | "warmup" | "overhead" | "workload" | "diagnose") {
+            return self.error(id, err("protocol", format!("unknown stage {:?}", stage)));
+        }
+        let case = self.case.as_mut().unwrap();
+        let routine = case.routine.as_mut().unwrap();
+        let (n, k) = (inv as u64, iters as usize);
+        if stage == "diagnose" {
+            ALLOC_BYTES.store(0, Ordering::SeqCst);
+            ALLOCS.store(0, Ordering::SeqCst);
+            COUNTING.store(true, Ordering::SeqCst);
+            let r = guarded("", || {
+                for _ in 0..k {
+                    routine.time(n, false);
+                }
+            });
+            COUNTING.store(false, Ordering::SeqCst);
+            if let Err(e) = r {
+                return self.error(id, e);
+            }
+            let counted = cfg!(feature = "count-allocs");
+            let (bytes, allocs) = (ALLOC_BYTES.load(Ordering::SeqCst), ALLOCS.load(Ordering::SeqCst));
+            let size = code_size_of(routine.code_addr());
+            let mut notes = Vec::new();
+            if size.is_some() {
+                notes.push(s("code_size = bytes of the non-inlined perflab_bench_call::<routine> symbol (routine inlined into it)"));
+            } else {
+                notes.push(s("code size unavailable (nm missing or binary stripped)"));
+            }
+            let opt = |v: Option<u64>| v.map(|x| Json::Int(x as i64)).unwrap_or(Json::Null);
+            return self.reply(
+                id,
+                "diagnostics",
+                vec![
+                    ("invocations", Json::Int(inv)),
+                    ("iterations", Json::Int(iters)),
+                    ("alloc_bytes", opt(counted.then_some(bytes))),
+                    ("allocs", opt(counted.then_some(allocs))),
+                    ("gc", Json::Null),
+                    ("code_size", opt(size)),
+                    ("notes", Json::Arr(notes)),
+                ],
+            );
+        }
+        let overhead = stage == "overhead";
+        let r = guarded("", || (0..k).map(|_| routine.time(n, overhead)).collect::<Vec<u64>>());
+        match r {
+            Err(e) => self.error(id, e),
+            Ok(ns) => self.reply(
+                id,
+                "samples",
+                vec![
+                    ("stage", s(stage)),
+                    ("invocations", Json::Int(inv)),
+                    ("ns", Json::Arr(ns.into_iter().map(|x| Json::Int(x as i64)).collect())),
+                ],
+            ),
+        }
+    }
+
+    fn on_teardown(&mut self, id: &Json) -> std::io::Result<()> {
+        match self.drop_case() {
+            Some(e) => self.error(id, e),
+            None => self.reply(id, "done", vec![]),
+        }
+    }
+}
+
+/// Serve protocol v1 on PERFLAB_CONNECT with the benchmarks of `registry`; returns the exit status.
+pub fn run(registry: Registry) -> i32 {
+    let Ok(addr) = std::env::var("PERFLAB_CONNECT") else {
+        eprintln!("perflab worker: PERFLAB_CONNECT is not set; this program is started by `perflab run`, not by hand");
+        eprintln!("({} benchmarks registered)", registry.defs.len());
+        return 2;
+    };
+    let stream = match TcpStream::connect(&addr) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("perflab worker: cannot connect to {}: {}", addr, e);
+            return 2;
+        }
+    };
+    let _ = stream.set_nodelay(true);
+    install_panic_hook();
+    let out = match stream.try_clone() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("perflab worker: {}", e);
+            return 2;
+        }
+    };
+    let mut w = Worker { registry, out, case: None };
+    if w.hello().is_err() {
+        return 2;
+    }
+    let mut reader = BufReader::new(stream);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => return 0, // host went away
+            Ok(_) => {}
+        }
+        let line = String::from_utf8_lossy(&buf);
+        let line = line.trim_end_matches(['\n', '\r']);
+        if line.trim().is_empty() {
+            continue;
+        }
+        match w.handle(line) {
+            Ok(Flow::Continue) => {}
+            Ok(Flow::Exit) => return 0,
+            Err(_) => return 0,
+        }
+    }
+}
