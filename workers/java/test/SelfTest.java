@@ -1,0 +1,139 @@
+import java.util.*;
+
+import perflab.Blackhole;
+import perflab.Level;
+import perflab.internal.*;
+
+/** Native tests of the Java worker's parts (run by workers/java/test.sh). Exits non-zero on failure. */
+public class SelfTest {
+    static int failures, checks;
+
+    static void check(boolean ok, String what) {
+        checks++;
+        if (!ok) {
+            failures++;
+            System.out.println("FAIL " + what);
+        }
+    }
+
+    static void eq(Object got, Object want, String what) {
+        check(Objects.equals(got, want), what + ": got " + got + ", want " + want);
+    }
+
+    public static void main(String[] args) throws Throwable {
+        json();
+        model();
+        harness();
+        lines();
+        System.out.println(checks + " checks, " + failures + " failed");
+        System.exit(failures == 0 ? 0 : 1);
+    }
+
+    @SuppressWarnings("unchecked")
+    static void json() {
+        Object v = Json.parse("{\"v\":1,\"id\":7,\"s\":\"a\\\"b\\n\\u00e9\",\"l\":[1,2.5,-3,true,false,null],\"o\":{}}");
+        Map<String, Object> m = (Map<String, Object>) v;
+        eq(m.get("v"), 1L, "json int");
+        eq(m.get("s"), "a\"b\n\u00e9", "json string escapes");
+        eq(m.get("l"), Arrays.asList(1L, 2.5, -3L, true, false, null), "json list");
+        eq(m.get("o"), new LinkedHashMap<>(), "json empty object");
+        eq(Json.write(m), "{\"v\":1,\"id\":7,\"s\":\"a\\\"b\\n\u00e9\",\"l\":[1,2.5,-3,true,false,null],\"o\":{}}",
+                "json round trip");
+        eq(Json.write(new long[]{1, 2}), "[1,2]", "json long[]");
+        eq(Json.write("\u2028\t"), "\"\\u2028\\t\"", "json escapes line separators");
+        for (String bad : new String[]{"", "{", "[1,]", "{\"a\" 1}", "tru", "\"abc", "{} x", "-"}) {
+            boolean threw = false;
+            try {
+                Json.parse(bad);
+            } catch (IllegalArgumentException e) {
+                threw = true;
+            }
+            check(threw, "json rejects " + bad);
+        }
+    }
+
+    static void model() throws Exception {
+        List<String> errors = new ArrayList<>();
+        List<Model.Bench> found = Model.scan(SelfTestBench.class, errors);
+        eq(errors, Collections.emptyList(), "scan errors");
+        Map<String, Model.Bench> byName = new HashMap<>();
+        for (Model.Bench b : found) byName.put(b.name, b);
+        eq(new TreeSet<>(byName.keySet()), new TreeSet<>(Arrays.asList("count", "sink", "staticOne", "fails")), "benchmarks");
+        Model.Bench count = byName.get("count");
+        eq(count.id, "SelfTestBench.count", "id");
+        eq(count.group, "SelfTestBench", "group");
+        check(count.baseline, "baseline");
+        eq(byName.get("sink").ops, 8, "ops per invocation");
+        check(byName.get("sink").takesBlackhole, "takes a blackhole");
+        check(byName.get("staticOne").isStatic, "static benchmark");
+        eq(count.axes.size(), 2, "axes");
+        eq(count.axes.get(0).values, Arrays.asList("3", "5"), "int axis");
+        eq(count.axes.get(1).values, Arrays.asList("FAST", "SLOW"), "empty enum @Param means every constant");
+        eq(count.setups.get(Level.Iteration).size(), 1, "iteration setup");
+        check(!count.iterationSetup(), "Level.Iteration does not force one call per iteration");
+        eq(Model.convert(int.class, "0x10"), 16, "convert int");
+        eq(Model.convert(boolean.class, "TRUE"), true, "convert boolean");
+        eq(Model.harnessName(SelfTestBench.Nested.class, "hello"), "SelfTestBench_Nested_perflab_hello", "harness name");
+        eq(Model.groupName(SelfTestBench.Nested.class), "SelfTestBench.Nested", "nested group");
+        List<Model.Bench> nested = Model.scan(SelfTestBench.Nested.class, errors);
+        eq(nested.size(), 1, "nested class benchmarks");
+        boolean threw = false;
+        try {
+            Model.convert(int.class, "ten");
+        } catch (RuntimeException e) {
+            threw = true;
+        }
+        check(threw, "bad int param is rejected");
+    }
+
+    static void harness() throws Throwable {
+        List<Model.Bench> found = Model.scan(SelfTestBench.class, new ArrayList<>());
+        SelfTestBench target = new SelfTestBench();
+        target.n = 3;
+        Blackhole bh = new Blackhole();
+        for (Model.Bench b : found) {
+            Harness h = (Harness) Class.forName(b.harnessName()).getDeclaredConstructor().newInstance();
+            if (b.name.equals("fails")) {
+                boolean threw = false;
+                try {
+                    h.workload(target, 1, bh);
+                } catch (java.io.IOException e) {
+                    threw = e.getMessage().equals("disk on fire");
+                }
+                check(threw, "a checked exception propagates out of the loop");
+                check(h.overhead(target, 10, bh) >= 0, "overhead loop of a failing benchmark runs");
+                continue;
+            }
+            SelfTestBench.calls = 0;
+            long ns = h.workload(b.isStatic ? null : target, 1000, bh);
+            check(ns > 0, b.name + ": workload takes time");
+            if (b.name.equals("count")) eq(SelfTestBench.calls, 1000, "workload calls the benchmark n times");
+            SelfTestBench.calls = 0;
+            check(h.overhead(b.isStatic ? null : target, 1000, bh) >= 0, b.name + ": overhead loop");
+            if (b.name.equals("count")) eq(SelfTestBench.calls, 0, "the overhead loop never calls the benchmark");
+        }
+        // source of a generated loop: direct call, and a no-op of the same shape
+        String src = genSource(found, "count");
+        check(src.contains("perflab.Blackhole.consumeStatic(t.count())"), "generated loop calls directly: " + src);
+        check(src.contains("private static int noop(SelfTestBench t) { return (int) 0; }"), "no-op has the same shape");
+    }
+
+    static void lines() {
+        String text = "class A {\n  /* int b() */\n  int a() { return b(); }\n  // int b()\n  String s = \"int b()\";\n"
+                + "  public java.util.List<int[]> b() { return null; }\n}\n";
+        eq(Worker.lineOf(text, "b"), 6, "line of a declaration, not of calls, comments or strings");
+        eq(Worker.lineOf(text, "a"), 3, "line of a one-line method");
+        eq(Worker.lineOf(text, "zzz"), 0, "unknown method");
+    }
+
+    static String genSource(List<Model.Bench> found, String name) throws Exception {
+        for (Model.Bench b : found) {
+            if (b.name.equals(name)) {
+                java.lang.reflect.Method m = Gen.class.getDeclaredMethod("source", Model.Bench.class);
+                m.setAccessible(true);
+                return (String) m.invoke(null, b);
+            }
+        }
+        return "";
+    }
+}

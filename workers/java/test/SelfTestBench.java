@@ -1,0 +1,59 @@
+import perflab.Baseline;
+import perflab.Benchmark;
+import perflab.Blackhole;
+import perflab.Level;
+import perflab.OperationsPerInvocation;
+import perflab.Param;
+import perflab.Setup;
+import perflab.TearDown;
+
+/** Benchmarks used by SelfTest (compiled and given loops by the same steps as the host's build). */
+public class SelfTestBench {
+    @Param({"3", "5"})
+    int n;
+
+    @Param({})
+    Mode mode;
+
+    enum Mode { FAST, SLOW }
+
+    int trialSetups, iterationSetups, iterationTeardowns;
+    static int calls;
+
+    @Setup
+    public void trial() { trialSetups++; }
+
+    @Setup(Level.Iteration)
+    public void iteration() { iterationSetups++; }
+
+    @TearDown(Level.Iteration)
+    public void iterationDone() { iterationTeardowns++; }
+
+    @Benchmark
+    @Baseline
+    public int count() {
+        calls++;
+        return n;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(8)
+    public void sink(Blackhole bh) {
+        for (int i = 0; i < 8; i++) bh.consume(i);
+    }
+
+    @Benchmark
+    public static long staticOne() {
+        return 42L;
+    }
+
+    @Benchmark
+    public void fails() throws Exception {
+        throw new java.io.IOException("disk on fire");
+    }
+
+    static class Nested {
+        @Benchmark
+        public String hello() { return "hi"; }
+    }
+}
