@@ -83,7 +83,8 @@ def test_warmup_runs_until_times_stop_trending():
 
     [res] = engine_for(job, launch, clock).run_group([make_case()])
     first = res.launches[0]
-    assert len(first.warmup) > 15  # kept warming while the slow iterations lasted
+    # kept warming while the slow iterations lasted (readings at an earlier count stay in pilot)
+    assert len(first.warmup) + len(first.pilot) > 15
     n = first.invocations
     assert max(first.workload) / n < 1.5 * 1000.0  # no slow iteration reached the workload
 
@@ -250,3 +251,14 @@ def test_a_noisy_but_real_benchmark_is_not_called_empty():
     assert row.estimate.ci_low <= 0  # the interval is huge...
     assert not any("empty" in w for w in row.warnings)  # ...but that is noise, not emptiness
     assert any("precision target" in w for w in row.warnings)
+
+
+def test_invocations_are_chosen_again_when_warmup_made_calls_much_faster():
+    clock = FakeClock()
+    job = get_job("default")
+    [res] = engine_for(job, lambda c, i: FakeWorker(clock, 1000.0, noise=0.0, seed=i, slow_warmup=12,
+                                                    warmup_factor=50.0), clock).run_group([make_case()])
+    n = res.launches[0].invocations
+    # iterations of the measured (fast) code last about the job's iteration time again
+    assert n * 1000.0 >= 0.9 * job.iteration_time_s * 1e9
+    assert all(ln.invocations == n for ln in res.launches)

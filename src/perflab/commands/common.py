@@ -41,10 +41,8 @@ def select_runtimes(spec_text: str | None, languages: list[str]) -> list[Runtime
 def prepare_all(paths: list[Path], spec_text: str | None, timeout: float, workdir: Path):
     sources = find_sources(paths, toolchains.all_toolchains())
     if not sources:
-        raise UsageError(f"no benchmark files under {', '.join(map(str, paths))} "
-                         "(Python: bench_*.py, *_bench.py, benchmarks.py; JavaScript/TypeScript: "
-                         "*.bench.{js,mjs,ts,mts}, bench_*.{js,mjs,ts}; Go: packages with Benchmark "
-                         "functions in *_test.go)")
+        known = "; ".join(f"{tc.language}: {tc.patterns}" for tc in toolchains.all_toolchains())
+        raise UsageError(f"no benchmark files under {', '.join(map(str, paths))} (looked for {known})")
     runtimes = select_runtimes(spec_text, list(sources))
     if not runtimes:
         raise UsageError("none of the given runtimes matches the benchmarks' languages "

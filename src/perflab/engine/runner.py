@@ -147,10 +147,13 @@ class Engine:
         launch.samples.invocations = st.invocations
         n = st.invocations
         if job.warmup_max > 0:
-            warm = launch.samples.warmup
-            warm += self._stage(st, launch, "warmup", n, job.warmup_min)
-            while len(warm) < job.warmup_max and not is_stable(warm):
-                warm += self._stage(st, launch, "warmup", n, min(2, job.warmup_max - len(warm)))
+            self._warm(st, launch, n)
+            if index == 0 and self._repilot(st, launch):
+                # the warmup so far ran at the old count: kept with the pilot readings (count, ns)
+                launch.samples.pilot[-1:-1] = [(n, ns) for ns in launch.samples.warmup]
+                n = launch.samples.invocations = st.invocations
+                launch.samples.warmup = []
+                self._warm(st, launch, n)
         if job.overhead:
             # the empty loop warms up like any other code before its times count
             self._stage(st, launch, "overhead", n, 2)  # the empty loop's first passes are discarded
@@ -163,6 +166,33 @@ class Engine:
             reference = launch.samples.warmup or [s[1] for s in launch.samples.pilot[-1:]]
             if index == 0 and reference and np.median(over) > 0.05 * np.median(reference):
                 st.interleave_overhead = True
+
+    def _warm(self, st: _CaseState, launch: _Launch, n: int) -> None:
+        job, warm = self.job, launch.samples.warmup
+        warm += self._stage(st, launch, "warmup", n, job.warmup_min)
+        while len(warm) < job.warmup_max and not is_stable(warm):
+            warm += self._stage(st, launch, "warmup", n, min(2, job.warmup_max - len(warm)))
+
+    def _repilot(self, st: _CaseState, launch: _Launch) -> bool:
+        """A JIT can make calls many times faster during warmup (a JVM compiling after the pilot saw
+        the interpreter). If the warmed-up call is under half the pilot's estimate, the iterations are
+        now too short: choose the invocation count again from the warmed-up speed."""
+        job, samples = self.job, launch.samples
+        if not job.pilot or st.case.benchmark.iteration_setup or not samples.pilot or not samples.warmup:
+            return False
+        n = st.invocations
+        pilot_n, pilot_ns = samples.pilot[-1]
+        now = float(np.median(samples.warmup[-3:])) / n
+        if now >= 0.5 * max(pilot_ns, 1) / pilot_n:
+            return False
+        target = max(job.iteration_time_s * 1e9, 1000 * launch.handle.hello.clock_resolution_ns)
+        unroll = launch.handle.hello.unroll
+        wanted = max(n, math.ceil(target / max(now, 1e-3)))
+        if wanted >= unroll > 1:
+            wanted = math.ceil(wanted / unroll) * unroll
+        st.invocations = int(min(wanted, 1 << 40))
+        samples.pilot.append((st.invocations, int(now * st.invocations)))
+        return st.invocations != n
 
     def _pilot(self, st: _CaseState, launch: _Launch) -> None:
         job, bench = self.job, st.case.benchmark

@@ -35,8 +35,21 @@ def parse_spec(spec: str) -> tuple[str, tuple[str, ...], tuple[tuple[str, str], 
 
 
 def split_specs(text: str) -> list[str]:
-    """Split `--runtimes` on commas, but not commas inside a flags part (`gcc12:-O2,gcc12:-O3`)."""
-    return [s for s in (p.strip() for p in text.split(",")) if s]
+    """Split `--runtimes` on commas between specs, keeping commas that belong to a spec's flags:
+    `gcc12:-O2,gcc12:-O3` is two specs, `rust-stable:opt-level=3,lto=fat` is one. A piece that looks
+    like a flag (`-x…`, or `key=value` without a `:`) continues the previous spec."""
+    specs: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        continues = specs and ":" in specs[-1] and (
+            piece.startswith("-") or (":" not in piece and "=" in piece
+                                      and "/" not in piece.split("=")[0]))
+        if continues:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs
 
 
 def available(toolchains: list[Toolchain]) -> list[Runtime]:

@@ -30,6 +30,7 @@ class LaunchSpec:
 
 class Toolchain(ABC):
     language: str = ""
+    patterns: str = ""  # which files hold this language's benchmarks, for error messages
 
     @abstractmethod
     def find_sources(self, path: Path) -> list[Path]:

@@ -55,6 +55,7 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str], what: str) -> None:
 
 class CppToolchain(Toolchain):
     language = "cpp"
+    patterns = "*_bench.c/.cpp, bench_*.c/.cpp"
 
     def find_sources(self, path: Path) -> list[Path]:
         return walk_files(path, SUFFIXES, is_bench_name)

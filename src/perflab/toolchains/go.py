@@ -269,6 +269,7 @@ def _worker_digest(h) -> None:
 
 class GoToolchain(Toolchain):
     language = "go"
+    patterns = "packages with Benchmark functions in *_test.go"
 
     def find_sources(self, path: Path) -> list[Path]:
         """Go files that hold benchmarks: `_test.go` files with Benchmark functions, and files that

@@ -133,6 +133,7 @@ def worker_sources() -> list[Path]:
 
 class JavaToolchain(Toolchain):
     language = "java"
+    patterns = "*Bench.java, *Benchmark.java"
 
     def find_sources(self, path: Path) -> list[Path]:
         if path.is_file():

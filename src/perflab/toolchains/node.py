@@ -43,6 +43,7 @@ def strips_types(version: tuple[int, ...]) -> tuple[bool, list[str]]:
 
 class NodeToolchain(Toolchain):
     language = "node"
+    patterns = "*.bench.{js,mjs,ts,mts}, bench_*.{js,mjs,ts}"
 
     def find_sources(self, path: Path) -> list[Path]:
         return walk_files(path, SUFFIXES, is_bench_name)

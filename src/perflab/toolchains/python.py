@@ -19,6 +19,7 @@ def is_bench_name(name: str) -> bool:
 
 class PythonToolchain(Toolchain):
     language = "python"
+    patterns = "bench_*.py, *_bench.py, benchmarks.py"
 
     def find_sources(self, path: Path) -> list[Path]:
         return walk_files(path, (".py",), is_bench_name)

@@ -187,6 +187,7 @@ def format_build_error(stderr: str) -> str:
 
 class RustToolchain(Toolchain):
     language = "rust"
+    patterns = ".rs files with pub fn register(r: &mut perflab::Registry)"
 
     def find_sources(self, path: Path) -> list[Path]:
         return [p for p in walk_files(path, (".rs",), lambda name: True) if is_bench_file(p)]
