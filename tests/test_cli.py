@@ -127,3 +127,19 @@ def test_list_and_runtimes():
     assert r.returncode == 0 and "Dictionary.lookup" in r.stdout and "size ∈ {10, 1000}" in r.stdout
     r = perflab("runtimes")
     assert r.returncode == 0 and "python3." in r.stdout
+
+
+def test_methods_compared_with_a_baseline_are_interleaved_and_paired(tmp_path):
+    bench = tmp_path / "bench_pair.py"
+    bench.write_text("import perflab\nDATA = list(range(100))\n"
+                     "class Pair:\n"
+                     "    @perflab.benchmark(baseline=True)\n    def once(self):\n        return sum(DATA)\n"
+                     "    @perflab.benchmark\n    def twice(self):\n        return sum(DATA) + sum(DATA)\n")
+    r = perflab("run", str(bench), "--job", "short", "--budget", "1", "-o", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    doc = only_json(tmp_path / "out")
+    once, twice = sorted(doc["cases"], key=lambda c: c["benchmark"]["name"])
+    assert once["round_group"] == twice["round_group"]
+    rounds = lambda c: sorted({x for ln in c["launches"] for x in ln["workload_rounds"]})
+    assert rounds(once) == rounds(twice)
+    assert twice["ratio"]["paired"] is True

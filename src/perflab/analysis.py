@@ -85,7 +85,7 @@ def analyse(results: list[CaseResult], confidence: float = 0.999, target_rel_err
                 row.ratio = Ratio(1.0, 0.0, 1.0, 1.0, True)
         elif row.estimate and base.estimate:
             paired_a = paired_b = None
-            if base.result.case.benchmark.id == c.benchmark.id and base is not row:
+            if base.result.round_group and base.result.round_group == row.result.round_group:
                 ra, rb = round_means(row.result, overhead), round_means(base.result, overhead)
                 common = sorted(set(ra) & set(rb))
                 if len(common) >= 3:

@@ -194,6 +194,8 @@ class CaseResult:
     stop_reason: str = ""  # "target reached", "budget exhausted", "dry job", …
     clock_resolution_ns: float = 1.0
     worker_runtime: dict[str, Any] = field(default_factory=dict)  # from the hello message
+    # cases measured in the same interleaved rounds share this number (pairing is only valid then)
+    round_group: int = 0
 
     @property
     def ok(self) -> bool:

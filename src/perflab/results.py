@@ -32,7 +32,7 @@ def row_to_json(row: Row) -> dict[str, Any]:
         "error": res.error, "error_detail": res.error_detail,
         "stop_reason": res.stop_reason, "wall_seconds": res.wall_seconds,
         "output_bytes": res.output_bytes, "clock_resolution_ns": res.clock_resolution_ns,
-        "worker_runtime": res.worker_runtime,
+        "worker_runtime": res.worker_runtime, "round_group": res.round_group,
         "launches": [ln.to_json() for ln in res.launches],
         "diagnostics": res.diagnostics.to_json() if res.diagnostics else None,
         "estimate": row.estimate.to_json() if row.estimate else None,
@@ -124,4 +124,5 @@ def case_result_from_json(c: dict[str, Any]):
                       error_detail=c.get("error_detail", ""), output_bytes=c.get("output_bytes", 0),
                       wall_seconds=c.get("wall_seconds", 0.0), stop_reason=c.get("stop_reason", ""),
                       clock_resolution_ns=c.get("clock_resolution_ns", 1.0),
-                      worker_runtime=c.get("worker_runtime", {}))
+                      worker_runtime=c.get("worker_runtime", {}),
+                      round_group=int(c.get("round_group") or 0))

@@ -124,6 +124,10 @@ def build_plan(prepared: list[Prepared], filters: list[str], categories: list[st
     groups: list[list[Case]] = []
     failed: list[tuple[Case, str]] = []
     index: dict[tuple, list[Case]] = {}
+    # A group with a baseline method is compared against it: all its methods with the same
+    # parameters are measured together (interleaved, paired), like the runtimes of one benchmark.
+    with_baseline = {(p.runtime.language, b.group, b.file) for p in prepared for b in p.benchmarks
+                     if b.baseline and _matches(b, filters, categories)}
     for p in prepared:
         for bench in p.benchmarks:
             if not _matches(bench, filters, categories):
@@ -138,21 +142,29 @@ def build_plan(prepared: list[Prepared], filters: list[str], categories: list[st
                                  "or raise the limit with --max-cases")
             for combo in bench.expand():
                 case = Case(bench, tuple(combo.items()), p.runtime)
-                key = (p.runtime.language, bench.id, tuple(bench.param_display(combo).items()))
+                params_key = tuple(bench.param_display(combo).items())
+                if (p.runtime.language, bench.group, bench.file) in with_baseline:
+                    key = (p.runtime.language, "group:" + bench.group, bench.file, params_key)
+                else:
+                    key = (p.runtime.language, bench.id, params_key)
                 if key not in index:
                     index[key] = []
                     groups.append(index[key])
                 index[key].append(case)
     # benchmarks that exist on some runtimes but not others (a file failing on one version)
     for group in groups:
-        have = {c.runtime.label for c in group}
-        template = group[0]
-        for p in by_lang.get(template.runtime.language, []):
-            if p.runtime.label in have:
-                continue
-            case = Case(template.benchmark, template.params, p.runtime)
-            reason = p.error or next(
-                (format_load_error(e) for e in p.load_errors
-                 if e.get("file") == template.benchmark.file), "benchmark not found on this runtime")
-            failed.append((case, reason))
+        templates: dict[str, Case] = {}
+        for c in group:
+            templates.setdefault(c.benchmark.id, c)
+        for template in templates.values():
+            have = {c.runtime.label for c in group if c.benchmark.id == template.benchmark.id}
+            for p in by_lang.get(template.runtime.language, []):
+                if p.runtime.label in have:
+                    continue
+                case = Case(template.benchmark, template.params, p.runtime)
+                reason = p.error or next(
+                    (format_load_error(e) for e in p.load_errors
+                     if e.get("file") == template.benchmark.file),
+                    "benchmark not found on this runtime")
+                failed.append((case, reason))
     return Plan(groups=groups, prepared=prepared, failed=failed)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import random
+import secrets
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
@@ -100,7 +101,9 @@ class Engine:
     # -- public ---------------------------------------------------------------------------------
 
     def run_group(self, cases: list[Case]) -> list[CaseResult]:
-        states = [_CaseState(c, CaseResult(case=c)) for c in cases]
+        # a fresh id per group: results of a resumed run must never pair with a new group's rounds
+        group_id = secrets.randbits(48) + 1
+        states = [_CaseState(c, CaseResult(case=c, round_group=group_id)) for c in cases]
         started = self.clock()
         for _ in range(self.job.launches_min):
             for st in self._shuffled(self._active(states)):
