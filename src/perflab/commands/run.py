@@ -141,9 +141,14 @@ def cmd_run(args) -> int:
     if store is not None and not store_failed:
         store.finish_run(run_id)
     # table order: as discovered (group, benchmark, params), runtimes in the order given
-    order = {c.key: i for i, c in enumerate([c for g in plan.groups for c in g] +
-                                              [c for c, _ in plan.failed])}
-    rows.sort(key=lambda r: order.get(r.result.case.key, 0))
+    # table order: benchmarks as discovered, parameters in order, and each method's runtimes together
+    # in the order they were given (as the seeds' tables list them)
+    runtime_rank = {p.runtime.label: i for i, p in enumerate(prepared)}
+    bench_rank: dict[tuple, int] = {}
+    for c in [c for g in plan.groups for c in g] + [c for c, _ in plan.failed]:
+        bench_rank.setdefault((c.benchmark.id, c.params), len(bench_rank))
+    rows.sort(key=lambda r: (bench_rank.get((r.result.case.benchmark.id, r.result.case.params), 0),
+                             runtime_rank.get(r.result.case.runtime.label, 0)))
     table = build_table(rows, {h.strip() for h in args.hide.split(",") if h.strip()})
     if "table" in exporters:
         to_terminal(table, out)
