@@ -45,6 +45,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="continue an interrupted run (default: the latest incomplete one), "
                      "measuring only the cases it had not finished")
     run.add_argument("--label", default="", help="a name for this run in the history")
+    run.add_argument("--disasm", action="store_true",
+                     help="write the disassembly of each native (C/C++, Rust) benchmark function "
+                     "next to the results")
 
     ls = sub.add_parser("list", help="list the benchmarks perflab finds")
     ls.add_argument("paths", nargs="*", default=["."])

@@ -170,13 +170,16 @@ class Diagnostics:
     allocs_per_op: float | None = None
     gc_per_1000_ops: list[float] | None = None
     code_size: int | None = None
+    # native code: where the benchmark function lives, for --disasm
+    code_address: int | None = None
+    binary: str | None = None
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "alloc_bytes_per_op": self.alloc_bytes_per_op, "allocs_per_op": self.allocs_per_op,
             "gc_per_1000_ops": self.gc_per_1000_ops, "code_size": self.code_size,
-            "notes": self.notes,
+            "code_address": self.code_address, "binary": self.binary, "notes": self.notes,
         }
 
 

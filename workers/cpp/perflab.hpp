@@ -458,6 +458,7 @@ struct SymTable {
     bool ok = false;
     uintptr_t bias = 0;
     std::map<uintptr_t, unsigned long long> sizes;
+    std::string exe;
 };
 inline SymTable& symtab() {
     static SymTable t;
@@ -468,6 +469,7 @@ inline SymTable& symtab() {
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) return t;
     exe[n] = 0;
+    t.exe = exe;
     const char* nm = std::getenv("PERFLAB_NM");
     std::string cmd = std::string(nm && *nm ? nm : "nm") + " -S --defined-only '" + exe + "' 2>/dev/null";
     FILE* f = popen(cmd.c_str(), "r");
@@ -817,6 +819,10 @@ class Worker {
             uintptr_t addr = d.cfn ? reinterpret_cast<uintptr_t>(d.cfn) : reinterpret_cast<uintptr_t>(d.fn);
             bool have_size = code_size(addr, size);
             std::string rest = "\"invocations\":" + std::to_string(inv->i) + ",\"iterations\":" + std::to_string(its->i);
+            if (have_size) {  // where the function lives, so the host can disassemble it (--disasm)
+                rest += ",\"code_address\":" + std::to_string(addr - symtab().bias) +
+                        ",\"binary\":" + q(symtab().exe);
+            }
 #ifdef PERFLAB_COUNTS_ALLOCS
             rest += ",\"alloc_bytes\":" + std::to_string(alloc_bytes.load()) + ",\"allocs\":" + std::to_string(allocs.load());
 #else

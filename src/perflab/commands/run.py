@@ -161,6 +161,13 @@ def cmd_run(args) -> int:
         written.append(out_dir / f"perflab-{stamp}.csv")
     if "json" in exporters:
         written.insert(0, json_path)
+    if getattr(args, "disasm", False):
+        from ..report.disasm import write_disassembly
+        files, problems = write_disassembly(rows, out_dir / f"perflab-{stamp}-disasm")
+        for p_ in problems:
+            err.print(f"[yellow]--disasm:[/yellow] {p_}", soft_wrap=True)
+        if files:
+            written.append(files[0].parent)
     wall = (dt.datetime.now(dt.timezone.utc) - started).total_seconds()
     failed = [r for r in rows if not r.result.ok]
     err.print(f"{len(rows)} cases in {wall:.1f}s; {len(failed)} failed. "

@@ -318,6 +318,8 @@ class Engine:
             d.gc_per_1000_ops = [1000.0 * g / ops for g in reply["gc"]]
         if isinstance(reply.get("code_size"), int):
             d.code_size = reply["code_size"]
+        if isinstance(reply.get("code_address"), int) and isinstance(reply.get("binary"), str):
+            d.code_address, d.binary = reply["code_address"], reply["binary"]
         return d
 
     # -- failures -------------------------------------------------------------------------------

@@ -428,6 +428,7 @@ pub extern "C" fn perflab_rust_anchor() -> u64 {
 struct SymTable {
     bias: usize,
     sizes: Vec<(usize, u64)>, // (address in the file, size), sorted
+    exe: String,
 }
 
 static SYMTAB: OnceLock<Option<SymTable>> = OnceLock::new();
@@ -461,16 +462,18 @@ fn symtab() -> Option<&'static SymTable> {
             }
             sizes.sort_unstable();
             let bias = (perflab_rust_anchor as extern "C" fn() -> u64 as usize).wrapping_sub(anchor?);
-            Some(SymTable { bias, sizes })
+            Some(SymTable { bias, sizes, exe: exe.to_string_lossy().into_owned() })
         })
         .as_ref()
 }
 
-fn code_size_of(addr: usize) -> Option<u64> {
+/// Size of the function at `addr`, its address in the executable file, and the executable's path
+/// (the host disassembles that range with `--disasm`).
+fn code_location(addr: usize) -> Option<(u64, usize, &'static str)> {
     let t = symtab()?;
     let target = addr.wrapping_sub(t.bias);
     let i = t.sizes.binary_search_by(|(a, _)| a.cmp(&target)).ok()?;
-    Some(t.sizes[i].1)
+    Some((t.sizes[i].1, target, t.exe.as_str()))
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -759,7 +762,8 @@ impl Worker {
             }
             let counted = cfg!(feature = "count-allocs");
             let (bytes, allocs) = (ALLOC_BYTES.load(Ordering::SeqCst), ALLOCS.load(Ordering::SeqCst));
-            let size = code_size_of(routine.code_addr());
+            let location = code_location(routine.code_addr());
+            let size = location.map(|(size, _, _)| size);
             let mut notes = Vec::new();
             if size.is_some() {
                 notes.push(s("code_size = bytes of the non-inlined perflab_bench_call::<routine> symbol (routine inlined into it)"));
@@ -777,6 +781,8 @@ impl Worker {
                     ("allocs", opt(counted.then_some(allocs))),
                     ("gc", Json::Null),
                     ("code_size", opt(size)),
+                    ("code_address", location.map(|(_, a, _)| Json::Int(a as i64)).unwrap_or(Json::Null)),
+                    ("binary", location.map(|(_, _, exe)| s(exe)).unwrap_or(Json::Null)),
                     ("notes", Json::Arr(notes)),
                 ],
             );
