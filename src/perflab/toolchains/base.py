@@ -6,6 +6,7 @@ building once per runtime if the language is compiled. The engine never knows mo
 """
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,3 +76,19 @@ def common_root(sources: list[Path]) -> Path:
         while root not in d.parents and root != d:
             root = root.parent
     return root
+
+
+def tree_digest(root: Path, h, wanted) -> None:
+    """Feed `h` the path, size and mtime of every file under `root` for which `wanted(dirpath, name)`
+    holds: a cheap staleness key for build caches (no file is read)."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        for fn in sorted(filenames):
+            if not wanted(dirpath, fn):
+                continue
+            p = os.path.join(dirpath, fn)
+            try:
+                st = os.stat(p)
+            except OSError:
+                continue
+            h.update(f"{os.path.relpath(p, root)}|{st.st_size}|{st.st_mtime_ns}\n".encode())

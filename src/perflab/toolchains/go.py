@@ -27,7 +27,7 @@ from ..errors import PrepareError
 from ..model import Runtime
 from ..paths import worker_dir
 from ..runtimes import go as goruntimes
-from .base import SKIP_DIRS, LaunchSpec, Toolchain, walk_files
+from .base import LaunchSpec, Toolchain, tree_digest, walk_files
 
 WORKER_MODULE = "perflab.dev/go"
 WORKER_PKG = "perflab.dev/go/perflab"
@@ -244,18 +244,9 @@ def _list_package(runtime: Runtime, pkg_dir: Path, env: dict[str, str]) -> GoPac
 
 
 def _tree_digest(root: Path, h) -> None:
-    """Path, size and mtime of every Go source / module file under root (cheap staleness check)."""
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-        for fn in sorted(filenames):
-            if fn.endswith((".go", ".s", ".c", ".h")) or fn in ("go.mod", "go.sum", "go.work") or \
-                    "testdata" in dirpath:
-                p = os.path.join(dirpath, fn)
-                try:
-                    st = os.stat(p)
-                except OSError:
-                    continue
-                h.update(f"{os.path.relpath(p, root)}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+    """Every Go source / module file under root (cheap staleness check)."""
+    tree_digest(root, h, lambda d, fn: fn.endswith((".go", ".s", ".c", ".h"))
+                or fn in ("go.mod", "go.sum", "go.work") or "testdata" in d)
 
 
 def _worker_digest(h) -> None:

@@ -30,7 +30,7 @@ from ..errors import PrepareError
 from ..model import Runtime
 from ..paths import worker_dir
 from ..runtimes import java as javaruntimes
-from .base import SKIP_DIRS, LaunchSpec, Toolchain, walk_files
+from .base import LaunchSpec, Toolchain, tree_digest, walk_files
 
 GEN_VERSION = "1"  # bump when the build steps or the generated code change
 BLACKHOLE_FLAGS = ["-XX:+UnlockExperimentalVMOptions", "-XX:CompileCommand=quiet",
@@ -85,16 +85,7 @@ def source_root(path: Path) -> Path:
 
 
 def _tree_digest(root: Path, h) -> None:
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-        for fn in sorted(filenames):
-            if fn.endswith(".java"):
-                p = os.path.join(dirpath, fn)
-                try:
-                    st = os.stat(p)
-                except OSError:
-                    continue
-                h.update(f"{os.path.relpath(p, root)}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+    tree_digest(root, h, lambda d, fn: fn.endswith(".java"))
 
 
 def _uses_jmh(path: Path) -> bool:

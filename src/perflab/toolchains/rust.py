@@ -32,7 +32,7 @@ from ..errors import PrepareError
 from ..model import Runtime
 from ..paths import worker_dir
 from ..runtimes import rust as rustruntimes
-from .base import SKIP_DIRS, LaunchSpec, Toolchain, walk_files
+from .base import LaunchSpec, Toolchain, tree_digest, walk_files
 
 GEN_VERSION = "1"  # bump when the generated crate or the build steps change
 BUILD_TIMEOUT = 1800
@@ -113,16 +113,8 @@ def _package_of(path: Path) -> tuple[str, Path] | None:
 
 
 def _tree_digest(root: Path, h) -> None:
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-        for fn in sorted(filenames):
-            if fn.endswith(".rs") or fn in ("Cargo.toml", "Cargo.lock", "build.rs"):
-                p = os.path.join(dirpath, fn)
-                try:
-                    st = os.stat(p)
-                except OSError:
-                    continue
-                h.update(f"{os.path.relpath(p, root)}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+    tree_digest(root, h, lambda d, fn: fn.endswith(".rs") or fn in ("Cargo.toml", "Cargo.lock",
+                                                                     "build.rs"))
 
 
 def _worker_digest(h) -> None:
