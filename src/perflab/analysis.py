@@ -42,14 +42,24 @@ def round_means(result: CaseResult, subtract_overhead: bool) -> dict[int, float]
 
 
 def analyse(results: list[CaseResult], confidence: float = 0.999, target_rel_error: float = 0.02,
-            overhead: bool = True, runtime_order: list[str] | None = None) -> list[Row]:
+            overhead: bool = True, runtime_order: list[str] | None = None,
+            cache: dict | None = None) -> list[Row]:
     """Judge results. `runtime_order` is the order runtimes were given in: the first of each language
     is its baseline (results arrive in completion order, which must not decide that)."""
     rows = [Row(r) for r in results]
     for row in rows:
         if row.result.ok and row.result.launches:
-            row.estimate = estimate(row.result.launches, row.result.case.benchmark.ops_per_invoke,
-                                    confidence, subtract_overhead=overhead)
+            # a finished case's samples never change: `cache` (keyed by the result object) spares
+            # re-estimating every case each time the document is rewritten during a run
+            key = id(row.result)
+            if cache is None or key not in cache:
+                est = estimate(row.result.launches, row.result.case.benchmark.ops_per_invoke,
+                               confidence, subtract_overhead=overhead)
+                if cache is None:
+                    row.estimate = est
+                    continue
+                cache[key] = (row.result, est)  # holding the result keeps its id unique
+            row.estimate = cache[key][1]
     first_runtime: dict[str, str] = {}
     rank = {label: i for i, label in enumerate(runtime_order or [])}
     for row in sorted(rows, key=lambda r: rank.get(r.result.case.runtime.label, len(rank))):

@@ -111,9 +111,11 @@ def cmd_run(args) -> int:
             raise WorkerFailure(f"benchmark {case.benchmark.id} not found when relaunched")
         return worker
 
+    estimates: dict = {}  # finished cases' estimates, reused by every rewrite of the document
+
     def save(complete: bool):
         rows = analyse(results, job.confidence, job.target_rel_error, job.overhead,
-                       [p.runtime.label for p in prepared])
+                       [p.runtime.label for p in prepared], estimates)
         if "json" in exporters:
             write_atomic(json_path, document(rows, job, env, sys.argv, started, complete))
         return rows

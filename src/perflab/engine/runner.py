@@ -251,7 +251,7 @@ class Engine:
             return "met" if min(counts) >= job.iterations_min else "more"
         enough = min(counts) >= job.iterations_min and len(st.launches) >= job.launches_min
         est = estimate([ln.samples for ln in st.launches], st.case.benchmark.ops_per_invoke,
-                       job.confidence, subtract_overhead=job.overhead) if enough else None
+                       job.confidence, subtract_overhead=job.overhead, modality=False) if enough else None
         if enough and self.target_met(est):
             return "met"
         if st.spent >= job.budget_s or sum(counts) >= job.iterations_max:
