@@ -7,6 +7,8 @@ import re
 import pytest
 
 from perflab.errors import UsageError
+from perflab.report import claims as cl
+from perflab.report import results_view as rv
 from perflab.report import seeds_report as sr
 
 RUNTIMES = ["python3.8", "python3.13"]
@@ -122,15 +124,15 @@ def test_claims_are_checked_against_our_figures(tmp_path):
 
 
 def test_verdict_rule():
-    R = sr.Ratio
-    assert sr.verdict(R(0.5, 0.4, 0.6), "faster") == "confirmed"
-    assert sr.verdict(R(1.5, 1.2, 1.8), "faster") == "contradicted"
-    assert sr.verdict(R(0.9, 0.7, 1.1), "faster") == "inconclusive"
-    assert sr.verdict(R(0.5, None, None), "faster") == "inconclusive"
-    assert sr.verdict(R(1.5, 1.2, 1.8), "slower") == "confirmed"
-    assert sr.verdict(R(1.0, 0.98, 1.02), "same") == "confirmed"
-    assert sr.verdict(R(2.0, 1.8, 2.2), "same") == "contradicted"
-    assert sr.verdict(None, "faster") == "inconclusive"
+    R = rv.Ratio
+    assert cl.verdict(R(0.5, 0.4, 0.6), "faster") == "confirmed"
+    assert cl.verdict(R(1.5, 1.2, 1.8), "faster") == "contradicted"
+    assert cl.verdict(R(0.9, 0.7, 1.1), "faster") == "inconclusive"
+    assert cl.verdict(R(0.5, None, None), "faster") == "inconclusive"
+    assert cl.verdict(R(1.5, 1.2, 1.8), "slower") == "confirmed"
+    assert cl.verdict(R(1.0, 0.98, 1.02), "same") == "confirmed"
+    assert cl.verdict(R(2.0, 1.8, 2.2), "same") == "contradicted"
+    assert cl.verdict(None, "faster") == "inconclusive"
 
 
 def test_dry_run_results_have_no_interval_and_stay_inconclusive(tmp_path):
@@ -146,14 +148,14 @@ def test_the_runs_own_paired_ratio_is_used_when_it_is_against_the_baseline_runti
     base = case("x", "python3.8", 100.0)
     other = case("x", "python3.13", 80.0, baseline=base["key"],
                  ratio={"value": 0.8, "sd": 0.01, "ci_low": 0.79, "ci_high": 0.81})
-    rep = sr.load_report([str(write(tmp_path, "r.json", doc([base, other])))], "t")
-    [section] = sr.sections_of(rep)
-    rows = sr.section_rows(rep, section)
+    rep = rv.load_report([str(write(tmp_path, "r.json", doc([base, other])))], "t")
+    [section] = rv.sections_of(rep)
+    rows = rv.section_rows(rep, section)
     assert (rows[1].ratio.low, rows[1].ratio.high) == (0.79, 0.81)
     # a ratio against another baseline (the group's baseline method) is recomputed from the estimates
     other["baseline"] = "bench_x.other[]@python3.8"
-    rep = sr.load_report([str(write(tmp_path, "r2.json", doc([base, other])))], "t")
-    rows = sr.section_rows(rep, sr.sections_of(rep)[0])
+    rep = rv.load_report([str(write(tmp_path, "r2.json", doc([base, other])))], "t")
+    rows = rv.section_rows(rep, rv.sections_of(rep)[0])
     assert rows[1].ratio.value == pytest.approx(0.8) and rows[1].ratio.low != 0.79
 
 
@@ -221,7 +223,7 @@ def test_bad_input_is_one_line_naming_the_file(tmp_path, content, message):
     if content is not None:
         p.write_text(content)
     with pytest.raises(UsageError) as exc:
-        sr.load_report([str(p)], "t")
+        rv.load_report([str(p)], "t")
     text = str(exc.value)
     assert message in text and str(p) in text and "\n" not in text
 
@@ -230,17 +232,49 @@ def test_results_with_no_common_cases_are_refused(tmp_path):
     a = write(tmp_path, "a.json", doc([case("x", "python3.8", 1.0)]))
     b = write(tmp_path, "b.json", doc([case("y", "python3.8", 1.0)]))
     with pytest.raises(UsageError) as exc:
-        sr.load_report([str(a), str(b)], "t")
+        rv.load_report([str(a), str(b)], "t")
     assert str(b) in str(exc.value) and "no case in common" in str(exc.value)
 
 
 def test_unknown_baseline_is_refused(tmp_path):
     a = write(tmp_path, "a.json", doc([case("x", "python3.8", 1.0)]))
     with pytest.raises(UsageError, match="--baseline pypy3"):
-        sr.load_report([str(a)], "t", baseline="pypy3")
+        rv.load_report([str(a)], "t", baseline="pypy3")
 
 
 def test_standalone_entry_reports_bad_input_with_status_2(tmp_path, capsys):
     assert sr.main([str(tmp_path / "missing.json")]) == 2
     err = capsys.readouterr().err
     assert "missing.json: no such file" in err and err.count("\n") == 1
+
+
+def test_claims_come_from_the_registry_for_any_language(tmp_path):
+    """A port in another language carries only seed and section: the registry supplies the claim,
+    matched by method name (Go's `BenchmarkX`, a group prefix) and by parameter values in any case."""
+    meta = {"seed": "002", "section": "Preallocation"}
+    cs = []
+    for rt in ("node18", "node22"):
+        cs.append(case("PreallocationSize", rt, 96e6, group="seed002", params={"specifyPreallocationSize": "false"},
+                       meta=meta))
+        cs.append(case("PreallocationSize", rt, 44e6, group="seed002", params={"specifyPreallocationSize": "true"},
+                       meta=meta))
+    cs.append(case("BenchmarkHttpDownload", "node18", 9e6, meta={"seed": "003", "section": "Networking"}))
+    cs.append(case("BenchmarkHttpDownload", "node22", 5e6, meta={"seed": "003", "section": "Networking"}))
+    cs.append(case("Unclaimed", "node22", 5e6, meta={"seed": "003", "section": "Networking"}))
+    p = write(tmp_path, "r.json", doc(cs, runtimes=["node18", "node22"]))
+    md, _, _ = run_report(tmp_path, [p])
+    rows = [l for l in md.splitlines() if l.startswith("| Ubuntu: PreallocationSize False 96.65 ms")]
+    assert len(rows) == 2 and all("| confirmed |" in r for r in rows)
+    assert all("specifyPreallocationSize=false → true on node" in r for r in rows)
+    http = [l for l in md.splitlines() if l.startswith("| HttpDownload (10 MB)")]
+    assert len(http) == 1 and "node18 → node22" in http[0] and "| confirmed |" in http[0]
+
+
+def test_every_registry_claim_names_a_benchmark_of_the_python_corpus():
+    """The registry is keyed by names: a renamed benchmark must not silently lose its claim."""
+    import pathlib
+    names = set()
+    for f in pathlib.Path(__file__).resolve().parents[1].glob("suites/seeds/*/python/*.py"):
+        names |= set(re.findall(r'name="(\w+)"', f.read_text(encoding="utf-8")))
+    for (seed, section, method) in cl.registry():
+        assert method in names, f"{seed} {section} {method} has no benchmark"

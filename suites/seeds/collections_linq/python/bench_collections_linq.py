@@ -7,11 +7,8 @@ import random
 import perflab
 
 
-def _meta(seed, section, claim=None):
-    m = {"seed": seed, "section": section}
-    if claim is not None:
-        m["claim"] = claim
-    return m
+def _meta(seed, section):
+    return {"seed": seed, "section": section}
 
 
 class Dictionary:

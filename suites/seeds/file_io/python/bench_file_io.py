@@ -22,12 +22,8 @@ SEED = "002"
 _S = {}
 
 
-def _meta(section, claim=None, **extra):
-    m = {"seed": SEED, "section": section}
-    if claim is not None:
-        m["claim"] = claim
-    m.update(extra)
-    return m
+def _meta(section, **extra):
+    return {"seed": SEED, "section": section, **extra}
 
 
 def _setup(fileSize=MiB, userBufferSize=FOUR_KiB):
@@ -60,14 +56,9 @@ def _setup_async(fileSize=MiB, userBufferSize=FOUR_KiB):
 
 # -- Seek/Position -----------------------------------------------------------------------------
 
-SEEK_CLAIM = {"text": "SeekForward (Unix, 1 KiB file, None): 447.915 μs on .NET 5 → 19.083 μs on .NET 6",
-              "before_us": 447.915, "after_us": 19.083, "expect": "faster",
-              "params": {"buffering": "4096"}}
-
-
 @perflab.params(fileSize=[KiB], buffering=[FOUR_KiB, 0])
 @perflab.benchmark(name="SeekForward", categories=["file_io", "quick"], setup=_setup,
-                   teardown=_teardown, meta=_meta("Seek/Position", SEEK_CLAIM))
+                   teardown=_teardown, meta=_meta("Seek/Position"))
 def seek_forward(fileSize, buffering):
     """Open the 1 KiB file and seek to every offset from the beginning (seed: FileStream.Seek)."""
     with open(_S["src"], "rb", buffering=buffering) as f:
@@ -189,17 +180,9 @@ async def _write_async(fileSize, userBufferSize, buffering):
             await loop.run_in_executor(None, f.write, buf)
 
 
-READASYNC_CLAIM = {"text": "ReadAsync (Unix, 1 MiB, 4096 B buffer, None): 537.004 μs on .NET 5 → "
-                           "375.843 μs on .NET 6", "before_us": 537.004, "after_us": 375.843,
-                   "expect": "faster", "params": {"fileSize": "1048576", "userBufferSize": "4096"}}
-WRITEASYNC_CLAIM = {"text": "WriteAsync (Unix, 1 MiB, 4096 B buffer, None): 2,296.017 μs on .NET 5 → "
-                            "1,889.585 μs on .NET 6", "before_us": 2296.017, "after_us": 1889.585,
-                    "expect": "faster", "params": {"fileSize": "1048576", "userBufferSize": "4096"}}
-
-
 @perflab.params(fileSize=SIZES, userBufferSize=BUFFERS)
 @perflab.benchmark(name="ReadAsync", categories=["file_io"], setup=_setup_async,
-                   teardown=_teardown, meta=_meta("ReadAsync", READASYNC_CLAIM))
+                   teardown=_teardown, meta=_meta("ReadAsync"))
 def read_async(fileSize, userBufferSize):
     """Read the whole file, each read awaited through asyncio's default thread-pool executor."""
     return _S["loop"].run_until_complete(_read_async(fileSize, FOUR_KiB))
@@ -214,7 +197,7 @@ def read_async_nobuffering(fileSize, userBufferSize):
 
 @perflab.params(fileSize=SIZES, userBufferSize=BUFFERS)
 @perflab.benchmark(name="WriteAsync", categories=["file_io"], setup=_setup_async,
-                   teardown=_teardown, meta=_meta("WriteAsync", WRITEASYNC_CLAIM))
+                   teardown=_teardown, meta=_meta("WriteAsync"))
 def write_async(fileSize, userBufferSize):
     """Write the whole file, each write awaited through asyncio's default thread-pool executor."""
     _S["loop"].run_until_complete(_write_async(fileSize, userBufferSize, FOUR_KiB))
@@ -338,9 +321,6 @@ def random_access_write(fileSize, userBufferSize, threads):
 
 FILE_SIZE = 100000000
 GATHER_BUFFER = 16000
-GATHER_CLAIM = {"text": "Ubuntu: Write 96.62 ms → WriteGather 89.87 ms (4 buffers per sys-call, 8 % gain)",
-                "before_ms": 96.62, "after_ms": 89.87, "expect": "faster",
-                "compare": {"before": "Write", "after": "WriteGather"}}
 
 
 def _open_create():
@@ -372,7 +352,7 @@ def _gather(total, buffers):
 
 @perflab.params(FileSize=[FILE_SIZE])
 @perflab.benchmark(name="Write", categories=["large"], setup=_setup, teardown=_teardown,
-                   meta=_meta("Scatter/Gather", GATHER_CLAIM))
+                   meta=_meta("Scatter/Gather"))
 def gather_write(FileSize):
     """100 MB written with one os.pwrite per 16000-byte buffer."""
     _gather(FileSize, 1)
@@ -380,7 +360,7 @@ def gather_write(FileSize):
 
 @perflab.params(FileSize=[FILE_SIZE])
 @perflab.benchmark(name="WriteGather", categories=["large"], setup=_setup,
-                   teardown=_teardown, meta=_meta("Scatter/Gather", GATHER_CLAIM))
+                   teardown=_teardown, meta=_meta("Scatter/Gather"))
 def gather_write_gather(FileSize):
     """100 MB written with one os.pwritev of 4 × 16000-byte buffers per call."""
     _gather(FileSize, 4)
@@ -389,24 +369,19 @@ def gather_write_gather(FileSize):
 # A 10 MB version of the same pair for quick runs.
 @perflab.params(FileSize=[FILE_SIZE // 10])
 @perflab.benchmark(name="Write", categories=["file_io", "quick"], setup=_setup, teardown=_teardown,
-                   meta=_meta("Scatter/Gather", GATHER_CLAIM))
+                   meta=_meta("Scatter/Gather"))
 def gather_write_small(FileSize):
     _gather(FileSize, 1)
 
 
 @perflab.params(FileSize=[FILE_SIZE // 10])
 @perflab.benchmark(name="WriteGather", categories=["file_io", "quick"], setup=_setup,
-                   teardown=_teardown, meta=_meta("Scatter/Gather", GATHER_CLAIM))
+                   teardown=_teardown, meta=_meta("Scatter/Gather"))
 def gather_write_gather_small(FileSize):
     _gather(FileSize, 4)
 
 
 # -- Preallocation -----------------------------------------------------------------------------
-
-PREALLOC_CLAIM = {"text": "Ubuntu: PreallocationSize False 96.65 ms → True 43.70 ms (median)",
-                  "before_ms": 96.65, "after_ms": 43.70, "expect": "faster",
-                  "compare": {"param": "specifyPreallocationSize", "before": "False", "after": "True"}}
-
 
 def _prealloc(total, specify):
     buf = bytes(GATHER_BUFFER)
@@ -425,7 +400,7 @@ def _prealloc(total, specify):
 
 @perflab.params(specifyPreallocationSize=[False, True])
 @perflab.benchmark(name="PreallocationSize", categories=["large"], setup=_setup,
-                   teardown=_teardown, meta=_meta("Preallocation", PREALLOC_CLAIM))
+                   teardown=_teardown, meta=_meta("Preallocation"))
 def preallocation_size(specifyPreallocationSize):
     """Write a 100 MB file with 16000-byte os.pwrite calls, with or without os.posix_fallocate first."""
     _prealloc(FILE_SIZE, specifyPreallocationSize)
@@ -433,7 +408,7 @@ def preallocation_size(specifyPreallocationSize):
 
 @perflab.params(specifyPreallocationSize=[False, True])
 @perflab.benchmark(name="PreallocationSize", categories=["file_io", "quick"], setup=_setup,
-                   teardown=_teardown, meta=_meta("Preallocation", PREALLOC_CLAIM, file_size=FILE_SIZE // 10))
+                   teardown=_teardown, meta=_meta("Preallocation", file_size=FILE_SIZE // 10))
 def preallocation_size_small(specifyPreallocationSize):
     """The same with a 10 MB file (quick runs)."""
     _prealloc(FILE_SIZE // 10, specifyPreallocationSize)

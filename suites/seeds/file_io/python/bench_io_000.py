@@ -47,9 +47,7 @@ class FileStreamRead:
         self.f.close()
         _teardown_file()
 
-    @perflab.benchmark(name="Read", categories=["file_io"], meta=dict(META, claim={
-        "text": "Read (IsAsync False, BufferSize 4096): 9.593 ms (.NET Framework 4.8) → 9.569 ms (.NET 6)",
-        "before_ms": 9.593, "after_ms": 9.569, "expect": "same", "params": {"BufferSize": "4096"}}))
+    @perflab.benchmark(name="Read", categories=["file_io"], meta=META)
     def read(self):
         f, buf = self.f, _S["buf"]
         f.seek(0)
@@ -57,10 +55,7 @@ class FileStreamRead:
         while readinto(buf):
             pass
 
-    @perflab.benchmark(name="ReadAsync", categories=["file_io"], meta=dict(META, claim={
-        "text": "ReadAsync (IsAsync False, BufferSize 4096): 30.920 ms (.NET Framework 4.8) → "
-                "13.108 ms (.NET 6)", "before_ms": 30.92, "after_ms": 13.108, "expect": "faster",
-        "params": {"BufferSize": "4096"}}))
+    @perflab.benchmark(name="ReadAsync", categories=["file_io"], meta=META)
     def read_async(self):
         f, buf, loop = self.f, _S["buf"], _S["loop"]
 
@@ -88,9 +83,7 @@ class WriteAllText:
         with open(self.path, "w", encoding="utf-8") as f:
             f.write(CONTENTS)
 
-    @perflab.benchmark(name="WriteAllTextAsync", categories=["file_io"], meta=dict(META, claim={
-        "text": "WriteAllTextAsync (100 000 chars): 1.609 ms (.NET Core 3.1) → 1.143 ms (.NET 6)",
-        "before_ms": 1.609, "after_ms": 1.143, "expect": "faster"}))
+    @perflab.benchmark(name="WriteAllTextAsync", categories=["file_io"], meta=META)
     def write_all_text_async(self):
         """Open, write 100 000 characters as UTF-8, close — on the default executor via asyncio."""
         self.loop.run_until_complete(self.loop.run_in_executor(None, self._write))
@@ -119,9 +112,7 @@ class Compression:
     def setup(self):
         self.data = _text(152089)
 
-    @perflab.benchmark(name="Compress", categories=["file_io"], meta=dict(META, claim={
-        "text": "Compress (BrotliStream, Fastest, alice29.txt): 1,050.2 μs (.NET 5) → 786.6 μs (.NET 6)",
-        "before_us": 1050.2, "after_us": 786.6, "expect": "faster"}))
+    @perflab.benchmark(name="Compress", categories=["file_io"], meta=META)
     def compress(self):
         c = zlib.compressobj(1)
         return len(c.compress(self.data)) + len(c.flush())

@@ -1,0 +1,385 @@
+"""The results a seeds report is made of: cases loaded from result files, grouped into the seeds'
+sections, and the ratios between them (paired when the run interleaved them)."""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from ..units import TIME_UNITS, format_in, format_size, pick_unit
+
+RESULTS_SCHEMA = "perflab.results"
+RESULTS_VERSION = 1
+OTHER = "Other"
+SEED_TITLES = {
+    "000": "Performance Improvements in .NET 6",
+    "001": "Threading sections of “Performance Improvements in .NET 8 & 7 & 6”",
+    "002": "File IO improvements in .NET 6",
+    "003": "Performance Improvements in .NET Core 3.0",
+    "004": "Performance improvements in ASP.NET Core 6",
+}
+# Section order of each seed document (from /work/shared/seeds/README.md); unknown sections follow.
+SEED_SECTIONS = {
+    "000": ["Benchmarking Setup", "JIT", "GC", "Threading", "System Types", "Arrays, Strings, Spans",
+            "Buffering", "IO", "Networking", "Reflection", "Collections and LINQ", "Cryptography",
+            "Peanut Butter", "JSON", "Interop", "Tracing", "Startup", "Size", "Blazor and mono"],
+    "001": ["ThreadStatic", "ThreadPool", "Tasks", "Parallel", ".NET 7 threading", ".NET 6 threading"],
+    "002": ["FileStream arguments", "Seek/Position", "Length", "WriteAsync", "ReadAsync", "Read & Write",
+            "RandomAccess", "Scatter/Gather", "Preallocation", "FileStreamOptions"],
+    "003": ["Setup", "Span and Friends", "Arrays and Strings", "Parsing/Formatting",
+            "Regular Expressions", "Threading", "Collections", "Networking", "System.IO", "Console",
+            "Process", "LINQ", "Interop", "Peanut butter", "GC", "JIT"],
+    "004": ["Benchmarking Setup", "Span<T>", "Idle Connections", "EF Core", "Blazor", "Hodgepodge"],
+}
+CONFIDENCE = 0.999
+SAME_BAND = (0.95, 1.05)
+
+# -- loading ------------------------------------------------------------------------------------
+
+def _finite(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+@dataclass
+class Case:
+    doc: int
+    path: str
+    raw: dict
+
+    @property
+    def bench(self) -> dict:
+        return self.raw.get("benchmark") or {}
+
+    @property
+    def bench_id(self) -> str:
+        b = self.bench
+        return str(b.get("id") or f"{b.get('group', '')}.{b.get('name', '?')}")
+
+    @property
+    def name(self) -> str:
+        return str(self.bench.get("name") or self.bench_id)
+
+    @property
+    def method_name(self) -> str:
+        """The method alone, as the seeds name it: `Seek.SeekForward` and Go's `BenchmarkSeekForward`
+        are `SeekForward` (claims are keyed by it, across languages)."""
+        last = re.split(r"[./]", self.name)[-1]
+        m = re.fullmatch(r"Benchmark_?([A-Z].*)", last)
+        return m.group(1) if m else last
+
+    @property
+    def group(self) -> str:
+        return str(self.bench.get("group") or "")
+
+    @property
+    def meta(self) -> dict:
+        m = self.bench.get("meta")
+        return m if isinstance(m, dict) else {}
+
+    @property
+    def params(self) -> dict[str, str]:
+        p = self.raw.get("params")
+        return {str(k): str(v) for k, v in p.items()} if isinstance(p, dict) else {}
+
+    @property
+    def key(self) -> tuple[str, tuple[tuple[str, str], ...]]:
+        return self.bench_id, tuple(sorted(self.params.items()))
+
+    @property
+    def runtime(self) -> str:
+        rt = self.raw.get("runtime") or {}
+        return str(rt.get("label") or rt.get("name") or "?")
+
+    @property
+    def ok(self) -> bool:
+        return self.raw.get("status", "ok") == "ok" and self.mean is not None
+
+    @property
+    def estimate(self) -> dict:
+        e = self.raw.get("estimate")
+        return e if isinstance(e, dict) else {}
+
+    @property
+    def mean(self) -> float | None:
+        m = self.estimate.get("mean")
+        return float(m) if _finite(m) else None
+
+    @property
+    def se(self) -> float | None:
+        s = self.estimate.get("se")
+        return float(s) if _finite(s) else None
+
+    @property
+    def df(self) -> float | None:
+        d = self.estimate.get("df")
+        return float(d) if _finite(d) and d > 0 else None
+
+    @property
+    def alloc(self) -> float | None:
+        d = self.raw.get("diagnostics") or {}
+        a = d.get("alloc_bytes_per_op") if isinstance(d, dict) else None
+        return float(a) if _finite(a) else None
+
+    @property
+    def error(self) -> str:
+        return str(self.raw.get("error") or "failed")
+
+    @property
+    def warnings(self) -> list[str]:
+        w = self.raw.get("warnings") or []
+        return [str(x) for x in w] if isinstance(w, list) else []
+
+
+def _load_one(path: Path) -> dict:
+    if not path.exists():
+        raise UsageError(f"{path}: no such file")
+    if not path.is_file():
+        raise UsageError(f"{path}: not a file (give perflab results .json files)")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot be read ({exc})") from None
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"{path}: not a perflab results file (not JSON: {exc})") from None
+    if not isinstance(doc, dict) or doc.get("schema") != RESULTS_SCHEMA:
+        raise UsageError(f"{path}: not a perflab results file (no \"schema\": \"{RESULTS_SCHEMA}\")")
+    version = doc.get("version")
+    if not isinstance(version, int) or version > RESULTS_VERSION:
+        raise UsageError(f"{path}: results version {version!r} is not supported "
+                         f"(this perflab reads version ≤ {RESULTS_VERSION})")
+    cases = doc.get("cases")
+    if not isinstance(cases, list) or not all(isinstance(c, dict) for c in cases):
+        raise UsageError(f"{path}: not a perflab results file (\"cases\" is not a list of objects)")
+    if not cases:
+        raise UsageError(f"{path}: the results hold no cases")
+    for c in cases:
+        if not isinstance(c.get("benchmark"), dict) or not isinstance(c.get("runtime"), dict):
+            raise UsageError(f"{path}: not a perflab results file (a case lacks benchmark/runtime)")
+    return doc
+
+
+@dataclass
+class Report:
+    title: str
+    paths: list[str]
+    docs: list[dict]
+    cases: list[Case]
+    runtimes: list[str]          # in order; runtimes[0] is the baseline
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def baseline(self) -> str:
+        return self.runtimes[0]
+
+
+def load_report(paths: list[str], title: str, baseline: str | None = None) -> Report:
+    if not paths:
+        raise UsageError("report: give at least one results file (perflab-*.json)")
+    docs = [_load_one(Path(p)) for p in paths]
+    notes: list[str] = []
+    by_key: dict[tuple, Case] = {}
+    order: list[tuple] = []
+    seen_keys: set = set()
+    for i, (p, doc) in enumerate(zip(paths, docs)):
+        cases = [Case(i, p, c) for c in doc["cases"]]
+        keys = {c.key for c in cases}
+        if i > 0 and not keys & seen_keys:
+            raise UsageError(f"{p}: no case in common with {', '.join(paths[:i])} "
+                             "(same benchmark and parameters); nothing to compare")
+        seen_keys |= keys
+        if doc.get("complete") is False:
+            notes.append(f"{p}: the run was interrupted; only the cases it finished are reported.")
+        for c in cases:
+            k = (c.key, c.runtime)
+            if k in by_key:
+                notes.append(f"{c.bench_id} {dict(c.key[1]) or ''} @ {c.runtime}: measured in "
+                             f"{by_key[k].path} and {p}; the later file is used.")
+            else:
+                order.append(k)
+            by_key[k] = c
+    cases = [by_key[k] for k in order]
+    runtimes: list[str] = []
+    for doc in docs:
+        for rt in (doc.get("environment") or {}).get("runtimes") or []:
+            label = isinstance(rt, dict) and (rt.get("label") or rt.get("name"))
+            if label and label in {c.runtime for c in cases} and label not in runtimes:
+                runtimes.append(label)
+    for c in cases:
+        if c.runtime not in runtimes:
+            runtimes.append(c.runtime)
+    if baseline:
+        if baseline not in runtimes:
+            raise UsageError(f"--baseline {baseline}: not a runtime of these results "
+                             f"({', '.join(runtimes)})")
+        runtimes.remove(baseline)
+        runtimes.insert(0, baseline)
+    return Report(title=title, paths=list(paths), docs=docs, cases=cases, runtimes=runtimes,
+                  notes=notes)
+
+
+# -- ratios -------------------------------------------------------------------------------------
+
+@dataclass
+class Ratio:
+    value: float
+    low: float | None
+    high: float | None
+
+    @property
+    def has_interval(self) -> bool:
+        return self.low is not None and self.high is not None
+
+    def text(self) -> str:
+        if self.has_interval:
+            return f"{_fmt_ratio(self.value)} [{_fmt_ratio(self.low)}–{_fmt_ratio(self.high)}]"
+        return f"{_fmt_ratio(self.value)} [no interval]"
+
+
+def _fmt_ratio(x: float) -> str:
+    if x >= 1000:
+        return ">1000"
+    if x < 0.001:
+        return "<0.001"
+    return f"{x:.2f}" if x >= 0.01 else f"{x:.3f}"
+
+
+def _quantile(df: float | None) -> float:
+    p = 0.5 + CONFIDENCE / 2
+    try:
+        from scipy.stats import norm, t
+        return float(t.ppf(p, df)) if df else float(norm.ppf(p))
+    except Exception:  # pragma: no cover - scipy is a dependency; keep a fallback
+        return 3.2905267314919255
+
+
+def unpaired_ratio(after: Case, before: Case) -> Ratio | None:
+    """after/before from two independent estimates: log-normal delta method, t quantile at the
+    smaller of the two degrees of freedom."""
+    if not (after.ok and before.ok) or after.mean <= 0 or before.mean <= 0:
+        return None
+    value = after.mean / before.mean
+    if after.se is None or before.se is None or after.df is None or before.df is None:
+        return Ratio(value, None, None)
+    s = math.sqrt((after.se / after.mean) ** 2 + (before.se / before.mean) ** 2)
+    q = _quantile(min(after.df, before.df))
+    return Ratio(value, value * math.exp(-q * s), value * math.exp(q * s))
+
+
+def runtime_ratio(case: Case, base: Case | None) -> Ratio | None:
+    """The case against the same benchmark and parameters on the baseline runtime. The run's own
+    (paired, per-round) ratio is used when it was computed against that very case."""
+    if base is None or not case.ok or not base.ok:
+        return None
+    if case is base:
+        return Ratio(1.0, 1.0, 1.0)
+    r = case.raw.get("ratio")
+    if (isinstance(r, dict) and case.doc == base.doc and case.raw.get("baseline") == base.raw.get("key")
+            and _finite(r.get("value"))):
+        lo, hi = r.get("ci_low"), r.get("ci_high")
+        ok = _finite(lo) and _finite(hi) and lo > 0
+        return Ratio(float(r["value"]), float(lo) if ok else None, float(hi) if ok else None)
+    return unpaired_ratio(case, base)
+
+
+# -- sections -----------------------------------------------------------------------------------
+
+@dataclass
+class Section:
+    seed: str            # "" for Other
+    name: str
+    cases: list[Case] = field(default_factory=list)
+
+    @property
+    def anchor(self) -> str:
+        return re.sub(r"[^a-z0-9]+", "-", f"s{self.seed}-{self.name}".lower()).strip("-")
+
+
+def _seed_of(case: Case) -> str:
+    s = case.meta.get("seed")
+    if s is None:
+        return ""
+    s = str(s)
+    m = re.match(r"(\d{3})", s)
+    return m.group(1) if m else s
+
+
+def sections_of(report: Report) -> list[Section]:
+    sections: dict[tuple[str, str], Section] = {}
+    for c in report.cases:
+        seed, name = _seed_of(c), c.meta.get("section")
+        if not seed or not name:
+            seed, name = "", OTHER
+        key = (seed, str(name))
+        sections.setdefault(key, Section(seed, str(name))).cases.append(c)
+    # seeds in numeric order, sections in order of appearance, Other last
+    seeds_order = sorted({k[0] for k in sections if k[0]})
+    def rank(seed: str, name: str) -> int:
+        known = [x.lower() for x in SEED_SECTIONS.get(seed, [])]
+        return known.index(name.lower()) if name.lower() in known else len(known)
+    out = []
+    for seed in seeds_order:
+        mine = [s for k, s in sections.items() if k[0] == seed]
+        out += sorted(mine, key=lambda s: rank(seed, s.name))  # stable: unknown keep their order
+    out += [s for k, s in sections.items() if not k[0]]
+    rt_index = {r: i for i, r in enumerate(report.runtimes)}
+    for s in out:
+        first: dict[tuple, int] = {}
+        for i, c in enumerate(s.cases):
+            first.setdefault(c.key, i)
+        s.cases.sort(key=lambda c: (first[c.key], rt_index.get(c.runtime, 99)))
+    return out
+
+
+def seed_heading(seed: str) -> str:
+    if not seed:
+        return OTHER
+    title = SEED_TITLES.get(seed)
+    return f"Seed {seed} — {title}" if title else f"Seed {seed}"
+
+
+def _params_text(c: Case) -> str:
+    return ", ".join(f"{k}={v}" for k, v in c.params.items()) or "-"
+
+
+def _method_labels(cases: list[Case]) -> dict[str, str]:
+    """Method names; the group is added where one name (and params) belongs to several benchmarks."""
+    ids_per = {}
+    for c in cases:
+        ids_per.setdefault((c.name, c.key[1]), set()).add(c.bench_id)
+    return {c.bench_id: (f"{c.group}.{c.name}" if len(ids_per[(c.name, c.key[1])]) > 1 and c.group
+                         else c.name) for c in cases}
+
+
+@dataclass
+class Row:
+    case: Case
+    method: str
+    ratio: Ratio | None
+
+
+def section_rows(report: Report, section: Section) -> list[Row]:
+    base = {c.key: c for c in section.cases if c.runtime == report.baseline}
+    labels = _method_labels(section.cases)
+    return [Row(c, labels[c.bench_id], runtime_ratio(c, base.get(c.key))) for c in section.cases]
+
+
+def table_cells(rows: list[Row]) -> tuple[list[str], list[list[str]]]:
+    columns = ["Method", "Runtime", "Params", "Mean", "Ratio", "Allocated"]
+    unit = pick_unit([r.case.mean for r in rows if r.case.ok], TIME_UNITS)
+    out = []
+    for r in rows:
+        c = r.case
+        mean = format_in(c.mean, unit) if c.ok else f"FAILED: {c.error}"
+        if r.ratio is None:
+            ratio = "?" if c.ok else ""
+        else:
+            ratio = _fmt_ratio(r.ratio.value)
+        alloc = format_size(c.alloc) if c.alloc is not None else "NA"
+        out.append([r.method, c.runtime, _params_text(c), mean, ratio, alloc])
+    return columns, out
