@@ -278,3 +278,22 @@ def test_every_registry_claim_names_a_benchmark_of_the_python_corpus():
         names |= set(re.findall(r'name="(\w+)"', f.read_text(encoding="utf-8")))
     for (seed, section, method) in cl.registry():
         assert method in names, f"{seed} {section} {method} has no benchmark"
+
+
+def test_each_language_is_judged_against_its_own_baseline_runtime(tmp_path):
+    meta = {"seed": "003", "section": "Networking"}
+
+    def lang_case(rt, mean, language):
+        c = case("HttpDownload", rt, mean, meta=meta)
+        c["benchmark"]["language"] = language
+        return c
+    cs = [lang_case("python3.8", 10e6, "python"), lang_case("python3.13", 8e6, "python"),
+          lang_case("node18", 6e6, "node"), lang_case("node22", 3e6, "node")]
+    p = write(tmp_path, "r.json", doc(cs, runtimes=["python3.8", "python3.13", "node18", "node22"]))
+    md, _, _ = run_report(tmp_path, [p])
+    assert re.search(r"\| HttpDownload \| node22 \| - \| [\d.]+ ms \| 0\.50 \|", md)
+    assert re.search(r"\| HttpDownload \| node18 \| - \| [\d.]+ ms \| 1\.00 \|", md)
+    assert re.search(r"\| HttpDownload \| python3.13 \| - \| [\d.]+ ms \| 0\.80 \|", md)
+    http = [l for l in md.splitlines() if l.startswith("| HttpDownload (10 MB)")]
+    assert len(http) == 2 and any("node18 → node22" in r for r in http) and any(
+        "python3.8 → python3.13" in r for r in http)

@@ -174,10 +174,9 @@ def claims_of(report: Report, section: Section) -> list[Claim]:
                         pairs.append((f"{bn} → {an} on {a.runtime}"
                                       + (f" ({_params_text(a)})" if a.params else ""), b, a))
         else:
-            base = {c.key: c for c in section.cases if c.runtime == report.baseline}
             for a in carriers:
-                b = base.get(a.key)
-                if a.runtime == report.baseline or b is None or not _matches(a, selector):
+                b = report.baseline_case(section, a)
+                if b is None or a is b or not _matches(a, selector):
                     continue
                 pairs.append((f"{b.runtime} → {a.runtime}" + (f" ({_params_text(a)})" if a.params else ""),
                               b, a))

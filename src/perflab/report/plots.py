@@ -13,7 +13,7 @@ PLOT_MIN, PLOT_MAX = 0.01, 100.0  # intervals beyond are cut at the edge (arrow 
 def ratio_plot_png(report: Report, rows: list[Row], title: str) -> bytes | None:
     """Horizontal plot: one line per (method, params, runtime ≠ baseline), the ratio against the
     baseline runtime on a log axis with its 99.9 % interval; a hollow marker = no interval."""
-    items = [r for r in rows if r.case.runtime != report.baseline and r.ratio is not None
+    items = [r for r in rows if r.case.runtime not in report.baselines and r.ratio is not None
              and r.ratio.value > 0]
     if not items:
         return None

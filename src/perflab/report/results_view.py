@@ -64,6 +64,10 @@ class Case:
         return str(self.bench.get("name") or self.bench_id)
 
     @property
+    def language(self) -> str:
+        return str(self.bench.get("language") or "")
+
+    @property
     def method_name(self) -> str:
         """The method alone, as the seeds name it: `Seek.SeekForward` and Go's `BenchmarkSeekForward`
         are `SeekForward` (claims are keyed by it, across languages)."""
@@ -170,12 +174,31 @@ class Report:
     paths: list[str]
     docs: list[dict]
     cases: list[Case]
-    runtimes: list[str]          # in order; runtimes[0] is the baseline
+    runtimes: list[str]          # in order; the first of each language is that language's baseline
     notes: list[str] = field(default_factory=list)
 
     @property
+    def language_of(self) -> dict[str, str]:
+        return {c.runtime: c.language for c in self.cases}
+
+    @property
+    def baselines(self) -> list[str]:
+        """One per language (a report may hold Python, Node and Go results side by side)."""
+        seen: dict[str, str] = {}
+        for label in self.runtimes:
+            seen.setdefault(self.language_of.get(label, ""), label)
+        return list(seen.values())
+
+    @property
     def baseline(self) -> str:
-        return self.runtimes[0]
+        return ", ".join(self.baselines)
+
+    def baseline_of(self, case: "Case") -> str:
+        return next((b for b in self.baselines if self.language_of.get(b) == case.language), self.runtimes[0])
+
+    def baseline_case(self, section: "Section", case: "Case") -> "Case | None":
+        base = self.baseline_of(case)
+        return next((c for c in section.cases if c.runtime == base and c.key == case.key), None)
 
 
 def load_report(paths: list[str], title: str, baseline: str | None = None) -> Report:
@@ -217,7 +240,7 @@ def load_report(paths: list[str], title: str, baseline: str | None = None) -> Re
         if baseline not in runtimes:
             raise UsageError(f"--baseline {baseline}: not a runtime of these results "
                              f"({', '.join(runtimes)})")
-        runtimes.remove(baseline)
+        runtimes.remove(baseline)  # first overall, so first of its language
         runtimes.insert(0, baseline)
     return Report(title=title, paths=list(paths), docs=docs, cases=cases, runtimes=runtimes,
                   notes=notes)
@@ -364,9 +387,9 @@ class Row:
 
 
 def section_rows(report: Report, section: Section) -> list[Row]:
-    base = {c.key: c for c in section.cases if c.runtime == report.baseline}
     labels = _method_labels(section.cases)
-    return [Row(c, labels[c.bench_id], runtime_ratio(c, base.get(c.key))) for c in section.cases]
+    return [Row(c, labels[c.bench_id], runtime_ratio(c, report.baseline_case(section, c)))
+            for c in section.cases]
 
 
 def table_cells(rows: list[Row]) -> tuple[list[str], list[list[str]]]:

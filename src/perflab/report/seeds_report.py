@@ -60,7 +60,7 @@ def _env_lines(report: Report) -> list[tuple[str, str]]:
         rt = versions.get(label) or {}
         extra = " ".join(x for x in (rt.get("implementation"), rt.get("version")) if x)
         rts.append(f"{label}" + (f" ({extra})" if extra else "")
-                   + (" — baseline" if label == report.baseline else ""))
+                   + (" — baseline" if label in report.baselines else ""))
     out.append(("Runtimes", "; ".join(rts)))
     jobs = sorted({str((d.get("job") or {}).get("name", "?")) for d in report.docs})
     out.append(("Job", ", ".join(jobs)))
@@ -111,7 +111,7 @@ def render(report: Report, plots_dir_name: str) -> Rendered:
     for k, v in _env_lines(report):
         md.append(f"- **{k}**: {v}")
     md += ["", "**Ratio** = Mean of the case / Mean of the same benchmark and parameters on the "
-           f"baseline runtime **{report.baseline}**; the plots show it with its 99.9 % confidence "
+           f"baseline runtime of its language (**{report.baseline}**); the plots show it with its 99.9 % confidence "
            "interval. **Claims**: " + CLAIM_RULE, ""]
     for n in report.notes:
         md.append(f"> note: {n}")
@@ -204,7 +204,7 @@ def render(report: Report, plots_dir_name: str) -> Rendered:
         head.append(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>")
     head.append("</dl>")
     head.append(f'<p class="how"><b>Ratio</b> = Mean of the case / Mean of the same benchmark and '
-                f"parameters on the baseline runtime <b>{html.escape(report.baseline)}</b>; the plots "
+                f"parameters on the baseline runtime of its language (<b>{html.escape(report.baseline)}</b>); the plots "
                 f"show it with its 99.9 % confidence interval (hollow marker: no interval). "
                 f"<b>Claims</b>: {_md_bold_to_html(html.escape(CLAIM_RULE))}</p>")
     for n in report.notes:
