@@ -7,6 +7,7 @@ from perflab.engine.runner import Engine, is_stable, pick_invocations
 from perflab.jobs import get_job
 
 from perflab.engine.worker import BenchmarkError
+from perflab.errors import WorkerFailure
 
 from fakes import FakeClock, FakeWorker, make_case
 
@@ -66,7 +67,7 @@ def test_processes_that_disagree_get_more_launches():
     offsets = [0.0, 300.0, -250.0, 150.0, -100.0, 280.0]
 
     def launch(case, i):
-        return FakeWorker(clock, 1000.0, noise=0.002, seed=i, launch_offset_ns=offsets[i])
+        return FakeWorker(clock, 1000.0, noise=0.002, seed=i, launch_offset_ns=offsets[i % len(offsets)])
 
     [res] = engine_for(job, launch, clock).run_group([make_case()])
     assert len(res.launches) > job.launches_min
@@ -245,7 +246,7 @@ def test_a_noisy_but_real_benchmark_is_not_called_empty():
     offsets = [0.0, 2500.0, -900.0, 1800.0, -950.0, 2200.0]  # processes disagree wildly
     results = engine_for(get_job("short"),
                          lambda c, i: FakeWorker(clock, 1000.0, overhead_ns=30.0, noise=0.01, seed=i,
-                                                 launch_offset_ns=offsets[i]),
+                                                 launch_offset_ns=offsets[i % len(offsets)]),
                          clock).run_group([make_case()])
     [row] = analyse(results)
     assert row.estimate.ci_low <= 0  # the interval is huge...
@@ -262,3 +263,55 @@ def test_invocations_are_chosen_again_when_warmup_made_calls_much_faster():
     # iterations of the measured (fast) code last about the job's iteration time again
     assert n * 1000.0 >= 0.9 * job.iteration_time_s * 1e9
     assert all(ln.invocations == n for ln in res.launches)
+
+
+def test_first_launches_of_all_contenders_start_concurrently():
+    """Starting a process is waiting, not measuring: the group's first launches start side by side.
+    Here each start waits at a barrier for all of them — started one by one, the first would time out."""
+    import threading
+    clock = FakeClock()
+    job = get_job("short")
+    cases = [make_case(runtime="rt1"), make_case(runtime="rt2")]
+    barrier = threading.Barrier(len(cases) * job.launches_min, timeout=10)
+
+    def launch(case, i):
+        if i < job.launches_min:
+            barrier.wait()
+        return FakeWorker(clock, 1000.0, noise=0.01, seed=i)
+
+    results = engine_for(job, launch, clock).run_group(cases)
+    assert all(r.ok for r in results), [r.error for r in results]
+    assert all(len(r.launches) >= job.launches_min for r in results)
+
+
+def test_added_launches_grow_geometrically_with_consecutive_indices():
+    clock = FakeClock()
+    job = get_job("default")
+    calls = []
+
+    def launch(case, i):
+        calls.append(i)
+        offset = 400.0 * (1 if i % 2 else -1) * (1 + i % 3)
+        return FakeWorker(clock, 2000.0, noise=0.001, seed=i, launch_offset_ns=offset)
+
+    [res] = engine_for(job, launch, clock).run_group([make_case()])
+    assert sorted(calls) == list(range(len(calls)))
+    assert [ln.index for ln in res.launches] == list(range(len(res.launches)))
+    assert len(res.launches) == job.launches_max  # processes disagree: it keeps adding up to the cap
+
+
+def test_a_launch_that_fails_to_start_fails_its_case_and_closes_the_others():
+    clock = FakeClock()
+    job = get_job("short")
+    started = []
+
+    def launch(case, i):
+        if case.runtime.name == "rt2" and i == 1:
+            raise WorkerFailure("worker exited before saying hello (exit status 3)")
+        started.append(FakeWorker(clock, 1000.0, noise=0.01, seed=i))
+        return started[-1]
+
+    good, bad = engine_for(job, launch, clock).run_group([make_case(runtime="rt1"), make_case(runtime="rt2")])
+    assert good.ok
+    assert bad.error == "worker exited before saying hello (exit status 3)"
+    assert all(w.closed for w in started)

@@ -3,12 +3,16 @@
 | job     | launches | warmup it. | min it./launch | iteration | precision target (99.9% CI half-width) | budget/case |
 |---------|----------|------------|----------------|-----------|-----------------------------------------|-------------|
 | dry     | 1        | 0          | 1              | 1 call    | none: checks that every benchmark runs  | —           |
-| short   | 2 (≤ 3)  | 2 – 10     | 3              | 10 ms     | ±5 % of the mean                        | 2 s         |
-| default | 3 (≤ 6)  | 3 – 30     | 5              | 20 ms     | ±2 % of the mean                        | 10 s        |
-| long    | 5 (≤ 10) | 5 – 60     | 10             | 50 ms     | ±1 % of the mean                        | 60 s        |
+| short   | 2 (≤ 6)  | 2 – 10     | 3              | 10 ms     | ±5 % of the mean                        | 2 s         |
+| default | 3 (≤ 24) | 3 – 30     | 3              | 10 ms     | ±2 % of the mean                        | 10 s        |
+| long    | 5 (≤ 40) | 5 – 60     | 5              | 25 ms     | ±1 % of the mean                        | 60 s        |
 
 A launch is a separate worker process; the engine adds launches (up to the maximum) when processes
-disagree more than iterations within a process do, and more iterations otherwise. A case stops as soon
+disagree more than iterations within a process do, and more iterations otherwise. Processes of one
+runtime really do differ (memory layout, hash seeds, JIT decisions), often by several percent, and no
+number of iterations inside a few of them can measure that: a precise verdict needs many launches, so
+launches are cheap — started concurrently (a start is waiting, not measuring), half as many again each
+time more are needed, with short iterations so each one's warmup and overhead stages take little time. A case stops as soon
 as its target is reached, or when its budget is spent (then it is marked "target not reached").
 """
 from __future__ import annotations
@@ -40,9 +44,9 @@ class Job:
 
 JOBS = {
     "dry": Job("dry", 1, 1, 0, 0, 1, 1, 0.0, 0.0, 0.0, overhead=False, diagnose=False, pilot=False),
-    "short": Job("short", 2, 3, 2, 10, 3, 200, 0.010, 0.05, 2.0),
-    "default": Job("default", 3, 6, 3, 30, 5, 1000, 0.020, 0.02, 10.0),
-    "long": Job("long", 5, 10, 5, 60, 10, 5000, 0.050, 0.01, 60.0),
+    "short": Job("short", 2, 6, 2, 10, 3, 200, 0.010, 0.05, 2.0),
+    "default": Job("default", 3, 24, 3, 30, 3, 2000, 0.010, 0.02, 10.0),
+    "long": Job("long", 5, 40, 5, 60, 5, 8000, 0.025, 0.01, 60.0),
 }
 
 

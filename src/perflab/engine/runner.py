@@ -17,6 +17,7 @@ import math
 import random
 import secrets
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -105,9 +106,12 @@ class Engine:
         group_id = secrets.randbits(48) + 1
         states = [_CaseState(c, CaseResult(case=c, round_group=group_id)) for c in cases]
         started = self.clock()
-        for _ in range(self.job.launches_min):
-            for st in self._shuffled(self._active(states)):
-                self._guard(st, self._add_launch, st)
+        # Every contender's first launches start at once: a process start is mostly waiting (exec,
+        # imports, JIT boot) and none of it is measured, so starting them side by side costs one
+        # start instead of many. The stages that time something run one launch at a time.
+        handles = self._spawn([(st, i) for st in states for i in range(self.job.launches_min)])
+        for st in self._shuffled(states):
+            self._guard(st, self._attach, st, handles[id(st)], handles.errors.get(id(st)))
         rnd = 0
         while self._active(states):
             rnd += 1
@@ -135,10 +139,54 @@ class Engine:
         expected = st.per_call_ns * invocations * iterations / 1e9
         return max(self.job.timeout_s, 10 * expected)
 
-    def _add_launch(self, st: _CaseState) -> None:
+    def _spawn(self, wanted: list[tuple[_CaseState, int]]) -> "_Spawned":
+        """Start worker processes for (case, launch index) pairs concurrently; per case, the handles
+        in index order and the first error (the other handles of a failed batch are still usable)."""
+        out = _Spawned()
+        if not wanted:
+            return out
+        t0 = self.clock()
+
+        def start(item):
+            st, index = item
+            try:
+                return st, index, self.launcher(st.case, index), None
+            except Exception as exc:  # kept per case: a failing start fails that case alone
+                return st, index, None, exc
+
+        with ThreadPoolExecutor(max_workers=min(len(wanted), MAX_CONCURRENT_STARTS)) as pool:
+            results = list(pool.map(start, wanted))
+        elapsed = self.clock() - t0
+        cases = {id(st): st for st, _ in wanted}
+        for st in cases.values():
+            st.spent += elapsed / len(cases)
+        for st, index, handle, exc in sorted(results, key=lambda r: r[1]):
+            if handle is not None:
+                out.setdefault(id(st), []).append(handle)
+            elif exc is not None and id(st) not in out.errors:
+                out.errors[id(st)] = exc
+        for st in cases.values():
+            out.setdefault(id(st), [])
+        return out
+
+    def _attach(self, st: _CaseState, handles: list, error: BaseException | None) -> None:
+        """Prepare freshly started launches one by one (their stages are timed); on any failure the
+        handles not yet attached are closed too, then the failure goes up to fail the case."""
+        pending = list(handles)
+        try:
+            while pending:
+                self._add_launch(st, pending.pop(0))
+        finally:
+            for h in pending:
+                h.close()
+        if error is not None:
+            raise error
+
+    def _add_launch(self, st: _CaseState, handle: WorkerHandle | None = None) -> None:
         job, case = self.job, st.case
         index = len(st.launches)
-        handle = self._timed(st, self.launcher, case, index)
+        if handle is None:
+            handle = self._timed(st, self.launcher, case, index)
         launch = _Launch(handle, LaunchSamples(index=index, pid=handle.hello.pid))
         st.launches.append(launch)
         if index == 0:
@@ -160,7 +208,9 @@ class Engine:
         if job.overhead:
             # the empty loop warms up like any other code before its times count
             self._stage(st, launch, "overhead", n, 2)  # the empty loop's first passes are discarded
-            over = self._stage(st, launch, "overhead", n, max(5, job.iterations_min))
+            # (once the overhead is measured in every round, a later launch needs only a few here)
+            count = 2 if index > 0 and st.interleave_overhead else max(5, job.iterations_min)
+            over = self._stage(st, launch, "overhead", n, count)
             launch.samples.overhead += over
             launch.samples.overhead_rounds += [0] * len(over)
             # When the empty call is a noticeable share of an iteration, the machine's drift between
@@ -257,7 +307,12 @@ class Engine:
         if st.spent >= job.budget_s or sum(counts) >= job.iterations_max:
             return "spent"
         if est is not None and est.between_share > 0.5 and len(st.launches) < job.launches_max:
-            self._add_launch(st)
+            # processes disagree: more iterations cannot help, more processes can. Add half as many
+            # again (at least one), started together, so a case that needs 20 launches does not
+            # spend 17 rounds getting there.
+            count = min(job.launches_max - len(st.launches), max(1, len(st.launches) // 2))
+            spawned = self._spawn([(st, len(st.launches) + i) for i in range(count)])
+            self._attach(st, spawned[id(st)], spawned.errors.get(id(st)))
         return "more"
 
     def _judge_group(self, active: list[_CaseState]) -> None:
@@ -353,7 +408,13 @@ class Engine:
                 st.result.output_bytes += ln.handle.output_bytes()
             except (OSError, ValueError):
                 pass
-            ln.handle.close()
+        # each close waits for its process to exit: wait for them all at once
+        if len(st.launches) > 1:
+            with ThreadPoolExecutor(max_workers=min(len(st.launches), MAX_CONCURRENT_STARTS)) as pool:
+                list(pool.map(lambda ln: ln.handle.close(), st.launches))
+        else:
+            for ln in st.launches:
+                ln.handle.close()
         st.result.launches = [ln.samples for ln in st.launches]
 
     # -- helpers --------------------------------------------------------------------------------
@@ -370,3 +431,14 @@ class Engine:
 
 def _raise(exc: BaseException) -> None:
     raise exc
+
+
+MAX_CONCURRENT_STARTS = 16
+
+
+class _Spawned(dict):
+    """id(case state) → handles started for it; `errors`: id(case state) → the first start failure."""
+
+    def __init__(self):
+        super().__init__()
+        self.errors: dict[int, BaseException] = {}
