@@ -127,3 +127,18 @@ def test_hodges_lehmann_interval_covers_and_resists_one_sided_bursts():
     assert abs(c2 - centre) < 0.01 and hi2 - lo2 < 3 * (hi - lo)
     # a mean-based interval is dragged by the same four rounds
     assert abs(burst.mean() - d.mean()) > 0.1
+
+
+def test_too_few_pairs_for_a_rank_interval_falls_back_to_the_estimates():
+    """3 paired rounds cannot give a 99.9% distribution-free interval (it would be the whole observed
+    range, then widened by t with ~1 degree of freedom: bounds like 1e±249). The two estimates' own
+    intervals are used instead: finite, and still covering the true ratio."""
+    from perflab.stats.ratio import wilcoxon_rank
+    assert wilcoxon_rank(13, 0.999) < 0 <= wilcoxon_rank(14, 0.999)
+    rng = np.random.default_rng(11)
+    a = [2e8 * (1 + rng.normal(0, 0.05, 3)) for _ in range(2)]
+    b = [1e8 * (1 + rng.normal(0, 0.05, 3)) for _ in range(2)]
+    ea, eb = estimate(launches_from(a)), estimate(launches_from(b))
+    r = ratio_of(ea, eb, paired_a=(a[0] + a[1]) / 2, paired_b=(b[0] + b[1]) / 2)
+    assert not r.paired
+    assert 1e-6 < r.ci_low <= 2.0 <= r.ci_high < 1e6  # wide (2 launches: t with ~1 df), not absurd
