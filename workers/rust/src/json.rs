@@ -285,6 +285,53 @@ pub fn to_string(v: &Json) -> String {
     s
 }
 
+impl From<&str> for Json {
+    fn from(x: &str) -> Self {
+        Json::Str(x.to_string())
+    }
+}
+impl From<String> for Json {
+    fn from(x: String) -> Self {
+        Json::Str(x)
+    }
+}
+impl From<bool> for Json {
+    fn from(x: bool) -> Self {
+        Json::Bool(x)
+    }
+}
+impl From<i64> for Json {
+    fn from(x: i64) -> Self {
+        Json::Int(x)
+    }
+}
+impl From<i32> for Json {
+    fn from(x: i32) -> Self {
+        Json::Int(x as i64)
+    }
+}
+impl From<u32> for Json {
+    fn from(x: u32) -> Self {
+        Json::Int(x as i64)
+    }
+}
+/// Values above i64::MAX become floats (JSON has one number type).
+impl From<u64> for Json {
+    fn from(x: u64) -> Self {
+        i64::try_from(x).map(Json::Int).unwrap_or(Json::Float(x as f64))
+    }
+}
+impl From<usize> for Json {
+    fn from(x: usize) -> Self {
+        Json::from(x as u64)
+    }
+}
+impl From<f64> for Json {
+    fn from(x: f64) -> Self {
+        Json::Float(x)
+    }
+}
+
 /// Shorthand constructors.
 pub fn s(x: impl Into<String>) -> Json {
     Json::Str(x.into())

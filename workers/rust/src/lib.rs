@@ -111,6 +111,7 @@ pub struct Def {
     categories: Vec<String>,
     description: String,
     iteration_setup: bool,
+    meta: Vec<(String, Json)>,
     setup: Box<dyn Fn(&mut Bencher)>,
 }
 
@@ -135,6 +136,7 @@ impl Registry {
             categories: Vec::new(),
             description: String::new(),
             iteration_setup: false,
+            meta: Vec::new(),
             setup: Box::new(setup),
         });
         self.defs.last_mut().unwrap()
@@ -184,6 +186,16 @@ impl Def {
     /// [`Bencher::iter_batched`] whose input is expensive to prepare or large).
     pub fn iteration_setup(&mut self) -> &mut Self {
         self.iteration_setup = true;
+        self
+    }
+    /// A free-form `meta` entry, copied into the results (e.g. `.meta("seed", "002")`,
+    /// `.meta("scenario", true)`); setting a key again replaces its value.
+    pub fn meta<V: Into<Json>>(&mut self, key: &str, value: V) -> &mut Self {
+        let value = value.into();
+        match self.meta.iter_mut().find(|(k, _)| k == key) {
+            Some(slot) => slot.1 = value,
+            None => self.meta.push((key.to_string(), value)),
+        }
         self
     }
     /// The group rows are listed under (default: the file's stem).
@@ -664,7 +676,7 @@ impl Worker {
                 ("params", Json::Arr(params)),
                 ("description", s(d.description.clone())),
                 ("iteration_setup", Json::Bool(d.iteration_setup)),
-                ("meta", Json::Obj(vec![])),
+                ("meta", Json::Obj(d.meta.clone())),
             ]));
         }
         self.reply(id, "loaded", vec![("benchmarks", Json::Arr(benches)), ("errors", Json::Arr(errors))])

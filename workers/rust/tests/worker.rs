@@ -19,7 +19,8 @@ fn register(r: &mut Registry) {
     });
     r.bench("sized", sized).param("n", &[1, 10, 100]);
     r.bench("boom", |b| b.iter(|| if black_box(true) { panic!("boom") }));
-    r.bench("base", |b| b.iter(|| ())).baseline().ops(4).category("c").description("d");
+    r.bench("base", |b| b.iter(|| ())).baseline().ops(4).category("c").description("d")
+        .meta("seed", "002").meta("section", "Seek").meta("scenario", true).meta("n", 3).meta("seed", "003");
     r.bench("no_iter", |_b| {});
     r.bench("sort", |b| {
         let n: usize = b.param_as("n");
@@ -107,6 +108,13 @@ fn protocol_exchange() {
     assert_eq!(base.get("ops_per_invoke"), Some(&Json::Int(4)));
     assert_eq!(base.get("id").and_then(Json::as_str), Some("worker.base"));
     assert!(base.get("file").and_then(Json::as_str).unwrap().ends_with("tests/worker.rs"));
+    // meta: free-form, in the order given, a repeated key replaced; empty when none was set
+    assert_eq!(
+        json::to_string(base.get("meta").unwrap()),
+        r#"{"seed":"003","section":"Seek","scenario":true,"n":3}"#
+    );
+    let noop = benches.iter().find(|b| b.get("name").and_then(Json::as_str) == Some("noop")).unwrap();
+    assert_eq!(noop.get("meta"), Some(&Json::Obj(vec![])));
 
     assert_eq!(kind(&h.req(r#""type":"setup","benchmark":"worker.sized","params":{"n":2}"#)), "ready");
     for stage in ["pilot", "warmup", "overhead", "workload"] {
