@@ -29,6 +29,10 @@
 //			},
 //		})
 //	}
+//
+// Benchmarks of one package that share a Name (the same method measured on another grid of
+// parameters, say) need distinct IDs: the protocol id is "<import path>.<ID>", and ID defaults to
+// Name. A duplicate id is reported as a load error and only its first registration is kept.
 package perflab
 
 import (
@@ -48,6 +52,7 @@ type Axis struct {
 // Benchmark describes a native benchmark.
 type Benchmark struct {
 	Name        string
+	ID          string // the id within its package (default: Name); set it when benchmarks share a Name
 	Group       string // default: the registering package's name
 	Baseline    bool   // the row other rows of its group are compared with
 	Ops         int    // operations performed by one invocation (default 1)
@@ -89,6 +94,22 @@ func Categories(c ...string) Option {
 
 // Description sets the benchmark's one-line description.
 func Description(d string) Option { return func(b *Benchmark) { b.Description = d } }
+
+// Meta adds key/value pairs (k1, v1, k2, v2, …) to the benchmark's meta, which the host copies into
+// the results: Meta("seed", "002", "section", "Seek/Position").
+func Meta(kv ...string) Option {
+	if len(kv)%2 != 0 {
+		panic("perflab.Meta: an odd number of arguments (want key, value pairs)")
+	}
+	return func(b *Benchmark) {
+		if b.Meta == nil {
+			b.Meta = map[string]string{}
+		}
+		for i := 0; i < len(kv); i += 2 {
+			b.Meta[kv[i]] = kv[i+1]
+		}
+	}
+}
 
 var (
 	regMu  sync.Mutex

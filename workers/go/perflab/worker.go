@@ -270,7 +270,11 @@ func (w *worker) onLoad(id any, msg map[string]any) {
 		if !selected(b.file, paths) {
 			continue
 		}
-		e := &entry{ID: b.pkg + "." + b.Name, Name: b.Name, Group: b.Group, File: b.file, Line: b.line,
+		key := b.Name
+		if b.ID != "" {
+			key = b.ID
+		}
+		e := &entry{ID: b.pkg + "." + key, Name: b.Name, Group: b.Group, File: b.file, Line: b.line,
 			Baseline: b.Baseline, Categories: nonNil(b.Categories), Ops: b.Ops,
 			Description: b.Description, Meta: b.Meta, nat: b}
 		for _, a := range b.Params {
@@ -308,6 +312,8 @@ func (w *worker) onLoad(id any, msg map[string]any) {
 		loadErrs = append(loadErrs, map[string]any{"file": "", "line": 0, "kind": "load",
 			"message": "testing.B benchmarks registered without a runner (binary not built by perflab)"})
 	}
+	out, dups := dedupe(out)
+	loadErrs = append(loadErrs, dups...)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].File != out[j].File {
 			return out[i].File < out[j].File
@@ -332,6 +338,25 @@ func (w *worker) onLoad(id any, msg map[string]any) {
 		loadErrs = []map[string]any{}
 	}
 	w.send(map[string]any{"id": id, "type": "loaded", "benchmarks": list, "errors": loadErrs})
+}
+
+// dedupe keeps the first entry of every id and reports the others as load errors: a second
+// registration under the same id would otherwise silently replace the first in `setup`.
+func dedupe(in []*entry) ([]*entry, []map[string]any) {
+	first := map[string]*entry{}
+	var out []*entry
+	var errs []map[string]any
+	for _, e := range in {
+		if f, dup := first[e.ID]; dup {
+			errs = append(errs, map[string]any{"file": e.File, "line": e.Line, "kind": "load",
+				"message": fmt.Sprintf("duplicate benchmark id %q (first registered at %s:%d): "+
+					"give one of them a distinct ID", e.ID, f.File, f.Line)})
+			continue
+		}
+		first[e.ID] = e
+		out = append(out, e)
+	}
+	return out, errs
 }
 
 // discovered is what discoverOne found for one benchmark.

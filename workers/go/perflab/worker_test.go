@@ -14,6 +14,9 @@ import (
 
 var opsSeen int
 
+// twinRan records which of the two "twin" benchmarks (same Name, distinct ID) ran last.
+var twinRan string
+
 func init() {
 	Bench("loop", func(n int) {
 		s := 0
@@ -21,9 +24,12 @@ func init() {
 			s += i
 		}
 		Sink(s)
-	}, Baseline(), Ops(2), Categories("demo"), Description("sums"))
+	}, Baseline(), Ops(2), Categories("demo"), Description("sums"), Meta("seed", "002", "section", "Seek/Position"))
 	Func("func", func() int { opsSeen++; return opsSeen })
 	Bench("boom", func(n int) { panic("boom") })
+	Register(Benchmark{Name: "twin", Fn: func(n int) { twinRan = "plain" }})
+	Register(Benchmark{Name: "twin", ID: "twin_large", Categories: []string{"large"},
+		Fn: func(n int) { twinRan = "large" }})
 	Register(Benchmark{
 		Name:   "sized",
 		Params: []Axis{{Name: "n", Values: []string{"1", "10", "100"}}},
@@ -139,6 +145,9 @@ func TestNativeFlow(t *testing.T) {
 	if loop["id"] != "perflab.dev/go/perflab.loop" || loop["group"] != "perflab" || loop["baseline"] != true ||
 		loop["ops_per_invoke"] != float64(2) || !strings.HasSuffix(loop["file"].(string), "worker_test.go") {
 		t.Fatalf("loop described as %v", loop)
+	}
+	if got := loop["meta"]; !reflect.DeepEqual(got, map[string]any{"seed": "002", "section": "Seek/Position"}) {
+		t.Fatalf("loop meta: %v", got)
 	}
 	if got := ids["sized"]["params"]; !reflect.DeepEqual(got, []any{map[string]any{"name": "n",
 		"values": []any{"1", "10", "100"}}}) {
@@ -303,5 +312,49 @@ func TestSinkKeepsWork(t *testing.T) {
 func TestSinkDoesNotAllocate(t *testing.T) {
 	if a := testing.AllocsPerRun(100, func() { Sink(12345678); Sink("s"); Sink([4]int{1, 2, 3, 4}) }); a != 0 {
 		t.Fatalf("Sink allocated %v times", a)
+	}
+}
+
+// Two benchmarks may share a Name when their IDs differ; each id sets up its own benchmark.
+func TestExplicitID(t *testing.T) {
+	h, _ := startWorker(t)
+	loaded := h.ask("load", map[string]any{"paths": []string{}})
+	if errs := loaded["errors"].([]any); len(errs) != 0 {
+		t.Fatalf("load errors: %v", errs)
+	}
+	var ids []string
+	for _, b := range loaded["benchmarks"].([]any) {
+		if m := b.(map[string]any); m["name"] == "twin" {
+			ids = append(ids, m["id"].(string))
+		}
+	}
+	want := []string{"perflab.dev/go/perflab.twin", "perflab.dev/go/perflab.twin_large"}
+	if !reflect.DeepEqual(ids, want) {
+		t.Fatalf("twin ids: %v, want %v", ids, want)
+	}
+	for i, ran := range []string{"plain", "large"} {
+		if r := h.ask("setup", map[string]any{"benchmark": want[i], "params": map[string]any{}}); r["type"] != "ready" {
+			t.Fatalf("setup %s: %v", want[i], r)
+		}
+		h.ask("run", map[string]any{"stage": "workload", "invocations": 1, "iterations": 1})
+		if twinRan != ran {
+			t.Fatalf("setup %s ran the %q twin", want[i], twinRan)
+		}
+		h.ask("teardown", nil)
+	}
+}
+
+// A duplicate id keeps its first registration and is reported as a load error.
+func TestDedupe(t *testing.T) {
+	a := &entry{ID: "p.x", File: "/a.go", Line: 1}
+	b := &entry{ID: "p.y", File: "/a.go", Line: 2}
+	c := &entry{ID: "p.x", File: "/b.go", Line: 3}
+	out, errs := dedupe([]*entry{a, b, c})
+	if !reflect.DeepEqual(out, []*entry{a, b}) {
+		t.Fatalf("kept %v", out)
+	}
+	if len(errs) != 1 || errs[0]["kind"] != "load" || errs[0]["file"] != "/b.go" || errs[0]["line"] != 3 ||
+		!strings.Contains(errs[0]["message"].(string), `"p.x"`) || !strings.Contains(errs[0]["message"].(string), "/a.go:1") {
+		t.Fatalf("errors: %v", errs)
 	}
 }

@@ -1,0 +1,174 @@
+package crypto
+
+// Seed 000 (".NET 6": Cryptography and Blazor's SHA-256), ported to crypto/hmac, crypto/sha256,
+// crypto/rand, crypto/aes, crypto/cipher and encoding/base64. crypto/pbkdf2 arrived only in Go 1.24,
+// so PBKDF2-HMAC-SHA256 is written out here (RFC 8018 §5.2) and every Go version runs the same code.
+
+import (
+	"bytes"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"perflab.dev/go/perflab"
+)
+
+func meta() perflab.Option { return perflab.Meta("seed", "000", "section", "Cryptography") }
+
+var (
+	password = []byte("my super strong password")
+	salt     = []byte{1, 2, 3, 4, 5, 6, 7, 8}
+)
+
+// pbkdf2SHA256 derives keyLen bytes from password and salt with `iter` iterations of HMAC-SHA256.
+func pbkdf2SHA256(password, salt []byte, iter, keyLen int) []byte {
+	prf := hmac.New(sha256.New, password)
+	hLen := prf.Size()
+	out := make([]byte, 0, (keyLen+hLen-1)/hLen*hLen)
+	var u, t []byte
+	for block := uint32(1); len(out) < keyLen; block++ {
+		prf.Reset()
+		prf.Write(salt)
+		prf.Write(binary.BigEndian.AppendUint32(nil, block))
+		u = prf.Sum(u[:0])
+		t = append(t[:0], u...)
+		for i := 1; i < iter; i++ {
+			prf.Reset()
+			prf.Write(u)
+			u = prf.Sum(u[:0])
+			for k := range t {
+				t[k] ^= u[k]
+			}
+		}
+		out = append(out, t...)
+	}
+	return out[:keyLen]
+}
+
+// AES-CBC one-shot decryption (the seed's Aes.DecryptCbc): key, IV and the ciphertext of
+// "This is a test.  This is only a test." with PKCS#7 padding, made once.
+var aesKey, aesIV, aesCiphertext = func() ([]byte, []byte, []byte) {
+	key, iv := make([]byte, 32), make([]byte, aes.BlockSize)
+	if _, err := rand.Read(key); err != nil {
+		panic(err)
+	}
+	if _, err := rand.Read(iv); err != nil {
+		panic(err)
+	}
+	plain := []byte("This is a test.  This is only a test.")
+	pad := aes.BlockSize - len(plain)%aes.BlockSize
+	plain = append(plain, bytes.Repeat([]byte{byte(pad)}, pad)...)
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		panic(err)
+	}
+	ct := make([]byte, len(plain))
+	cipher.NewCBCEncrypter(block, iv).CryptBlocks(ct, plain)
+	return key, iv, ct
+}()
+
+func decryptCbc(key, ciphertext, iv []byte) ([]byte, error) {
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	plain := make([]byte, len(ciphertext))
+	cipher.NewCBCDecrypter(block, iv).CryptBlocks(plain, ciphertext)
+	pad := int(plain[len(plain)-1])
+	if pad == 0 || pad > aes.BlockSize || pad > len(plain) {
+		return nil, errors.New("bad PKCS#7 padding")
+	}
+	return plain[:len(plain)-pad], nil
+}
+
+func init() {
+	perflab.Func("Pbkdf2", func() []byte { return pbkdf2SHA256(password, salt, 1000, 16) },
+		perflab.Categories("crypto", "quick"), meta(),
+		perflab.Description("Rfc2898DeriveBytes.Pbkdf2(password, salt, 1000, SHA256, 16), hand-written over crypto/hmac"))
+	perflab.Func("GetBytes", func() []byte {
+		b := make([]byte, 8)
+		if _, err := rand.Read(b); err != nil {
+			panic(err)
+		}
+		return b
+	}, perflab.Categories("crypto"), meta(), perflab.Description("RandomNumberGenerator.GetBytes(8) ↔ crypto/rand.Read of a new 8-byte slice"))
+
+	data := make([]byte, 10000000)
+	for i := range data {
+		data[i] = byte(i)
+	}
+	var dst bytes.Buffer
+	perflab.Bench("Encode", func(n int) {
+		for i := 0; i < n; i++ {
+			dst.Reset() // _destination.Position = 0
+			w := base64.NewEncoder(base64.StdEncoding, &dst)
+			if _, err := w.Write(data); err != nil {
+				panic(err)
+			}
+			if err := w.Close(); err != nil {
+				panic(err)
+			}
+		}
+		perflab.Sink(dst.Len())
+	}, perflab.Categories("crypto"), meta(), perflab.Group("Base64"),
+		perflab.Description("CryptoStream + ToBase64Transform over 10 000 000 bytes ↔ a base64.NewEncoder stream into a reused buffer"))
+
+	perflab.Func("DecryptCbc", func() []byte {
+		p, err := decryptCbc(aesKey, aesCiphertext, aesIV)
+		if err != nil {
+			panic(err)
+		}
+		return p
+	}, perflab.Categories("crypto"), meta(),
+		perflab.Description("Aes.DecryptCbc one-shot (the seed's New) ↔ aes.NewCipher + cipher.NewCBCDecrypter + PKCS#7 unpadding"))
+
+	perflab.Register(perflab.Benchmark{Name: "HashData", Group: "Sha256", Categories: []string{"crypto"},
+		Meta:        map[string]string{"seed": "000", "section": "Blazor and mono"},
+		Description: "SHA256.HashData over UTF-8 text ↔ sha256.Sum256",
+		Params:      []perflab.Axis{{Name: "length", Values: []string{"100", "100000"}}},
+		Setup: func(p map[string]string) func(int) {
+			length, err := strconv.Atoi(p["length"])
+			if err != nil {
+				panic(err)
+			}
+			text := "To be, or not to be, that is the question: Whether 'tis nobler in the mind to suffer "
+			input := []byte(strings.Repeat(text, length/len(text)+1)[:length])
+			return func(n int) {
+				var sum [sha256.Size]byte
+				for i := 0; i < n; i++ {
+					sum = sha256.Sum256(input)
+				}
+				perflab.Sink(sum)
+			}
+		}})
+}
+
+// The port's PBKDF2 against known PBKDF2-HMAC-SHA256 vectors (and the seed's own call).
+func TestPbkdf2SHA256(t *testing.T) {
+	for _, c := range []struct {
+		password, salt string
+		iter, keyLen   int
+		want           string
+	}{
+		{"password", "salt", 2, 32, "ae4d0c95af6b46d32d0adff928f06dd02a303f8ef3c251dfd6e2d85a95474c43"},
+		{"passwordPASSWORDpassword", "saltSALTsaltSALTsaltSALTsaltSALTsalt", 4096, 40,
+			"348c89dbcbd32b2f32d814b8116e84cf2b17347ebc1800181c4e2a1fb8dd53e1c635518c7dac47e9"},
+		{string(password), string(salt), 1000, 16, "e7209bc55dd3601ceb49b7e56a1a83dd"},
+	} {
+		if got := hex.EncodeToString(pbkdf2SHA256([]byte(c.password), []byte(c.salt), c.iter, c.keyLen)); got != c.want {
+			t.Errorf("pbkdf2(%q, %q, %d, %d) = %s, want %s", c.password, c.salt, c.iter, c.keyLen, got, c.want)
+		}
+	}
+	if p, err := decryptCbc(aesKey, aesCiphertext, aesIV); err != nil || string(p) != "This is a test.  This is only a test." {
+		t.Errorf("decryptCbc = %q, %v", p, err)
+	}
+}
