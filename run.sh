@@ -1,18 +1,15 @@
 #!/usr/bin/env bash
 # perflab's main job on a fresh machine: set up the host in .venv, run a quick slice of the seed corpus
-# (suites/seeds, the .NET reports' experiments ported to Python) on the CPython versions found, keep the
-# run in the history (SQLite, ~/.local/share/perflab/history.db) and write a report in the seeds' shape.
+# (suites/seeds, the .NET reports' experiments ported to Python, Node, Go, Java, Rust and C/C++) on the
+# runtimes found (per language the versions the reports compare, when installed: see
+# scripts/main_job_runtimes.py), keep the run in the history (SQLite, ~/.local/share/perflab/history.db)
+# and write a report in the seeds' shape, each language against its oldest runtime.
 # Results, report and plots go to perflab-results/seeds-<UTC time>/. Extra arguments go to `perflab run`.
 set -euo pipefail
 cd "$(dirname "$0")"
 . ./scripts/venv.sh
-runtimes=$(.venv/bin/python - <<'PY'
-from perflab.runtimes.python import discover
-found = [r.name for r in discover() if r.implementation == "CPython"]
-wanted = [n for n in ("python3.8", "python3.11", "python3.13") if n in found]
-print(",".join(wanted or found[:1]))
-PY
-)
+runtimes=$(.venv/bin/python scripts/main_job_runtimes.py)
+echo "runtimes: $runtimes"
 out="perflab-results/seeds-$(date -u +%Y%m%d-%H%M%S)"
 rc=0
 .venv/bin/perflab run suites/seeds --category quick --runtimes "$runtimes" --job short --out "$out" "$@" || rc=$?
