@@ -66,6 +66,7 @@ int perflab_register_c_at(const char* name, perflab_c_fn fn, const char* file, i
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <typeinfo>
 #include <utility>
 #include <vector>
@@ -83,11 +84,17 @@ inline __attribute__((always_inline)) void do_not_optimize(T const& value) {
 }
 template <class T>
 inline __attribute__((always_inline)) void do_not_optimize(T& value) {
+    if constexpr (std::is_trivially_copyable<T>::value && sizeof(T) <= sizeof(void*) && !std::is_array<T>::value) {
 #if defined(__clang__)
-    asm volatile("" : "+r,m"(value) : : "memory");
+        asm volatile("" : "+r,m"(value) : : "memory");
 #else
-    asm volatile("" : "+m,r"(value) : : "memory");
+        asm volatile("" : "+m,r"(value) : : "memory");
 #endif
+    } else {
+        // Arrays and objects wider than a register stay in memory: with "+m,r", GCC may pick a register
+        // for an array and write garbage back into it (as Google Benchmark found).
+        asm volatile("" : "+m"(value) : : "memory");
+    }
 }
 /// Forces all pending memory writes to be considered visible.
 inline __attribute__((always_inline)) void clobber_memory() { asm volatile("" : : : "memory"); }
@@ -120,8 +127,18 @@ struct State {
 
 using BenchFn = void (*)(State&);
 
+/// A value of a benchmark's `meta`: a string, an integer, a number or a boolean.
+struct MetaValue {
+    enum Kind { Str, Int, Float, Bool } kind = Str;
+    std::string s;
+    long long i = 0;
+    double f = 0;
+    bool b = false;
+};
+
 struct Def {
     std::string name, group, file, description;
+    std::vector<std::pair<std::string, MetaValue>> meta;
     int line = 0;
     bool baseline = false;
     long long ops = 1;
@@ -170,6 +187,43 @@ inline Opt description(const char* c) {
 inline Opt group(const char* c) {
     std::string s = c;
     return {[s](Def& d) { d.group = s; }};
+}
+/// The benchmark's name (and the last component of its id `group.name`) when it differs from the C++
+/// identifier given to PERFLAB_BENCH, e.g. two benchmarks named "Write" in one file (give them
+/// different groups so that their ids differ).
+inline Opt name(const char* n) {
+    std::string s = n;
+    return {[s](Def& d) { d.name = s; }};
+}
+/// Free-form metadata copied into the results, e.g. meta("seed", "002"), meta("scenario", true),
+/// meta("file_size", 10000000). A key given twice keeps its last value.
+template <class T>
+inline Opt meta(const char* key, const T& value) {
+    MetaValue v;
+    using U = std::decay_t<T>;
+    if constexpr (std::is_same<U, bool>::value) {
+        v.kind = MetaValue::Bool;
+        v.b = value;
+    } else if constexpr (std::is_integral<U>::value) {
+        v.kind = MetaValue::Int;
+        v.i = static_cast<long long>(value);
+    } else if constexpr (std::is_floating_point<U>::value) {
+        v.kind = MetaValue::Float;
+        v.f = static_cast<double>(value);
+    } else {
+        static_assert(std::is_convertible<const T&, std::string>::value,
+                      "perflab::meta: the value must be a string, an integer, a number or a bool");
+        v.s = std::string(value);
+    }
+    std::string k = key;
+    return {[k, v](Def& d) {
+        for (auto& kv : d.meta)
+            if (kv.first == k) {
+                kv.second = v;
+                return;
+            }
+        d.meta.emplace_back(k, v);
+    }};
 }
 /// Runs once per case before timing (with the case's parameters), outside the timed region.
 inline Opt setup(std::function<void(State&)> f) { return {[f](Def& d) { d.setup = f; }}; }
@@ -676,6 +730,21 @@ class Worker {
         return out;
     }
     static std::string bench_id(const Def& d) { return d.group + "." + d.name; }
+    static std::string meta_json(const MetaValue& v) {
+        switch (v.kind) {
+            case MetaValue::Int: return std::to_string(v.i);
+            case MetaValue::Bool: return v.b ? "true" : "false";
+            case MetaValue::Float: {
+                if (!(v.f == v.f) || v.f - v.f != 0) return "null";  // NaN or infinite: not JSON
+                char buf[40];
+                std::snprintf(buf, sizeof buf, "%.17g", v.f);
+                std::string out = buf;
+                if (out.find_first_of(".eE") == std::string::npos) out += ".0";
+                return out;
+            }
+            default: return q(v.s);
+        }
+    }
 
     bool on_load(const std::string& id, const Json& msg) {
         const Json* paths = msg.get("paths");
@@ -714,12 +783,14 @@ class Worker {
             }
             std::string cats;
             for (auto& c : d.categories) cats += (cats.empty() ? "" : ",") + q(c);
+            std::string meta;
+            for (auto& kv : d.meta) meta += (meta.empty() ? "" : ",") + q(kv.first) + ":" + meta_json(kv.second);
             benches += std::string(benches.empty() ? "" : ",") + "{\"id\":" + q(bid) + ",\"name\":" + q(d.name) +
                        ",\"group\":" + q(d.group) + ",\"file\":" + q(d.file) + ",\"line\":" + std::to_string(d.line) +
                        ",\"baseline\":" + (d.baseline ? "true" : "false") + ",\"categories\":[" + cats +
                        "],\"ops_per_invoke\":" + std::to_string(d.ops) + ",\"params\":[" + params +
                        "],\"description\":" + q(d.description) + ",\"iteration_setup\":" +
-                       ((d.it_setup || d.it_teardown) ? "true" : "false") + ",\"meta\":{}}";
+                       ((d.it_setup || d.it_teardown) ? "true" : "false") + ",\"meta\":{" + meta + "}}";
         }
         return reply(id, "loaded", "\"benchmarks\":[" + benches + "],\"errors\":[" + errors + "]");
     }

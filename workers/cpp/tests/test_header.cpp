@@ -43,6 +43,10 @@ PERFLAB_BENCH(consume, perflab::iteration_setup([](perflab::State&) { ++it_setup
               perflab::iteration_teardown([](perflab::State&) { ++it_teardowns; delete consumed; consumed = nullptr; })) {
     perflab::do_not_optimize(consumed->size());
 }
+PERFLAB_BENCH(write_small, perflab::name("Write"), perflab::group("grp_a"), perflab::meta("seed", "002"),
+              perflab::meta("section", std::string("Scatter/Gather")), perflab::meta("scenario", true),
+              perflab::meta("file_size", 10000000), perflab::meta("ratio", 0.5), perflab::meta("seed", "003")) {}
+PERFLAB_BENCH(write_large, perflab::name("Write"), perflab::group("grp_b")) {}
 static void c_style(void) {}
 static int c_registered = perflab_register_c("c_style", c_style);
 
@@ -99,8 +103,23 @@ static std::vector<long long> ns(const Json& r) {
     return out;
 }
 
+// do_not_optimize on an array or a wide object must leave its contents intact (GCC -O2 once wrote
+// garbage back into an array through the "+m,r" constraint).
+__attribute__((noinline)) static void check_sinks() {
+    const char* args[4] = {"a", "b", "c", "d"};
+    perflab::do_not_optimize(args);
+    CHECK(args[0] && args[3] && args[0][0] == 'a' && args[3][0] == 'd');
+    struct Wide { long long x[4]; } w = {{1, 2, 3, 4}};
+    perflab::do_not_optimize(w);
+    CHECK(w.x[0] == 1 && w.x[3] == 4);
+    int n = 42;
+    perflab::do_not_optimize(n);
+    CHECK(n == 42);
+}
+
 int main() {
     (void)c_registered;
+    check_sinks();
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return 2;
     setenv("PERFLAB_TOKEN", "feedfacefeedfacefeedfacefeedface", 1);
@@ -116,7 +135,29 @@ int main() {
         CHECK(err_kind(h.req("\"type\":\"run\",\"stage\":\"workload\",\"invocations\":1,\"iterations\":1")) == "state");
         Json loaded = h.req("\"type\":\"load\",\"paths\":[],\"root\":\"\"");
         CHECK(type(loaded) == "loaded");
-        CHECK(loaded.get("benchmarks")->arr.size() == 10);
+        CHECK(loaded.get("benchmarks")->arr.size() == 12);
+        CHECK(loaded.get("errors")->arr.empty());
+        int writes = 0;
+        for (auto& b : loaded.get("benchmarks")->arr) {
+            const Json* m = b.get("meta");
+            CHECK(m && m->kind == Json::Obj);
+            if (b.get("name")->s != "Write") {
+                CHECK(m->obj.empty());
+                continue;
+            }
+            ++writes;
+            if (b.get("id")->s == "grp_a.Write") {
+                CHECK(m->obj.size() == 5);
+                CHECK(m->get("seed") && m->get("seed")->s == "003");  // the last value of a repeated key
+                CHECK(m->get("section") && m->get("section")->s == "Scatter/Gather");
+                CHECK(m->get("scenario") && m->get("scenario")->kind == Json::Bool && m->get("scenario")->b);
+                CHECK(m->get("file_size") && m->get("file_size")->kind == Json::Int && m->get("file_size")->i == 10000000);
+                CHECK(m->get("ratio") && m->get("ratio")->kind == Json::Float && m->get("ratio")->f == 0.5);
+            } else {
+                CHECK(b.get("id")->s == "grp_b.Write" && m->obj.empty());
+            }
+        }
+        CHECK(writes == 2);
         bool saw_base = false, saw_c = false;
         for (auto& b : loaded.get("benchmarks")->arr) {
             if (b.get("name")->s == "base") {
