@@ -3,30 +3,30 @@ compiler, the toolchain (compilers as runtimes, flags, compile errors, missing c
 fail alone (throw, abort, segfault, endless loop, printing), C benchmarks, the dead-code trap and code size."""
 from __future__ import annotations
 
-import contextlib
 import dataclasses
+import functools
 import json
 import statistics
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+# workerkit before perflab: it puts the source tree on sys.path when perflab is not installed
+import workerkit
+from workerkit import REPO, T, case_runner, installed_runtimes, perflab_cli, preferred, prepare_file
+from workerkit import private_cache  # noqa: F401 (autouse: builds go to a temporary perflab cache)
+
 from perflab.conformance import VECTORS, run_vector
-from perflab.engine.worker import BenchmarkError, WorkerProcess
+from perflab.engine.worker import BenchmarkError
 from perflab.errors import PrepareError, WorkerFailure
 from perflab.model import Runtime
 from perflab.toolchains.cpp import CppToolchain, is_bench_name
 
-REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "protocol" / "fixtures" / "cpp"
 EXAMPLES = REPO / "examples" / "cpp"
-T = 60
 
 TC = CppToolchain()
-RUNTIMES = [r for r in TC.discover_runtimes() if r.installed]
-pytestmark = pytest.mark.skipif(not RUNTIMES, reason="no C++ compiler")
+RUNTIMES, pytestmark = installed_runtimes(TC, "no C++ compiler")
 
 FAULTS = r'''#include "perflab.hpp"
 #include <cstdio>
@@ -53,41 +53,18 @@ PERFLAB_BENCH(noop) {}
 '''
 
 
-@pytest.fixture(scope="module", autouse=True)
-def private_cache(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PERFLAB_CACHE", str(tmp_path_factory.mktemp("perflab-cache")))
-    yield
-    mp.undo()
-
-
 @pytest.fixture(scope="module")
 def rt() -> Runtime:
-    gcc = [r for r in RUNTIMES if r.name.startswith("gcc")]
-    return gcc[0] if gcc else RUNTIMES[0]
+    return preferred(RUNTIMES, lambda r: r.name.startswith("gcc"))
 
 
 @pytest.fixture(scope="module")
 def faults(rt, tmp_path_factory):
-    d = tmp_path_factory.mktemp("faults")
-    f = d / "faults_bench.cpp"
-    f.write_text(FAULTS)
-    return f, TC.prepare(rt, [f], d)
+    return prepare_file(TC, rt, tmp_path_factory.mktemp("faults") / "faults_bench.cpp", FAULTS)
 
 
-@contextlib.contextmanager
-def worker(spec):
-    w = WorkerProcess(spec, connect_timeout=60)
-    try:
-        w.request("load", T, paths=spec.load_paths, root=spec.root)
-        yield w
-    finally:
-        w.close()
-
-
-def run_case(w, name, stage="workload", invocations=16, iterations=2, timeout=T, group="faults_bench"):
-    w.request("setup", T, benchmark=f"{group}.{name}", params={})
-    return w.request("run", timeout, stage=stage, invocations=invocations, iterations=iterations)
+worker = functools.partial(workerkit.worker, load=True)
+run_case = case_runner("faults_bench")
 
 
 # -- conformance -----------------------------------------------------------------------------
@@ -167,11 +144,6 @@ def test_dead_code_trap_is_measured(faults):
         assert statistics.median(work) > 20 * statistics.median(over)
 
 
-def perflab_cli() -> list[str]:
-    exe = Path(sys.executable).parent / "perflab"
-    return [str(exe)] if exe.is_file() else [sys.executable, "-c", "from perflab.cli import main; main()"]
-
-
 def test_cli_run_faults_fail_alone(faults, rt, tmp_path):
     f, _ = faults
     out = subprocess.run([*perflab_cli(), "run", str(f), "--runtimes", f"{rt.name}:-O2", "--job", "dry",
@@ -246,3 +218,21 @@ def test_a_runtime_that_fails_to_build_fails_alone(rt, tmp_path):
     assert status[f"{rt.name}:-O2"]["status"] == "ok"
     bad = status[f"{rt.name}:-fno-such-flag"]
     assert bad["status"] != "ok" and "no-such-flag" in (bad["error"] or "") + bad.get("error_detail", ""), out.stderr
+
+
+def test_a_shared_header_included_by_relative_path_rebuilds_when_it_changes(rt, tmp_path):
+    """suites/seeds/common/cpp/seed_executor.hpp is included by benchmarks in other folders: editing it
+    must give a new build, not the cached binary."""
+    shared = tmp_path / "common"
+    shared.mkdir()
+    header = shared / "helper.hpp"
+    header.write_text("inline int helper() { return 1; }\n")
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    src = suite / "bench_shared.cpp"
+    src.write_text('#include <perflab.hpp>\n#include "../common/helper.hpp"\n'
+                   "PERFLAB_BENCH(uses_helper) { perflab::do_not_optimize(helper()); }\n")
+    first = TC.prepare(rt, [src], tmp_path / "w1").argv
+    header.write_text("inline int helper() { return 2; }  // changed\n")
+    second = TC.prepare(rt, [src], tmp_path / "w2").argv
+    assert first != second

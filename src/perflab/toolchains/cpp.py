@@ -53,6 +53,24 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str], what: str) -> None:
         raise PrepareError(f"{what} failed:\n{format_compile_error(out.stderr or out.stdout)}")
 
 
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.MULTILINE)
+
+
+def local_includes(src: Path, seen: set[Path] | None = None) -> set[Path]:
+    """Files `src` includes with `#include "…"` that exist relative to it, transitively."""
+    seen = set() if seen is None else seen
+    try:
+        text = src.read_bytes()
+    except OSError:
+        return seen
+    for m in _INCLUDE.finditer(text):
+        p = (src.parent / m.group(1).decode(errors="replace")).resolve()
+        if p not in seen and p.is_file():
+            seen.add(p)
+            local_includes(p, seen)
+    return seen
+
+
 class CppToolchain(Toolchain):
     language = "cpp"
     patterns = "*_bench.c/.cpp, bench_*.c/.cpp"
@@ -101,9 +119,10 @@ class CppToolchain(Toolchain):
         for src in sources:
             h.update(str(src).encode())
             h.update(src.read_bytes())
-            # headers beside the benchmark (cheap staleness check: name, size, mtime)
-            for p in sorted(src.parent.glob("*")):
-                if p.suffix in (".h", ".hpp", ".hh", ".hxx", ".inc", ".ipp"):
+            # headers beside the benchmark, and those it includes by a relative path (a helper shared
+            # by several suites): a cheap staleness check on name, size and mtime
+            for p in sorted(set(src.parent.glob("*")) | local_includes(src)):
+                if p.suffix in (".h", ".hpp", ".hh", ".hxx", ".inc", ".ipp") and p.is_file():
                     st = p.stat()
                     h.update(f"{p}|{st.st_size}|{st.st_mtime_ns}\n".encode())
         out_dir = cache_dir() / "cpp" / h.hexdigest()[:20]
@@ -127,7 +146,7 @@ class CppToolchain(Toolchain):
                     cc = cppruntimes.c_compiler(runtime.executable)
                     argv = [cc, "-std=gnu11", *flags, *inc, "-I", str(src.parent), "-c", str(src), "-o", str(obj)]
                 else:
-                    argv = [runtime.executable, "-std=c++17", *flags, *inc, "-I", str(src.parent),
+                    argv = [runtime.executable, "-std=c++17", "-pthread", *flags, *inc, "-I", str(src.parent),
                             "-c", str(src), "-o", str(obj)]
                 _run(argv, out_dir, env, f"compiling {src}")
                 objs.append(str(obj))
@@ -135,7 +154,8 @@ class CppToolchain(Toolchain):
             main.write_text(MAIN_SOURCE)
             _run([runtime.executable, "-std=c++17", *flags, *inc, "-c", str(main), "-o", str(out_dir / "main.o")],
                  out_dir, env, "compiling perflab's main")
-            _run([runtime.executable, *flags, *objs, str(out_dir / "main.o"), "-o", str(binary), "-lm"],
+            # -pthread: std::thread links without it only where glibc (≥ 2.34) folds libpthread in
+            _run([runtime.executable, "-pthread", *flags, *objs, str(out_dir / "main.o"), "-o", str(binary), "-lm"],
                  out_dir, env, "linking")
             marker.write_text("ok\n")
         return binary

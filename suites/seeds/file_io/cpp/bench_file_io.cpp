@@ -10,7 +10,7 @@
 // pwritev; Preallocation ↔ posix_fallocate. The 100 MiB / 100 MB cases are in category "large" only.
 // Files live in a temporary folder made by each case's setup and removed by its teardown.
 #include "perflab.hpp"
-#include "seed_executor.hpp"
+#include "../../common/cpp/seed_executor.hpp"
 
 #include <fcntl.h>
 #include <stdlib.h>

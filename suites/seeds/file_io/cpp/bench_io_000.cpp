@@ -4,7 +4,7 @@
 // form is ReadAsync), and File.WriteAllText(Async) of 100 000 characters. The seed's BrotliStream
 // (Compress) is left out: the C++ standard library has no compression.
 #include "perflab.hpp"
-#include "seed_executor.hpp"
+#include "../../common/cpp/seed_executor.hpp"
 
 #include <stdlib.h>
 

@@ -4,10 +4,10 @@
 //
 // C++17 has no thread pool, no cancellation token (std::stop_source is C++20), no semaphore
 // (std::counting_semaphore is C++20) and no channel: the small ones the seeds need are written here on
-// top of the standard primitives (a pool in seed_executor.hpp; CancellationTokenSource modelled on
+// top of the standard primitives (a pool in suites/seeds/common/cpp/seed_executor.hpp; CancellationTokenSource modelled on
 // C++20's std::stop_source/std::stop_callback; a mutex + condition-variable semaphore and channel).
 #include "perflab.hpp"
-#include "seed_executor.hpp"
+#include "../../common/cpp/seed_executor.hpp"
 
 #include <atomic>
 #include <chrono>
