@@ -15,20 +15,18 @@ Google Benchmark comes from the distribution (`apt-get install libbenchmark-dev`
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _compare import aa_args, aa_report, aa_rows, perflab_aa, runtime_named, timed  # noqa: E402
 from perflab.toolchains.cpp import CppToolchain  # noqa: E402
 
 WORKLOAD = """
@@ -52,37 +50,18 @@ BENCHMARK_MAIN();
 """
 
 
-def timed(argv: list[str], cwd: Path) -> tuple[float, str]:
-    t0 = time.perf_counter()
-    out = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=1800)
-    wall = time.perf_counter() - t0
-    if out.returncode != 0:
-        raise RuntimeError(f"{argv[:3]} failed: {out.stderr[-800:]}")
-    return wall, out.stdout
-
-
 def run_perflab(spec: str, work: Path, job: str) -> dict:
-    f = work / "aa_bench.cpp"
-    f.write_text(PERFLAB_FILE)
-    outdir = work / "out"
-    shutil.rmtree(outdir, ignore_errors=True)
-    exe = shutil.which("perflab") or str(REPO / ".venv" / "bin" / "perflab")
-    wall, _ = timed([exe, "run", str(f), "-r", spec, "--job", job, "-e", "json", "-o", str(outdir),
-                     "--store", "none"], work)
-    doc = json.loads(next(outdir.glob("*.json")).read_text())
-    means = {c["benchmark"]["name"]: c["estimate"]["mean"] for c in doc["cases"]}
-    b = next(c for c in doc["cases"] if c["benchmark"]["name"] == "B")
-    r = b.get("ratio") or {}
-    return {"wall": wall, "A": means["A"], "B": means["B"], "ratio": r.get("value"),
-            "contains_1": r.get("ci_low", 0) <= 1 <= r.get("ci_high", 0)}
+    return perflab_aa(work, "aa_bench.cpp", PERFLAB_FILE, spec, job, timeout=1800, extra=("--store", "none"))
 
 
 def run_gbench(cxx: str, flags: list[str], work: Path) -> dict:
     src = work / "gb.cpp"
     src.write_text(GBENCH_FILE)
     t0 = time.perf_counter()
-    timed([cxx, "-std=c++17", *flags, str(src), "-o", str(work / "gb"), "-lbenchmark", "-lpthread"], work)
-    _, out = timed([str(work / "gb"), "--benchmark_repetitions=10", "--benchmark_format=json"], work)
+    timed([cxx, "-std=c++17", *flags, str(src), "-o", str(work / "gb"), "-lbenchmark", "-lpthread"], work,
+          timeout=1800)
+    _, out = timed([str(work / "gb"), "--benchmark_repetitions=10", "--benchmark_format=json"], work,
+                   timeout=1800)
     wall = time.perf_counter() - t0
     doc = json.loads(out)
     reps: dict[str, list[float]] = {"A": [], "B": []}
@@ -97,30 +76,13 @@ def run_gbench(cxx: str, flags: list[str], work: Path) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--runtime", default="gcc12")
-    ap.add_argument("--flags", default="-O2")
-    ap.add_argument("--job", default="short", help="perflab job (dry, short, default, long)")
-    args = ap.parse_args()
-    rt = next((r for r in CppToolchain().discover_runtimes() if r.name == args.runtime), None)
-    if rt is None:
-        sys.exit(f"unknown compiler runtime {args.runtime}")
+    args = aa_args(__doc__, "gcc12", extra=(("--flags", "-O2"),))
+    rt = runtime_named(CppToolchain(), args.runtime, "compiler runtime")
     flags = args.flags.split()
-    rows: dict[str, list[dict]] = {"perflab": [], "gbench": []}
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        for _ in range(args.reps):  # interleave tools so machine drift hits them alike
-            rows["perflab"].append(run_perflab(f"{args.runtime}:{args.flags}", work, args.job))
-            rows["gbench"].append(run_gbench(rt.executable, flags, work))
-    print(f"A/A on {rt.name} {args.flags} ({rt.version}), {args.reps} processes per tool; perflab job '{args.job}'")
-    print(f"{'tool':10} {'verdict s':>10} {'A ns':>9} {'A spread':>9} {'A/A ratios':>24} {'CI has 1':>9}")
-    for tool, rs in rows.items():
-        walls = statistics.median(r["wall"] for r in rs)
-        a = [r["A"] for r in rs]
-        ratios = " ".join(f"{r['ratio']:.3f}" if r["ratio"] else "-" for r in rs)
-        has1 = f"{sum(bool(r.get('contains_1')) for r in rs)}/{len(rs)}"
-        print(f"{tool:10} {walls:10.1f} {statistics.median(a):9.2f} {max(a) / min(a):9.3f} {ratios:>24} {has1:>9}")
+    rows = aa_rows(args.reps, {"perflab": lambda work: run_perflab(f"{args.runtime}:{args.flags}", work, args.job),
+                               "gbench": lambda work: run_gbench(rt.executable, flags, work)})
+    aa_report(f"A/A on {rt.name} {args.flags} ({rt.version}), {args.reps} processes per tool; perflab job '{args.job}'",
+              rows)
     return 0
 
 

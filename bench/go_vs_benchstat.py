@@ -20,7 +20,6 @@ benchstat is `golang.org/x/perf/cmd/benchstat` (install with
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shutil
@@ -35,6 +34,7 @@ sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import perflab_run  # noqa: E402
+from _compare import ab_report, ab_rows, perflab_ab_cases, perflab_ab_row, pick_runtime  # noqa: E402
 from perflab.toolchains.go import GoToolchain  # noqa: E402
 
 SOURCE = """package ab
@@ -136,22 +136,10 @@ def run_gotest(go: str, benchstat: str, root: Path, a: int, b: int, count: int) 
 def run_perflab(runtime: str, root: Path, a: str, b: str, job: str) -> dict:
     """One `perflab run` with both settings as runtime env items; the ratio B/A from its document."""
     label_a, label_b = f"{runtime}:AB_SIZE={a}", f"{runtime}:AB_SIZE={b}"
-    doc, wall = perflab_run(root, "-r", f"{label_a},{label_b}", "-j", job)
-    cases = {c["runtime"]["label"]: c for c in doc["cases"]}
+    doc, wall, cases = perflab_ab_cases(root, label_a, label_b, job)
     if label_a not in cases or label_b not in cases:
         raise SystemExit(f"perflab did not measure both settings: {sorted(cases)}")
-    ca, cb = cases[label_a], cases[label_b]
-    if cb.get("ratio") and not cb.get("is_baseline"):
-        r = cb["ratio"]
-        value, lo, hi = r["value"], r["ci_low"], r["ci_high"]
-    elif ca.get("ratio") and not ca.get("is_baseline"):  # the host made B the baseline: invert A/B
-        r = ca["ratio"]
-        value, lo, hi = 1 / r["value"], 1 / r["ci_high"], 1 / r["ci_low"] if r["ci_low"] > 0 else float("inf")
-    else:
-        raise SystemExit(f"perflab gave no ratio: {json.dumps(doc['cases'])[:2000]}")
-    significant = not (lo <= 1.0 <= hi)
-    return {"tool": f"perflab run -j {job}", "wall_s": wall, "ratio": value, "significant": significant,
-            "detail": f"99.9% CI [{lo:.3f}, {hi:.3f}]"}
+    return perflab_ab_row(doc, wall, cases[label_a], cases[label_b], job)
 
 
 def main() -> int:
@@ -165,9 +153,7 @@ def main() -> int:
 
     tc = GoToolchain()
     installed = [r for r in tc.discover_runtimes() if r.installed and r.executable]
-    rt = next((r for r in installed if r.name == args.runtime), None) if args.runtime else installed[-1]
-    if rt is None:
-        raise SystemExit(f"runtime {args.runtime} is not installed")
+    rt = pick_runtime(installed, args.runtime, -1)
     benchstat = find_benchstat()
     root = make_module()
     # warm both tools' build caches so the timings compare measuring, not compiling
@@ -175,31 +161,13 @@ def main() -> int:
     perflab_run(root, "-r", f"{rt.name}:AB_SIZE=100,{rt.name}:AB_SIZE=110", "-j", "dry")
     perflab_run(root, "-r", f"{rt.name}:AB_SIZE=100,{rt.name}:AB_SIZE=100 GOGC=100", "-j", "dry")
 
-    rows = []
-    for scenario, (a, b) in (("A/B (true ratio ~1.10)", (100, 110)), ("A/A (true ratio 1)", (100, 100))):
-        for rep in range(args.reps):
-            results = [run_gotest(rt.executable, benchstat, root, a, b, args.count)]
-            # the two labels must differ: GOGC=100 is Go's default, so A/A behaviour is identical
-            b_items = f"{b} GOGC=100" if a == b else str(b)
-            results.append(run_perflab(rt.name, root, str(a), b_items, args.job))
-            for r in results:
-                r.update(scenario=scenario, rep=rep + 1)
-                rows.append(r)
-                print(f"{scenario:24} rep {rep + 1}  {r['tool']:34} {r['wall_s']:7.1f} s  "
-                      f"ratio {r['ratio']:.3f}  {'DIFFERENT' if r['significant'] else 'same     '}  {r['detail']}",
-                      flush=True)
+    def measure(a: int, b: int) -> list[dict]:
+        # the two labels must differ: GOGC=100 is Go's default, so A/A behaviour is identical
+        b_items = f"{b} GOGC=100" if a == b else str(b)
+        return [run_gotest(rt.executable, benchstat, root, a, b, args.count),
+                run_perflab(rt.name, root, str(a), b_items, args.job)]
 
-    print("\n| scenario | tool | median wall s | ratios | 'different' verdicts |")
-    print("|---|---|---|---|---|")
-    for scenario in dict.fromkeys(r["scenario"] for r in rows):
-        for tool in dict.fromkeys(r["tool"] for r in rows):
-            sel = [r for r in rows if r["scenario"] == scenario and r["tool"] == tool]
-            walls = sorted(r["wall_s"] for r in sel)
-            ratios = ", ".join(f"{r['ratio']:.3f}" for r in sel)
-            diff = sum(r["significant"] for r in sel)
-            print(f"| {scenario} | {tool} | {walls[len(walls) // 2]:.1f} | {ratios} | {diff}/{len(sel)} |")
-    if args.out:
-        Path(args.out).write_text(json.dumps(rows, indent=1))
+    ab_report(ab_rows(args.reps, measure), args.out)
     return 0
 
 

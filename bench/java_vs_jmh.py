@@ -34,6 +34,7 @@ sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import perflab_run  # noqa: E402
+from _compare import ab_report, ab_rows, perflab_ab_cases, perflab_ab_row, pick_runtime  # noqa: E402
 from perflab.toolchains.java import JavaToolchain  # noqa: E402
 
 JMH_VERSION = "1.37"
@@ -118,24 +119,13 @@ def run_jmh(java: str, cp: list[str], a: int, b: int, jmh_args: str) -> dict:
 
 def run_perflab(runtime: str, root: Path, a: str, b: str, job: str) -> dict:
     label_a, label_b = f"{runtime}:{a}", f"{runtime}:{b}"
-    doc, wall = perflab_run(root, "-r", f"{label_a},{label_b}", "-j", job)
-    cases = {c["runtime"]["label"]: c for c in doc["cases"]}
+    doc, wall, cases = perflab_ab_cases(root, label_a, label_b, job)
     if len(cases) != 2:
         raise SystemExit(f"perflab did not measure both settings: {sorted(cases)}")
     ca, cb = cases[label_a] if label_a in cases else None, cases[label_b] if label_b in cases else None
     if ca is None or cb is None:  # labels are normalised by the host: take them in order
         ca, cb = list(cases.values())
-    if cb.get("ratio") and not cb.get("is_baseline"):
-        r = cb["ratio"]
-        value, lo, hi = r["value"], r["ci_low"], r["ci_high"]
-    elif ca.get("ratio") and not ca.get("is_baseline"):
-        r = ca["ratio"]
-        value, lo, hi = 1 / r["value"], 1 / r["ci_high"], 1 / r["ci_low"] if r["ci_low"] > 0 else float("inf")
-    else:
-        raise SystemExit(f"perflab gave no ratio: {json.dumps(doc['cases'])[:2000]}")
-    significant = not (lo <= 1.0 <= hi)
-    return {"tool": f"perflab run -j {job}", "wall_s": wall, "ratio": value, "significant": significant,
-            "detail": f"99.9% CI [{lo:.3f}, {hi:.3f}]"}
+    return perflab_ab_row(doc, wall, ca, cb, job)
 
 
 def main() -> int:
@@ -148,9 +138,7 @@ def main() -> int:
     args = ap.parse_args()
 
     installed = [r for r in JavaToolchain().discover_runtimes() if r.installed and not r.note]
-    rt = next((r for r in installed if r.name == args.runtime), None) if args.runtime else installed[0]
-    if rt is None:
-        raise SystemExit(f"runtime {args.runtime} is not installed")
+    rt = pick_runtime(installed, args.runtime, 0)
     java_home = Path(rt.executable).parent.parent
     root = Path(tempfile.mkdtemp(prefix="perflab-java-ab-"))
     src = root / "ab" / "XorBench.java"
@@ -160,31 +148,13 @@ def main() -> int:
     # warm perflab's build cache so the timings compare measuring, not compiling
     perflab_run(root, "-r", f"{rt.name}:AB_SIZE=100,{rt.name}:AB_SIZE=110", "-j", "dry")
 
-    rows = []
-    for scenario, (a, b) in (("A/B (true ratio ~1.10)", (100, 110)), ("A/A (true ratio 1)", (100, 100))):
-        for rep in range(args.reps):
-            results = [run_jmh(rt.executable, cp, a, b, args.jmh)]
-            # the two labels must differ: an unused system property changes nothing
-            b_items = f"AB_SIZE={b} -Dperflab.aa=b" if a == b else f"AB_SIZE={b}"
-            results.append(run_perflab(rt.name, root, f"AB_SIZE={a}", b_items, args.job))
-            for r in results:
-                r.update(scenario=scenario, rep=rep + 1)
-                rows.append(r)
-                print(f"{scenario:24} rep {rep + 1}  {r['tool']:34} {r['wall_s']:7.1f} s  "
-                      f"ratio {r['ratio']:.3f}  {'DIFFERENT' if r['significant'] else 'same     '}  {r['detail']}",
-                      flush=True)
+    def measure(a: int, b: int) -> list[dict]:
+        # the two labels must differ: an unused system property changes nothing
+        b_items = f"AB_SIZE={b} -Dperflab.aa=b" if a == b else f"AB_SIZE={b}"
+        return [run_jmh(rt.executable, cp, a, b, args.jmh),
+                run_perflab(rt.name, root, f"AB_SIZE={a}", b_items, args.job)]
 
-    print("\n| scenario | tool | median wall s | ratios | 'different' verdicts |")
-    print("|---|---|---|---|---|")
-    for scenario in dict.fromkeys(r["scenario"] for r in rows):
-        for tool in dict.fromkeys(r["tool"] for r in rows):
-            sel = [r for r in rows if r["scenario"] == scenario and r["tool"] == tool]
-            walls = sorted(r["wall_s"] for r in sel)
-            ratios = ", ".join(f"{r['ratio']:.3f}" for r in sel)
-            diff = sum(r["significant"] for r in sel)
-            print(f"| {scenario} | {tool} | {walls[len(walls) // 2]:.1f} | {ratios} | {diff}/{len(sel)} |")
-    if args.out:
-        Path(args.out).write_text(json.dumps(rows, indent=1))
+    ab_report(ab_rows(args.reps, measure), args.out)
     return 0
 
 

@@ -13,19 +13,17 @@ tinybench and mitata are installed with npm into <perflab cache>/compare-node (n
 """
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
-import statistics
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _compare import aa_args, aa_report, aa_rows, perflab_aa, runtime_named, timed  # noqa: E402
 from perflab.cache import cache_dir  # noqa: E402
 from perflab.toolchains.node import NodeToolchain  # noqa: E402
 
@@ -72,34 +70,14 @@ def ensure_packages() -> Path:
     return target
 
 
-def timed(argv: list[str], cwd: Path) -> tuple[float, str]:
-    t0 = time.perf_counter()
-    out = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=900)
-    wall = time.perf_counter() - t0
-    if out.returncode != 0:
-        raise RuntimeError(f"{argv[:3]} failed: {out.stderr[-800:]}")
-    return wall, out.stdout
-
-
 def run_perflab(node: str, work: Path, job: str) -> dict:
-    f = work / "aa.bench.mjs"
-    f.write_text(PERFLAB_FILE)
-    outdir = work / "out"
-    shutil.rmtree(outdir, ignore_errors=True)
-    exe = shutil.which("perflab") or str(REPO / ".venv" / "bin" / "perflab")
-    wall, _ = timed([exe, "run", str(f), "-r", node, "--job", job, "-e", "json", "-o", str(outdir)], work)
-    doc = json.loads(next(outdir.glob("*.json")).read_text())
-    means = {c["benchmark"]["name"]: c["estimate"]["mean"] for c in doc["cases"]}
-    b = next(c for c in doc["cases"] if c["benchmark"]["name"] == "B")
-    r = b.get("ratio") or {}
-    return {"wall": wall, "A": means["A"], "B": means["B"], "ratio": r.get("value"),
-            "contains_1": r.get("ci_low", 0) <= 1 <= r.get("ci_high", 0)}
+    return perflab_aa(work, "aa.bench.mjs", PERFLAB_FILE, node, job, timeout=900)
 
 
 def run_js(node_exe: str, source: str, work: Path, packages: Path) -> dict:
     f = packages / f"aa-{abs(hash(source))}.mjs"  # beside node_modules so the imports resolve
     f.write_text(source)
-    wall, out = timed([node_exe, str(f)], work)
+    wall, out = timed([node_exe, str(f)], work, timeout=900)
     res = json.loads(out.strip().splitlines()[-1])
     a, b = res["A"]["mean_ns"], res["B"]["mean_ns"]
     row = {"wall": wall, "A": a, "B": b, "ratio": b / a}
@@ -111,35 +89,16 @@ def run_js(node_exe: str, source: str, work: Path, packages: Path) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--runtime", default="node20")
-    ap.add_argument("--job", default="short", help="perflab job (dry, short, default, long)")
-    args = ap.parse_args()
+    args = aa_args(__doc__, "node20")
     tc = NodeToolchain()
-    rt = next((r for r in tc.discover_runtimes() if r.name == args.runtime), None)
-    if rt is None:
-        sys.exit(f"unknown runtime {args.runtime}")
+    rt = runtime_named(tc, args.runtime, "runtime")
     if not rt.installed:
         rt = tc.provision(rt)
     packages = ensure_packages()
-    rows: dict[str, list[dict]] = {"perflab": [], "tinybench": [], "mitata": []}
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        for _ in range(args.reps):  # interleave tools so machine drift hits them alike
-            rows["perflab"].append(run_perflab(args.runtime, work, args.job))
-            rows["tinybench"].append(run_js(rt.executable, TINYBENCH_FILE, work, packages))
-            rows["mitata"].append(run_js(rt.executable, MITATA_FILE, work, packages))
-    print(f"A/A on {rt.name} ({rt.version}), {args.reps} processes per tool; perflab job '{args.job}'")
-    print(f"{'tool':10} {'verdict s':>10} {'A ns':>9} {'A spread':>9} {'A/A ratios':>24} {'CI has 1':>9}")
-    for tool, rs in rows.items():
-        walls = statistics.median(r["wall"] for r in rs)
-        a = [r["A"] for r in rs]
-        spread = max(a) / min(a)
-        ratios = " ".join(f"{r['ratio']:.3f}" if r["ratio"] else "-" for r in rs)
-        has1 = [r.get("contains_1") for r in rs]
-        has1s = f"{sum(bool(x) for x in has1)}/{len(rs)}" if None not in has1 else "n/a"
-        print(f"{tool:10} {walls:10.1f} {statistics.median(a):9.2f} {spread:9.3f} {ratios:>24} {has1s:>9}")
+    rows = aa_rows(args.reps, {"perflab": lambda work: run_perflab(args.runtime, work, args.job),
+                               "tinybench": lambda work: run_js(rt.executable, TINYBENCH_FILE, work, packages),
+                               "mitata": lambda work: run_js(rt.executable, MITATA_FILE, work, packages)})
+    aa_report(f"A/A on {rt.name} ({rt.version}), {args.reps} processes per tool; perflab job '{args.job}'", rows)
     for f in packages.glob("aa-*.mjs"):
         f.unlink()
     return 0

@@ -15,20 +15,17 @@ Criterion (0.5, default features off) is fetched by cargo from crates.io into a 
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
-import statistics
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _compare import aa_args, aa_report, aa_rows, perflab_aa, runtime_named, timed  # noqa: E402
 from perflab.cache import cache_dir  # noqa: E402
 from perflab.runtimes.rust import cargo_for  # noqa: E402
 from perflab.toolchains.rust import RustToolchain  # noqa: E402
@@ -75,29 +72,8 @@ harness = false
 """
 
 
-def timed(argv: list[str], cwd: Path, env: dict | None = None) -> tuple[float, str]:
-    t0 = time.perf_counter()
-    out = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=3600, env=env)
-    wall = time.perf_counter() - t0
-    if out.returncode != 0:
-        raise RuntimeError(f"{argv[:3]} failed: {out.stderr[-1500:]}")
-    return wall, out.stdout
-
-
 def run_perflab(runtime: str, work: Path, job: str) -> dict:
-    f = work / "aa.rs"
-    f.write_text(PERFLAB_FILE)
-    outdir = work / "out"
-    shutil.rmtree(outdir, ignore_errors=True)
-    exe = shutil.which("perflab") or str(REPO / ".venv" / "bin" / "perflab")
-    wall, _ = timed([exe, "run", str(f), "-r", runtime, "--job", job, "-e", "json", "-o", str(outdir),
-                     "--store", "none"], work)
-    doc = json.loads(next(outdir.glob("*.json")).read_text())
-    means = {c["benchmark"]["name"]: c["estimate"]["mean"] for c in doc["cases"]}
-    b = next(c for c in doc["cases"] if c["benchmark"]["name"] == "B")
-    r = b.get("ratio") or {}
-    return {"wall": wall, "A": means["A"], "B": means["B"], "ratio": r.get("value"),
-            "contains_1": r.get("ci_low", 0) <= 1 <= r.get("ci_high", 0)}
+    return perflab_aa(work, "aa.rs", PERFLAB_FILE, runtime, job, timeout=3600, tail=1500, extra=("--store", "none"))
 
 
 def criterion_project(cargo: str, env: dict) -> Path:
@@ -108,13 +84,13 @@ def criterion_project(cargo: str, env: dict) -> Path:
     (proj / "Cargo.toml").write_text(CARGO_TOML)
     (proj / "benches" / "aa.rs").write_text(CRITERION_FILE)
     timed([cargo, "bench", "--bench", "aa", "--no-run", "-j", os.environ.get("PERFLAB_BUILD_JOBS", "1")],
-          proj, env)
+          proj, timeout=3600, tail=1500, env=env)
     return proj
 
 
 def run_criterion(cargo: str, proj: Path, env: dict) -> dict:
     shutil.rmtree(proj / "target" / "criterion", ignore_errors=True)
-    wall, _ = timed([cargo, "bench", "--bench", "aa", "--", "--noplot"], proj, env)
+    wall, _ = timed([cargo, "bench", "--bench", "aa", "--", "--noplot"], proj, timeout=3600, tail=1500, env=env)
     est = {}
     for name in ("A", "B"):
         doc = json.loads((proj / "target" / "criterion" / name / "new" / "estimates.json").read_text())
@@ -126,31 +102,14 @@ def run_criterion(cargo: str, proj: Path, env: dict) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--runtime", default="rust-stable")
-    ap.add_argument("--job", default="short", help="perflab job (dry, short, default, long)")
-    args = ap.parse_args()
-    rt = next((r for r in RustToolchain().discover_runtimes() if r.name == args.runtime), None)
-    if rt is None:
-        sys.exit(f"unknown Rust runtime {args.runtime}")
+    args = aa_args(__doc__, "rust-stable")
+    rt = runtime_named(RustToolchain(), args.runtime, "Rust runtime")
     cargo = cargo_for(rt)
     env = dict(os.environ, RUSTC=rt.executable, CARGO_TERM_COLOR="never")
     proj = criterion_project(cargo, env)
-    rows: dict[str, list[dict]] = {"perflab": [], "criterion": []}
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        for _ in range(args.reps):  # interleave tools so machine drift hits them alike
-            rows["perflab"].append(run_perflab(args.runtime, work, args.job))
-            rows["criterion"].append(run_criterion(cargo, proj, env))
-    print(f"A/A on {rt.name} ({rt.version}), {args.reps} processes per tool; perflab job '{args.job}'")
-    print(f"{'tool':10} {'verdict s':>10} {'A ns':>9} {'A spread':>9} {'A/A ratios':>24} {'CI has 1':>9}")
-    for tool, rs in rows.items():
-        walls = statistics.median(r["wall"] for r in rs)
-        a = [r["A"] for r in rs]
-        ratios = " ".join(f"{r['ratio']:.3f}" if r["ratio"] else "-" for r in rs)
-        has1 = f"{sum(bool(r.get('contains_1')) for r in rs)}/{len(rs)}"
-        print(f"{tool:10} {walls:10.1f} {statistics.median(a):9.2f} {max(a) / min(a):9.3f} {ratios:>24} {has1:>9}")
+    rows = aa_rows(args.reps, {"perflab": lambda work: run_perflab(args.runtime, work, args.job),
+                               "criterion": lambda work: run_criterion(cargo, proj, env)})
+    aa_report(f"A/A on {rt.name} ({rt.version}), {args.reps} processes per tool; perflab job '{args.job}'", rows)
     return 0
 
 

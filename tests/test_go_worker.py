@@ -2,21 +2,22 @@
 testing.B benchmarks (timers, sub-benchmarks, b.Loop), the native API, faults and the toolchain."""
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from perflab.engine.worker import BenchmarkError, WorkerProcess
+# workerkit before perflab: it puts the source tree on sys.path when perflab is not installed
+from workerkit import REPO, worker, write
+from workerkit import private_cache  # noqa: F401 (autouse: builds go to a temporary perflab cache)
+
+from perflab.engine.worker import BenchmarkError
 from perflab.errors import PrepareError, WorkerFailure
 from perflab.model import Runtime
 from perflab.toolchains.go import GoToolchain
 
-REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "protocol" / "fixtures" / "go"
 EXAMPLES = REPO / "examples" / "go"
 
@@ -41,16 +42,6 @@ def go_minor(rt: Runtime) -> int:
     return int(rt.version.split(".")[1])
 
 
-@pytest.fixture(scope="module", autouse=True)
-def private_cache(tmp_path_factory):
-    """Builds of the throw-away modules below go to a temporary perflab cache (Go's own build cache
-    still makes them quick), so test runs do not pile up binaries in ~/.cache/perflab/go."""
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PERFLAB_CACHE", str(tmp_path_factory.mktemp("perflab-cache")))
-    yield
-    mp.undo()
-
-
 @pytest.fixture(scope="module")
 def rt() -> Runtime:
     return path_runtime()
@@ -59,15 +50,6 @@ def rt() -> Runtime:
 @pytest.fixture(scope="module")
 def fixture_spec(rt, tmp_path_factory):
     return TC.prepare(rt, TC.find_sources(FIXTURE), tmp_path_factory.mktemp("work"))
-
-
-@contextlib.contextmanager
-def worker(spec):
-    w = WorkerProcess(spec, connect_timeout=60)
-    try:
-        yield w
-    finally:
-        w.close()
 
 
 def load(w, spec) -> dict[str, dict]:
@@ -90,9 +72,7 @@ def make_module(root: Path, files: dict[str, str], module="example.com/perflabte
     root.mkdir(parents=True, exist_ok=True)
     (root / "go.mod").write_text(f"module {module}\n\ngo 1.21\n")
     for name, text in files.items():
-        p = root / name
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(textwrap.dedent(text).lstrip())
+        write(root / name, text)
     return root
 
 

@@ -4,26 +4,19 @@ timeout), printing, failing setup, and load-time problems; driven over protocol 
 from __future__ import annotations
 
 import dataclasses
-import sys
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-try:
-    import perflab  # noqa: F401
-except ImportError:
-    sys.path.insert(0, str(REPO / "src"))
+# workerkit before perflab: it puts the source tree on sys.path when perflab is not installed
+from workerkit import T, case_runner, installed_runtimes
 
-from perflab.engine.plan import open_worker  # noqa: E402
-from perflab.engine.worker import BenchmarkError  # noqa: E402
-from perflab.errors import WorkerFailure  # noqa: E402
-from perflab.toolchains.java import JavaToolchain  # noqa: E402
+from perflab.engine.plan import open_worker
+from perflab.engine.worker import BenchmarkError
+from perflab.errors import WorkerFailure
+from perflab.toolchains.java import JavaToolchain
 
-T = 60
 TOOLCHAIN = JavaToolchain()
-RUNTIMES = [r for r in TOOLCHAIN.discover_runtimes() if r.installed and not r.note]
-pytestmark = pytest.mark.skipif(not RUNTIMES, reason="no JDK >= 17 with javac")
+RUNTIMES, pytestmark = installed_runtimes(TOOLCHAIN, "no JDK >= 17 with javac", without_note=True)
 
 FAULTS = """package faults;
 
@@ -124,9 +117,7 @@ def start(faults, tmp_path, runtime=None, timeout=T):
     return w
 
 
-def run_case(w, name, invocations=16, timeout=T):
-    w.request("setup", T, benchmark=f"faults.FaultsBench.{name}", params={})
-    return w.request("run", timeout, stage="workload", invocations=invocations, iterations=2)
+run_case = case_runner("faults.FaultsBench")
 
 
 def assert_still_works(w):

@@ -9,37 +9,24 @@ import os
 import re
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
-REPO = Path(__file__).resolve().parents[1]
-try:
-    import perflab  # noqa: F401
-except ImportError:
-    sys.path.insert(0, str(REPO / "src"))
+# workerkit before perflab: it puts the source tree on sys.path when perflab is not installed
+from workerkit import REPO, T, installed_runtimes, write
 
-from rich.console import Console  # noqa: E402
+from perflab.conformance import run_conformance
+from perflab.engine.plan import open_worker
+from perflab.errors import PrepareError
+from perflab.model import Runtime
+from perflab.runtimes import java as javaruntimes
+from perflab.toolchains import get
+from perflab.toolchains.java import JavaToolchain, source_root
 
-from perflab.conformance import run_conformance  # noqa: E402
-from perflab.engine.plan import open_worker  # noqa: E402
-from perflab.errors import PrepareError  # noqa: E402
-from perflab.model import Runtime  # noqa: E402
-from perflab.runtimes import java as javaruntimes  # noqa: E402
-from perflab.toolchains import get  # noqa: E402
-from perflab.toolchains.java import JavaToolchain, source_root  # noqa: E402
-
-T = 60
 TOOLCHAIN = JavaToolchain()
-RUNTIMES = [r for r in TOOLCHAIN.discover_runtimes() if r.installed and not r.note]
-needs_jdk = pytest.mark.skipif(not RUNTIMES, reason="no JDK >= 17 with javac")
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text).lstrip())
-    return path
+RUNTIMES, needs_jdk = installed_runtimes(TOOLCHAIN, "no JDK >= 17 with javac", without_note=True)
 
 
 def test_registered():

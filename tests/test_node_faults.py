@@ -4,27 +4,19 @@ and import-time failures (driven over protocol v1, as the host would)."""
 from __future__ import annotations
 
 import dataclasses
-import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-try:
-    import perflab  # noqa: F401
-except ImportError:
-    sys.path.insert(0, str(REPO / "src"))
+# workerkit before perflab: it puts the source tree on sys.path when perflab is not installed
+from workerkit import T, case_runner, installed_runtimes
 
-from perflab.engine.worker import BenchmarkError, WorkerProcess  # noqa: E402
-from perflab.errors import WorkerFailure  # noqa: E402
-from perflab.toolchains.node import NodeToolchain  # noqa: E402
+from perflab.engine.worker import BenchmarkError, WorkerProcess
+from perflab.errors import WorkerFailure
+from perflab.toolchains.node import NodeToolchain
 
-T = 60
 TOOLCHAIN = NodeToolchain()
-RUNTIMES = [r for r in TOOLCHAIN.discover_runtimes() if r.installed]
-pytestmark = pytest.mark.skipif(not RUNTIMES or shutil.which("node") is None and not RUNTIMES,
-                                reason="no Node.js runtime")
+RUNTIMES, pytestmark = installed_runtimes(TOOLCHAIN, "no Node.js runtime")
 
 FAULTS = """import { bench } from 'perflab';
 bench('throws', () => { throw new TypeError('bad input'); });
@@ -59,9 +51,7 @@ def start(faults, tmp_path, runtime=None) -> WorkerProcess:
     return w
 
 
-def run_case(w, name, invocations=16, timeout=T):
-    w.request("setup", T, benchmark=f"faults.{name}", params={})
-    return w.request("run", timeout, stage="workload", invocations=invocations, iterations=2)
+run_case = case_runner("faults")
 
 
 def assert_still_works(w):

@@ -3,30 +3,29 @@ generated crate, compile errors, missing toolchains), faults that must fail alon
 endless loop, printing), the dead-code trap and the code size diagnostics."""
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import statistics
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+# workerkit before perflab: it puts the source tree on sys.path when perflab is not installed
+from workerkit import REPO, T, case_runner, installed_runtimes, perflab_cli, preferred, prepare_file, worker
+from workerkit import private_cache  # noqa: F401 (autouse: builds go to a temporary perflab cache)
+
 from perflab.conformance import VECTORS, run_vector
-from perflab.engine.worker import BenchmarkError, WorkerProcess
+from perflab.engine.worker import BenchmarkError
 from perflab.errors import PrepareError, WorkerFailure
 from perflab.model import Runtime
 from perflab.toolchains.rust import RustToolchain, format_build_error, parse_flags
 
-REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "protocol" / "fixtures" / "rust"
 EXAMPLES = REPO / "examples" / "rust"
-T = 60
 
 TC = RustToolchain()
-RUNTIMES = [r for r in TC.discover_runtimes() if r.installed]
-pytestmark = pytest.mark.skipif(not RUNTIMES, reason="no Rust toolchain")
+RUNTIMES, pytestmark = installed_runtimes(TC, "no Rust toolchain")
 
 FAULTS = r'''use perflab::{black_box, Bencher, Registry};
 
@@ -60,19 +59,9 @@ pub fn register(r: &mut Registry) {
 '''
 
 
-@pytest.fixture(scope="module", autouse=True)
-def private_cache(tmp_path_factory):
-    """Builds of the throw-away crates below go to a temporary perflab cache."""
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PERFLAB_CACHE", str(tmp_path_factory.mktemp("perflab-cache")))
-    yield
-    mp.undo()
-
-
 @pytest.fixture(scope="module")
 def rt() -> Runtime:
-    stable = [r for r in RUNTIMES if r.name == "rust-stable"]
-    return stable[0] if stable else RUNTIMES[0]
+    return preferred(RUNTIMES, lambda r: r.name == "rust-stable")
 
 
 @pytest.fixture(scope="module")
@@ -82,31 +71,10 @@ def fixture_spec(rt, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def faults(rt, tmp_path_factory):
-    d = tmp_path_factory.mktemp("faults")
-    f = d / "faults.rs"
-    f.write_text(FAULTS)
-    return f, TC.prepare(rt, [f], d)
+    return prepare_file(TC, rt, tmp_path_factory.mktemp("faults") / "faults.rs", FAULTS)
 
 
-@contextlib.contextmanager
-def worker(spec):
-    w = WorkerProcess(spec, connect_timeout=60)
-    try:
-        yield w
-    finally:
-        w.close()
-
-
-def start(spec) -> WorkerProcess:
-    w = WorkerProcess(spec, connect_timeout=60)
-    loaded = w.request("load", T, paths=spec.load_paths, root=spec.root)
-    assert loaded["errors"] == []
-    return w
-
-
-def run_case(w, name, stage="workload", invocations=16, iterations=2, timeout=T):
-    w.request("setup", T, benchmark=f"faults.{name}", params={})
-    return w.request("run", timeout, stage=stage, invocations=invocations, iterations=iterations)
+run_case = case_runner("faults")
 
 
 # -- conformance & fixture ---------------------------------------------------------------------
@@ -195,11 +163,6 @@ def test_dead_code_trap_is_measured_not_optimised_away(faults):
         work = run_case(w, "trap", invocations=200, iterations=5)["ns"]
         over = w.request("run", T, stage="overhead", invocations=200, iterations=5)["ns"]
         assert statistics.median(work) > 20 * statistics.median(over)
-
-
-def perflab_cli() -> list[str]:
-    exe = Path(sys.executable).parent / "perflab"
-    return [str(exe)] if exe.is_file() else [sys.executable, "-c", "from perflab.cli import main; main()"]
 
 
 def test_cli_run_faults_fail_alone(faults, rt, tmp_path):
