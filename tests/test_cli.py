@@ -143,3 +143,20 @@ def test_methods_compared_with_a_baseline_are_interleaved_and_paired(tmp_path):
     rounds = lambda c: sorted({x for ln in c["launches"] for x in ln["workload_rounds"]})
     assert rounds(once) == rounds(twice)
     assert twice["ratio"]["paired"] is True
+
+
+def test_without_runtimes_a_language_with_no_runtime_is_skipped_not_fatal(monkeypatch):
+    """A folder holding Python and, say, Java benchmarks runs the Python ones on a machine without a
+    JDK (with a note); only when no language has a runtime is it an error."""
+    from types import SimpleNamespace
+
+    from perflab import toolchains
+    from perflab.commands.common import select_runtimes
+    from perflab.errors import UsageError
+    real_get = toolchains.get
+    none = SimpleNamespace(language="nolang", discover_runtimes=lambda: [])
+    monkeypatch.setattr(toolchains, "get", lambda lang: none if lang == "nolang" else real_get(lang))
+    chosen = select_runtimes(None, ["python", "nolang"])
+    assert [r.language for r in chosen] == ["python"]
+    with pytest.raises(UsageError, match="no runtime found for nolang"):
+        select_runtimes(None, ["nolang"])

@@ -1,5 +1,6 @@
-"""The Python seed corpus (suites/seeds): every file loads, every benchmark says where it comes from,
-and a fast subset runs (`--job dry`) on the host Python and on the oldest and newest CPython found."""
+"""The seed corpus (suites/seeds): every file loads, every benchmark says where it comes from, and a
+fast subset runs (`--job dry`) on the host Python and on the oldest and newest CPython found; every
+other language's port builds, loads with the same tags, and its quick slice runs dry."""
 import json
 import subprocess
 import sys
@@ -90,11 +91,11 @@ def _runtime_available(name):
 
 
 def _dry(tmp_path, runtimes):
-    args = ["run", "suites/seeds", "--job", "dry", "-o", str(tmp_path), "--exporters", "json"]
+    # the host Python unless told otherwise (the folder also holds the other languages' ports)
+    args = ["run", "suites/seeds", "--job", "dry", "-o", str(tmp_path), "--exporters", "json",
+            "--runtimes", runtimes or sys.executable]
     for f in FAST:
         args += ["--filter", f]
-    if runtimes:
-        args += ["--runtimes", runtimes]
     r = perflab(*args, timeout=180)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     [path] = list(tmp_path.glob("perflab-*.json"))
@@ -120,3 +121,44 @@ def test_fast_subset_runs_dry_on_oldest_and_newest_cpython(tmp_path, runtimes):
     if missing:
         pytest.skip(f"not installed: {', '.join(missing)}")
     _dry(tmp_path, runtimes)
+
+
+# -- the other languages' ports ------------------------------------------------------------------
+
+PORTS = {"node": "node", "go": "go", "java": "java", "rust": "rust", "cpp": "cpp"}
+
+
+def _newest_installed(language):
+    from perflab import toolchains
+    found = [r for r in toolchains.get(language).discover_runtimes() if r.installed]
+    return found[-1] if found else None
+
+
+@pytest.mark.parametrize("language", sorted(PORTS))
+def test_port_loads_with_seed_tags_and_its_quick_slice_runs_dry(language, tmp_path):
+    folders = sorted(SEEDS.glob(f"*/{PORTS[language]}"))
+    if not folders:
+        pytest.skip(f"no {language} port yet")
+    rt = _newest_installed(language)
+    if rt is None:
+        pytest.skip(f"no {language} runtime installed")
+    from perflab.commands.common import prepare_all
+    from perflab.report.claims import registry
+    [prep] = prepare_all([SEEDS], rt.name, 120, tmp_path / "work")
+    assert prep.error is None, prep.error
+    assert prep.load_errors == []
+    assert len(prep.benchmarks) >= 20
+    claimed = {method for (_, _, method) in registry()}
+    for b in prep.benchmarks:
+        assert b.meta.get("seed") in SEED_FILES and b.meta.get("section"), (b.id, b.meta)
+        assert b.categories, f"{b.id}: needs a section category"
+    names = {b.name.split(".")[-1] for b in prep.benchmarks}
+    assert len(names & claimed) >= 8, f"{language}: few benchmarks named after claimed seed methods"
+    quick = [b for b in prep.benchmarks if "quick" in b.categories]
+    assert 8 <= len(quick) <= 25
+    r = perflab("run", "suites/seeds", "--category", "quick", "--runtimes", rt.name, "--job", "dry",
+                "-o", str(tmp_path), "--exporters", "json", "--store", "none", timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    [path] = list(tmp_path.glob("perflab-*.json"))
+    cases = json.loads(path.read_text())["cases"]
+    assert cases and all(c["status"] == "ok" for c in cases), [c.get("error") for c in cases]

@@ -27,14 +27,21 @@ def select_runtimes(spec_text: str | None, languages: list[str]) -> list[Runtime
         if unused:
             err.print(f"[yellow]note:[/yellow] no benchmarks for {', '.join(unused)} here; ignored")
         return [r for r in runtimes if r.language in languages]
-    chosen = []
+    chosen, missing = [], []
     for lang in languages:
         tc = toolchains.get(lang)
         default = getattr(tc, "default_runtime", None)
         rt = default() if default else next((r for r in tc.discover_runtimes() if r.installed), None)
         if rt is None:
-            raise UsageError(f"no {lang} runtime found; install one or give --runtimes")
-        chosen.append(rt)
+            missing.append(lang)
+        else:
+            chosen.append(rt)
+    if not chosen:
+        raise UsageError(f"no runtime found for {', '.join(missing)}; install one or give --runtimes")
+    if missing:
+        # a folder with benchmarks in several languages runs what this machine can run
+        err.print(f"[yellow]note:[/yellow] no runtime found for the {', '.join(missing)} benchmarks here; "
+                  "they are skipped (install one or give --runtimes)", soft_wrap=True)
     return chosen
 
 

@@ -1,0 +1,65 @@
+// Collections and LINQ experiments of seeds 000 (".NET 6": Collections and LINQ) and 003
+// (".NET Core 3.0": Collections, LINQ), ported to JavaScript's Map, Set and Array (whose methods —
+// map, every, reduce, slice — are JavaScript's LINQ). Inputs live in each case's state (setup).
+import { bench, group } from 'perflab';
+
+const meta = (seed, section) => ({ seed, section });
+const S000 = meta('000', 'Collections and LINQ');
+
+// Dictionary<string,int>(100 entries) ↔ Map<string, number>.
+group('Dictionary', {
+  setup: () => ({ d: new Map(Array.from({ length: 100 }, (_, i) => [String(i), i])) }),
+}, () => {
+  // The copy constructor ↔ new Map(map).
+  bench('Clone', ({ d }) => new Map(d), { categories: ['collections', 'quick'], meta: S000 });
+
+  // Count occurrences: the seed's CollectionsMarshal-style update ↔ Map get + set.
+  bench('AddNew', () => {
+    const counts = new Map();
+    for (let i = 0; i < 100; i++) {
+      const k = i & 15;
+      counts.set(k, (counts.get(k) ?? 0) + 1);
+    }
+    return counts;
+  }, { categories: ['collections'], meta: S000 });
+});
+
+group('Linq', {
+  setup: () => ({
+    strings: Array.from({ length: 100000 }, (_, i) => String(i)),
+    e1: Array.from({ length: 1000000 }, (_, i) => i),
+    e2: Array.from({ length: 1000000 }, (_, i) => i),
+    // TimeSpan.FromMilliseconds(i) ↔ a duration in milliseconds (JavaScript has no TimeSpan)
+    spans: Array.from({ length: 1000000 }, (_, i) => i),
+  }),
+}, () => {
+  // Distinct().Count() over 100 000 strings ↔ new Set(...).size.
+  bench('DistinctCount', ({ strings }) => new Set(strings).size, { categories: ['collections'], meta: S000 });
+
+  // Two equal 1 000 000-int sequences ↔ length check + every.
+  bench('SequenceEqual', ({ e1, e2 }) => e1.length === e2.length && e1.every((x, i) => x === e2[i]),
+    { categories: ['collections'], meta: S000 });
+
+  // Max()/Min() ↔ reduce (Math.max(...spans) would overflow the stack at 1 000 000 arguments).
+  bench('Max', ({ spans }) => spans.reduce((m, x) => (x > m ? x : m)), { categories: ['collections'], meta: S000 });
+  bench('Min', ({ spans }) => spans.reduce((m, x) => (x < m ? x : m)), { categories: ['collections'], meta: S000 });
+});
+
+// Enumerable.Range(0, 100).Select(i => i * 2).ToArray() ↔ Array.from({ length: 100 }, …).
+bench('RangeSelectToArray', ({ n }) => Array.from({ length: n }, (_, i) => i * 2),
+  { setup: () => ({ n: 100 }), categories: ['collections'], meta: meta('003', 'LINQ') });
+
+// TakeLast(10).Sum() over 1000 ints ↔ slice(-10) + reduce.
+bench('SumLast10', ({ list }) => list.slice(-10).reduce((a, b) => a + b, 0),
+  { setup: () => ({ list: Array.from({ length: 1000 }, (_, i) => i) }), categories: ['collections'], meta: meta('003', 'LINQ') });
+
+// ConcurrentQueue Enqueue/Count/Dequeue ↔ an Array used as a queue: push / length / shift.
+bench('EnqueueCountDequeue', ({ q }) => {
+  q.push(1);
+  const n = q.length;
+  q.shift();
+  return n;
+}, { setup: () => ({ q: [] }), categories: ['collections'], meta: meta('003', 'Collections') });
+
+// Not ported: EnqueueDequeue (PriorityQueue, new in .NET 6) — JavaScript's standard library has no
+// priority queue or heap.

@@ -1,0 +1,61 @@
+// Seed 000 (".NET 6": Cryptography, and Blazor's SHA-256), ported to node:crypto (OpenSSL) and
+// Buffer's base64. Unlike Python's standard library, Node has AES, so the seed's one-shot
+// Aes.DecryptCbc is ported too.
+import crypto from 'node:crypto';
+import { bench, group } from 'perflab';
+
+const META = { seed: '000', section: 'Cryptography' };
+
+// Rfc2898DeriveBytes.Pbkdf2("my super strong password", salt, 1000, SHA256, 16).
+bench('Pbkdf2', ({ password, salt }) => crypto.pbkdf2Sync(password, salt, 1000, 16, 'sha256'), {
+  setup: () => ({ password: 'my super strong password', salt: Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]) }),
+  categories: ['crypto', 'quick'], meta: META,
+});
+
+// RandomNumberGenerator.GetBytes(8) ↔ crypto.randomBytes(8) (a new 8-byte buffer each time).
+bench('GetBytes', ({ n }) => crypto.randomBytes(n), {
+  setup: () => ({ n: 8 }), categories: ['crypto', 'quick'], meta: META,
+});
+
+// CryptoStream + ToBase64Transform over 10 000 000 bytes ↔ Buffer.toString('base64').
+bench('Encode', ({ data }) => data.toString('base64'), {
+  setup: () => {
+    const data = Buffer.alloc(10000000);
+    for (let i = 0; i < data.length; i++) data[i] = i & 0xFF;
+    return { data };
+  },
+  categories: ['crypto'], meta: META,
+});
+
+// The seed's `New`: aes.DecryptCbc(ciphertext, iv) of "This is a test.  This is only a test." with
+// a 256-bit key (Aes.Create()'s default) and PKCS#7 padding ↔ createDecipheriv + update + final,
+// Node's one-shot form.
+bench('DecryptCbc', ({ key, iv, ciphertext }) => {
+  const d = crypto.createDecipheriv('aes-256-cbc', key, iv);
+  return Buffer.concat([d.update(ciphertext), d.final()]);
+}, {
+  setup: () => {
+    const key = crypto.randomBytes(32);
+    const iv = crypto.randomBytes(16);
+    const e = crypto.createCipheriv('aes-256-cbc', key, iv);
+    const ciphertext = Buffer.concat([e.update('This is a test.  This is only a test.', 'utf8'), e.final()]);
+    return { key, iv, ciphertext };
+  },
+  categories: ['crypto'], meta: META,
+});
+
+// SHA256.HashData over some UTF-8 text (seed: Blazor's Counter hashing Shakespeare) ↔
+// createHash('sha256').update(data).digest() (the one-shot crypto.hash is Node ≥ 21.7).
+group('Sha256', {
+  params: { length: [100, 100000] },
+  setup: ({ length }) => {
+    const text = "To be, or not to be, that is the question: Whether 'tis nobler in the mind to suffer ";
+    return { data: Buffer.from(text.repeat(Math.floor(length / text.length) + 1)).subarray(0, length) };
+  },
+}, () => {
+  bench('HashData', ({ data }) => crypto.createHash('sha256').update(data).digest(),
+    { categories: ['crypto'], meta: { seed: '000', section: 'Blazor and mono' } });
+});
+
+// Not ported: X509 certificate enumeration — Node can parse a certificate (crypto.X509Certificate)
+// but has no certificate store and cannot make one.
