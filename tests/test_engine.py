@@ -315,3 +315,17 @@ def test_a_launch_that_fails_to_start_fails_its_case_and_closes_the_others():
     assert good.ok
     assert bad.error == "worker exited before saying hello (exit status 3)"
     assert all(w.closed for w in started)
+
+
+def test_a_slow_noisy_benchmark_gets_its_minimum_iterations_not_endless_warmup():
+    """200 ms a call on a busy machine: warmup never looks stable. It is capped by a share of the
+    budget, and every launch still gets the job's minimum measured iterations (one iteration per
+    launch would give a meaningless interval)."""
+    clock = FakeClock()
+    job = get_job("short")
+    [res] = engine_for(job, lambda c, i: FakeWorker(clock, 200e6, noise=0.3, seed=i),
+                       clock).run_group([make_case()])
+    assert res.ok
+    assert all(len(ln.warmup) < job.warmup_max for ln in res.launches)
+    assert all(len(ln.workload) >= job.iterations_min for ln in res.launches)
+    assert res.stop_reason == "budget exhausted"

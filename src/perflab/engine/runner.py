@@ -221,9 +221,15 @@ class Engine:
                 st.interleave_overhead = True
 
     def _warm(self, st: _CaseState, launch: _Launch, n: int) -> None:
+        """Warm up until stable, but a slow benchmark (one call ≥ an iteration) on a busy machine may
+        never look stable: past its share of the budget, the launch goes on to be measured (the
+        warmup samples are kept, so a reader can see the trend)."""
         job, warm = self.job, launch.samples.warmup
+        started = self.clock()
+        cap = WARMUP_BUDGET_SHARE * job.budget_s / max(1, job.launches_min)
         warm += self._stage(st, launch, "warmup", n, job.warmup_min)
-        while len(warm) < job.warmup_max and not is_stable(warm):
+        while (len(warm) < job.warmup_max and not is_stable(warm)
+               and (job.budget_s <= 0 or self.clock() - started < cap)):
             warm += self._stage(st, launch, "warmup", n, min(2, job.warmup_max - len(warm)))
 
     def _repilot(self, st: _CaseState, launch: _Launch) -> bool:
@@ -304,9 +310,13 @@ class Engine:
                        job.confidence, subtract_overhead=job.overhead, modality=False) if enough else None
         if enough and self.target_met(est):
             return "met"
-        if st.spent >= job.budget_s or sum(counts) >= job.iterations_max:
+        # the job's minimum iterations per launch are always measured (an interval from one iteration
+        # per launch is meaningless), unless the case runs far past its budget
+        short_of_min = min(counts) < job.iterations_min and st.spent < MIN_ITERATIONS_BUDGET_FACTOR * job.budget_s
+        if (st.spent >= job.budget_s and not short_of_min) or sum(counts) >= job.iterations_max:
             return "spent"
-        if est is not None and est.between_share > 0.5 and len(st.launches) < job.launches_max:
+        if (est is not None and est.between_share > 0.5 and len(st.launches) < job.launches_max
+                and st.spent < job.budget_s):
             # processes disagree: more iterations cannot help, more processes can. Add half as many
             # again (at least one), started together, so a case that needs 20 launches does not
             # spend 17 rounds getting there.
@@ -434,6 +444,8 @@ def _raise(exc: BaseException) -> None:
 
 
 MAX_CONCURRENT_STARTS = 16
+WARMUP_BUDGET_SHARE = 0.25  # of the case's budget, split over the job's first launches
+MIN_ITERATIONS_BUDGET_FACTOR = 5.0  # how far past its budget a case may go to get its minimum
 
 
 class _Spawned(dict):
