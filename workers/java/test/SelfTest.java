@@ -77,6 +77,34 @@ public class SelfTest {
         eq(Model.groupName(SelfTestBench.Nested.class), "SelfTestBench.Nested", "nested group");
         List<Model.Bench> nested = Model.scan(SelfTestBench.Nested.class, errors);
         eq(nested.size(), 1, "nested class benchmarks");
+        // @Meta: class entries, overridden by the method's; nested classes inherit the outer class's
+        Map<String, String> want = new LinkedHashMap<>();
+        want.put("seed", "002");
+        want.put("section", "Seek/Position");
+        eq(count.meta, want, "class @Meta");
+        want.put("section", "Read & Write");
+        want.put("note", "a=b");
+        eq(byName.get("sink").meta, want, "method @Meta overrides the class's, split at the first '='");
+        want.clear();
+        want.put("seed", "002");
+        want.put("section", "Length");
+        eq(nested.get(0).meta, want, "nested class @Meta over the enclosing class's");
+        Map<String, Object> described = Worker.describe(count);
+        eq(((Map<?, ?>) described.get("meta")).get("seed"), "002", "meta is described to the host");
+        eq(((Map<?, ?>) described.get("meta")).get("class"), "SelfTestBench", "meta keeps the class");
+        // hooks inherited from a package-private class run once (not again through javac's bridge methods),
+        // and an overridden hook once, through virtual dispatch
+        List<Model.Bench> hooked = Model.scan(SelfTestBench.Hooked.class, errors);
+        eq(hooked.size(), 1, "benchmark of a subclass");
+        eq(hooked.get(0).setups.get(Level.Trial).size(), 1, "inherited @Setup found once");
+        eq(hooked.get(0).teardowns.get(Level.Trial).size(), 1, "inherited @TearDown found once");
+        eq(hooked.get(0).setups.get(Level.Iteration).size(), 1, "overridden @Setup found once");
+        SelfTestBench.Hooked h = new SelfTestBench.Hooked();
+        for (Level l : Level.values()) for (java.lang.reflect.Method m : hooked.get(0).setups.get(l)) m.invoke(h);
+        eq(h.setups, 11, "each setup ran once, the override in place of the overridden");
+        List<String> metaErrors = new ArrayList<>();
+        eq(Model.scan(BadMeta.class, metaErrors).size(), 0, "a malformed @Meta drops the benchmark");
+        check(metaErrors.size() == 1 && metaErrors.get(0).contains("not \"key=value\""), "malformed @Meta error: " + metaErrors);
         boolean threw = false;
         try {
             Model.convert(int.class, "ten");
@@ -84,6 +112,12 @@ public class SelfTest {
             threw = true;
         }
         check(threw, "bad int param is rejected");
+    }
+
+    public static class BadMeta {
+        @perflab.Benchmark
+        @perflab.Meta({"seed=003", "no equals sign"})
+        public int bad() { return 1; }
     }
 
     static void harness() throws Throwable {

@@ -2,12 +2,14 @@ import perflab.Baseline;
 import perflab.Benchmark;
 import perflab.Blackhole;
 import perflab.Level;
+import perflab.Meta;
 import perflab.OperationsPerInvocation;
 import perflab.Param;
 import perflab.Setup;
 import perflab.TearDown;
 
 /** Benchmarks used by SelfTest (compiled and given loops by the same steps as the host's build). */
+@Meta({"seed=002", "section=Seek/Position"})
 public class SelfTestBench {
     @Param({"3", "5"})
     int n;
@@ -38,6 +40,7 @@ public class SelfTestBench {
 
     @Benchmark
     @OperationsPerInvocation(8)
+    @Meta({"section=Read & Write", "note=a=b"})
     public void sink(Blackhole bh) {
         for (int i = 0; i < 8; i++) bh.consume(i);
     }
@@ -52,8 +55,25 @@ public class SelfTestBench {
         throw new java.io.IOException("disk on fire");
     }
 
+    @Meta("section=Length")
     static class Nested {
         @Benchmark
         public String hello() { return "hi"; }
+    }
+
+    /** Hooks in a package-private base class: javac gives the public subclass bridge copies of them. */
+    abstract static class HookBase {
+        int setups, teardowns;
+
+        @Setup public void baseSetup() { setups++; }
+        @TearDown public void baseTeardown() { teardowns++; }
+        @Setup(Level.Iteration) public void overridden() { setups += 100; }
+    }
+
+    public static class Hooked extends HookBase {
+        @Override @Setup(Level.Iteration) public void overridden() { setups += 10; }
+
+        @Benchmark
+        public int hooked() { return setups; }
     }
 }

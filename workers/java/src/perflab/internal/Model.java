@@ -27,6 +27,8 @@ public final class Model {
         public boolean baseline, takesBlackhole, jmhBlackhole, isStatic;
         public int ops = 1;
         public List<String> categories = new ArrayList<>();
+        /** From {@code @Meta} on the enclosing classes (outermost first), the class and the method. */
+        public Map<String, String> meta = new LinkedHashMap<>();
         public List<Axis> axes = new ArrayList<>();
         public final EnumMap<Level, List<Method>> setups = new EnumMap<>(Level.class);
         public final EnumMap<Level, List<Method>> teardowns = new EnumMap<>(Level.class);
@@ -152,10 +154,15 @@ public final class Model {
         for (Level l : Level.values()) { setups.put(l, new ArrayList<>()); teardowns.put(l, new ArrayList<>()); }
         List<Class<?>> chain = new ArrayList<>();
         for (Class<?> k = c; k != null && k != Object.class; k = k.getSuperclass()) chain.add(0, k);
+        // Each hook runs once: javac's visibility bridges (a public subclass of a package-private class gets
+        // public copies of its inherited public methods, annotations included) are not hooks of their own, and a
+        // hook overridden further down is called once, through the superclass's Method (virtual dispatch).
+        Set<String> inherited = new HashSet<>();
         for (Class<?> k : chain) {
             Method[] ms = k.getDeclaredMethods();
             Arrays.sort(ms, Comparator.comparing(Method::getName));
             for (Method m : ms) {
+                if (m.isBridge() || m.isSynthetic()) continue;
                 java.lang.annotation.Annotation s = find(m, "Setup");
                 java.lang.annotation.Annotation t = find(m, "TearDown");
                 if (s == null && t == null) continue;
@@ -163,12 +170,20 @@ public final class Model {
                     errors.add(where + "." + m.getName() + ": @Setup/@TearDown methods take no arguments");
                     return out;
                 }
+                boolean overridable = !Modifier.isPrivate(m.getModifiers()) && !Modifier.isStatic(m.getModifiers());
+                if (overridable && !inherited.add(m.getName())) continue;
                 m.setAccessible(true);
                 if (s != null) setups.get(level(s)).add(m);
                 if (t != null) teardowns.get(level(t)).add(m);
             }
         }
         java.lang.annotation.Annotation classOps = find(c, "OperationsPerInvocation");
+        Map<String, String> classMeta = new LinkedHashMap<>();
+        List<Class<?>> nest = new ArrayList<>();
+        for (Class<?> k = c; k != null; k = k.getEnclosingClass()) nest.add(0, k);
+        for (Class<?> k : nest) {
+            if (!meta(k, groupName(k), classMeta, errors)) return out;
+        }
         for (Method m : methods) {
             java.lang.annotation.Annotation ann = find(m, "Benchmark");
             String bid = c.getName().replace('$', '.') + "." + m.getName();
@@ -193,6 +208,8 @@ public final class Model {
             b.group = groupName(c);
             b.description = (String) attr(ann, "description", "");
             b.categories.addAll(Arrays.asList((String[]) attr(ann, "categories", new String[0])));
+            b.meta.putAll(classMeta);
+            if (!meta(m, bid, b.meta, errors)) continue;
             b.baseline = find(m, "Baseline") != null;
             b.takesBlackhole = pt.length == 1;
             b.jmhBlackhole = jmhBlackhole;
@@ -210,6 +227,21 @@ public final class Model {
             out.add(b);
         }
         return out;
+    }
+
+    /** Adds the {@code @Meta} entries of e (if any) to `into`; false (and an error) for a malformed entry. */
+    static boolean meta(java.lang.reflect.AnnotatedElement e, String where, Map<String, String> into, List<String> errors) {
+        Meta m = e.getAnnotation(Meta.class);
+        if (m == null) return true;
+        for (String entry : m.value()) {
+            int eq = entry == null ? -1 : entry.indexOf('=');
+            if (eq <= 0 || entry.substring(0, eq).trim().isEmpty()) {
+                errors.add(where + ": @Meta entry '" + entry + "' is not \"key=value\"");
+                return false;
+            }
+            into.put(entry.substring(0, eq).trim(), entry.substring(eq + 1));
+        }
+        return true;
     }
 
     /** A @Param string as a value of the field's type. */

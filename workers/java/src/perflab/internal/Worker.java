@@ -421,11 +421,12 @@ public final class Worker {
         return line;
     }
 
-    static Map<String, Object> describe(Model.Bench b) {
+    public static Map<String, Object> describe(Model.Bench b) {
         List<Object> params = new ArrayList<>();
         for (Model.Axis a : b.axes) params.add(map("name", a.field.getName(), "values", a.values));
         Map<String, Object> meta = new LinkedHashMap<>();
         meta.put("class", b.cls.getName());
+        meta.putAll(b.meta);
         return map("id", b.id, "name", b.name, "group", b.group, "file", b.file, "line", b.line,
                 "baseline", b.baseline, "categories", b.categories, "ops_per_invoke", b.ops,
                 "params", params, "description", b.description, "iteration_setup", b.iterationSetup(),
@@ -601,6 +602,7 @@ public final class Worker {
         }
     }
 
+    @SuppressWarnings("deprecation") // Thread.getId: threadId() is JDK 19+, the worker runs on JDK 17
     void diagnose(Object id, long invocations, long iterations) throws IOException {
         CaseState cs = current;
         activity = "running " + cs.bench.id + " (diagnose)";

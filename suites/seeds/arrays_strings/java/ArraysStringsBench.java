@@ -1,0 +1,194 @@
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Locale;
+
+import perflab.Benchmark;
+import perflab.Meta;
+import perflab.Param;
+import perflab.Setup;
+
+/**
+ * Arrays, Strings, Spans experiments of seeds 000 (".NET 6": Arrays, Strings, Spans) and 003 (".NET Core
+ * 3.0": Span and Friends, Arrays and Strings), ported to String, java.util.Arrays and java.util.HexFormat.
+ * Inputs live in fields of the benchmark object so the JIT cannot fold them into constants.
+ */
+public class ArraysStringsBench {
+
+    @Meta({"seed=003", "section=Arrays and Strings"})
+    public static class Strings003 {
+        String periodText = "Let's see how fast we can find the period towards the end of this string. Pretty fast?";
+        String a = "Some string", b = "sOME sTrinG";
+
+        @Benchmark(categories = {"arrays_strings", "quick"}, description = "string.IndexOf('.') ↔ String.indexOf('.')")
+        public int IndexOf() {
+            return periodText.indexOf('.');
+        }
+
+        @Benchmark(categories = {"arrays_strings"}, description = "Equals(…, OrdinalIgnoreCase) ↔ equalsIgnoreCase")
+        public boolean EqualsIC() {
+            return a.equalsIgnoreCase(b);
+        }
+    }
+
+    @Meta({"seed=003", "section=Arrays and Strings"})
+    public static class Reversal {
+        int[] arr;
+
+        @Setup public void setup() {
+            arr = new int[256];
+            for (int i = 0; i < arr.length; i++) arr[i] = i;
+        }
+
+        /** Array.Reverse(int[256]): java.util.Arrays has no reverse for arrays; the plain swap loop. */
+        @Benchmark(categories = {"arrays_strings"}, description = "Reverse an int[256] in place (swap loop)")
+        public void Reverse() {
+            int[] a = arr;
+            for (int i = 0, j = a.length - 1; i < j; i++, j--) {
+                int t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+            }
+        }
+    }
+
+    @Meta({"seed=003", "section=Span and Friends"})
+    public static class Spans003 {
+        byte[] bytes = "This is a test to see improvements to IndexOfAny. How'd they work?".getBytes(StandardCharsets.UTF_8);
+        String source = "This is a source string that needs to be capitalized.";
+
+        /** Span&lt;byte&gt;.IndexOfAny('.', '?'): Java has no IndexOfAny; the loop it stands for. */
+        @Benchmark(categories = {"arrays_strings"}, description = "First index of '.' or '?' in a byte[] (loop)")
+        public int IndexOfAny() {
+            byte[] b = bytes;
+            for (int i = 0; i < b.length; i++) {
+                if (b[i] == '.' || b[i] == '?') return i;
+            }
+            return -1;
+        }
+
+        @Benchmark(categories = {"arrays_strings"}, description = "ToUpperInvariant ↔ toUpperCase(Locale.ROOT)")
+        public String ToUpperInvariant() {
+            return source.toUpperCase(Locale.ROOT);
+        }
+    }
+
+    /** Span.SequenceEqual / SequenceCompareTo ↔ Arrays.equals / Arrays.compare (both vectorised mismatch). */
+    @Meta({"seed=003", "section=Span and Friends"})
+    public static class SequenceCompareTo {
+        @Param({"16", "256"}) int Length;
+        byte[] orig, same, last;
+
+        @Setup public void setup() {
+            orig = new byte[Length];
+            for (int i = 0; i < Length; i++) orig[i] = (byte) i;
+            same = orig.clone();
+            last = orig.clone();
+            last[Length - 1]++;
+        }
+
+        @Benchmark(categories = {"arrays_strings"}, description = "Arrays.equals of two equal byte arrays")
+        public boolean CompareSame() {
+            return Arrays.equals(orig, same);
+        }
+
+        @Benchmark(categories = {"arrays_strings"}, description = "Arrays.compare of arrays differing in the last byte")
+        public int CompareDifferLast() {
+            return Arrays.compare(orig, last);
+        }
+    }
+
+    @Meta({"seed=003", "section=Span and Friends"})
+    public static class Trimming {
+        @Param({"", " abcdefg ", "abcdefg"}) String Data;
+
+        /** string.Trim() ↔ String.strip() (Unicode white space, like .NET's Trim). */
+        @Benchmark(categories = {"arrays_strings"}, description = "String.strip()")
+        public String Trim() {
+            return Data.strip();
+        }
+    }
+
+    @Meta({"seed=000", "section=Arrays, Strings, Spans"})
+    public static class Strings000 {
+        String[] strings = {"Hi", "How", "are", "you", "today"};
+
+        @Benchmark(categories = {"arrays_strings"}, description = "string.Join(\", \", 5 strings) ↔ String.join")
+        public String Join() {
+            return String.join(", ", strings);
+        }
+    }
+
+    /** string.Replace on a ~100 KB text (seed: a downloaded book; here generated prose with CRLF). */
+    @Meta({"seed=000", "section=Arrays, Strings, Spans"})
+    public static class Replace {
+        String text;
+
+        @Setup public void setup() {
+            text = "The quick brown fox jumps over the lazy dog. Pack my box with five dozen jugs.\r\n".repeat(1200);
+        }
+
+        @Benchmark(categories = {"arrays_strings"}, description = "replace('.', '!')")
+        public String Yell() {
+            return text.replace('.', '!');
+        }
+
+        @Benchmark(categories = {"arrays_strings"}, description = "replace(\"\\n\", \"\")")
+        public String ConcatLines() {
+            return text.replace("\n", "");
+        }
+
+        @Benchmark(categories = {"arrays_strings"}, description = "replace(\"\\r\\n\", \"\\n\")")
+        public String NormalizeEndings() {
+            return text.replace("\r\n", "\n");
+        }
+    }
+
+    /** Convert.ToHexString / FromHexString ↔ java.util.HexFormat (JDK 17). */
+    @Meta({"seed=000", "section=Arrays, Strings, Spans"})
+    public static class Hex {
+        @Param({"100", "10000"}) int length;
+        byte[] data;
+        String hex;
+        final HexFormat upper = HexFormat.of().withUpperCase();
+
+        @Setup public void setup() {
+            data = new byte[length];
+            for (int i = 0; i < length; i++) data[i] = (byte) i;
+            hex = upper.formatHex(data);
+        }
+
+        @Benchmark(categories = {"arrays_strings"}, description = "HexFormat.of().withUpperCase().formatHex")
+        public String ToHexString() {
+            return upper.formatHex(data);
+        }
+
+        @Benchmark(categories = {"arrays_strings"}, description = "HexFormat.parseHex")
+        public byte[] FromHexString() {
+            return upper.parseHex(hex);
+        }
+    }
+
+    @Meta({"seed=000", "section=Arrays, Strings, Spans"})
+    public static class Fills {
+        final char[] chars = new char[128];
+        final char[] spanChars = new char[256];
+        final int[] ints10 = new int[10];
+
+        @Benchmark(categories = {"arrays_strings"}, description = "Array.Fill(char[128], 'c') ↔ Arrays.fill")
+        public void ArrayFill() {
+            Arrays.fill(chars, 'c');
+        }
+
+        /** Span.Fill on a slice ↔ Arrays.fill(array, from, to, value): 128 chars of a larger array. */
+        @Benchmark(categories = {"arrays_strings"}, description = "Arrays.fill on a 128-char range")
+        public void SpanFill() {
+            Arrays.fill(spanChars, 64, 192, 'c');
+        }
+
+        @Benchmark(categories = {"arrays_strings"}, description = "Array.Clear(int[10]) ↔ Arrays.fill(…, 0)")
+        public void Clear() {
+            Arrays.fill(ints10, 0);
+        }
+    }
+}
