@@ -125,6 +125,8 @@ def test_hide_removes_columns(tmp_path):
 def test_list_and_runtimes():
     r = perflab("list", "examples/python")
     assert r.returncode == 0 and "Dictionary.lookup" in r.stdout and "size ∈ {10, 1000}" in r.stdout
+    # every method of a class with a baseline is listed, not only the first (they run as one group)
+    assert "Dictionary.copy" in r.stdout and "Dictionary.build" in r.stdout
     r = perflab("runtimes")
     assert r.returncode == 0 and "python3." in r.stdout
 

@@ -22,15 +22,17 @@ def cmd_list(args) -> int:
     t = RichTable(title="benchmarks")
     for col in ("Benchmark", "Params", "Cases", "Runtimes", "Source"):
         t.add_column(col)
-    seen = {}
+    # a group may hold several benchmarks (all methods of a class with a baseline are measured
+    # together): list every case's benchmark, counting its parameter combinations
+    seen: dict[str, list] = {}
     for group in plan.groups:
-        b = group[0].benchmark
-        entry = seen.setdefault(b.id, [b, 0, set()])
-        entry[1] += 1
-        entry[2].update(c.runtime.label for c in group)
-    for b, n, rts in seen.values():
+        for c in group:
+            entry = seen.setdefault(c.benchmark.id, [c.benchmark, set(), set()])
+            entry[1].add(c.params)
+            entry[2].add(c.runtime.label)
+    for b, combos, rts in seen.values():
         axes = "; ".join(f"{a.name} ∈ {{{', '.join(a.values)}}}" for a in b.params)
-        t.add_row(b.full_name + (" (baseline)" if b.baseline else ""), axes, str(n),
+        t.add_row(b.full_name + (" (baseline)" if b.baseline else ""), axes, str(len(combos)),
                   ", ".join(sorted(rts)), f"{os.path.relpath(b.file)}:{b.line}")
     out.print(t)
     return 1 if any(p.error for p in prepared) else 0

@@ -56,16 +56,20 @@ def ratio_of(a: Estimate, b: Estimate, confidence: float = 0.999,
                 widen = float(sps.t.ppf(0.5 + confidence / 2, max(df, 1.0))) * float(np.sqrt(var))
                 lo, hi = centre - float(np.hypot(centre - lo, widen)), centre + float(np.hypot(hi - centre, widen))
             ratios = pa[ok] / pb[ok]
-            return Ratio(float(np.exp(centre)), float(np.std(ratios, ddof=1)), float(np.exp(lo)),
-                         float(np.exp(hi)), True, int(ok.sum()))
+            return Ratio(float(np.exp(centre)), float(np.std(ratios, ddof=1)), _exp(lo), _exp(hi), True,
+                         int(ok.sum()))
     cv_a = a.stddev / a.mean
     cv_b = b.stddev / b.mean
     sd = value * float(np.hypot(cv_a, cv_b))
     rel_se = float(np.hypot(a.se / a.mean, b.se / b.mean))
     df = max(1.0, min(a.df, b.df))
     t = float(sps.t.ppf(0.5 + confidence / 2, df))
-    return Ratio(value, sd, value * float(np.exp(-t * rel_se)), value * float(np.exp(t * rel_se)),
-                 False)
+    return Ratio(value, sd, value * _exp(-t * rel_se), value * _exp(t * rel_se), False)
+
+
+def _exp(x: float) -> float:
+    """exp without overflow: an interval bound beyond ±1e300 is as good as 0 or infinity."""
+    return float(np.exp(np.clip(x, -690.0, 690.0)))
 
 
 def wilcoxon_rank(n: int, confidence: float) -> int:
