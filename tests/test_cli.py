@@ -137,13 +137,18 @@ def test_methods_compared_with_a_baseline_are_interleaved_and_paired(tmp_path):
                      "class Pair:\n"
                      "    @perflab.benchmark(baseline=True)\n    def once(self):\n        return sum(DATA)\n"
                      "    @perflab.benchmark\n    def twice(self):\n        return sum(DATA) + sum(DATA)\n")
-    r = perflab("run", str(bench), "--job", "short", "--budget", "1", "-o", str(tmp_path / "out"))
+    # an unreachable target and short iterations: the whole budget is spent in many rounds, so there
+    # are enough pairs for the paired (rank) interval, which needs ≥ 14 at 99.9 %
+    r = perflab("run", str(bench), "--job", "short", "--budget", "2", "--target", "0.0001",
+                "--iteration-time", "0.002", "-o", str(tmp_path / "out"))
     assert r.returncode == 0, r.stderr
     doc = only_json(tmp_path / "out")
     once, twice = sorted(doc["cases"], key=lambda c: c["benchmark"]["name"])
+    assert once["status"] == twice["status"] == "ok"
     assert once["round_group"] == twice["round_group"]
     rounds = lambda c: sorted({x for ln in c["launches"] for x in ln["workload_rounds"]})
     assert rounds(once) == rounds(twice)
+    assert len(rounds(twice)) >= 14
     assert twice["ratio"]["paired"] is True
 
 
