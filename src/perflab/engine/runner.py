@@ -111,7 +111,7 @@ class Engine:
         # start instead of many. The stages that time something run one launch at a time.
         handles = self._spawn([(st, i) for st in states for i in range(self.job.launches_min)])
         for st in self._shuffled(states):
-            self._guard(st, self._attach, st, handles[id(st)], handles.errors.get(id(st)))
+            self._guard(st, self._attach, st, *handles[id(st)])
         rnd = 0
         while self._active(states):
             rnd += 1
@@ -139,34 +139,27 @@ class Engine:
         expected = st.per_call_ns * invocations * iterations / 1e9
         return max(self.job.timeout_s, 10 * expected)
 
-    def _spawn(self, wanted: list[tuple[_CaseState, int]]) -> "_Spawned":
-        """Start worker processes for (case, launch index) pairs concurrently; per case, the handles
-        in index order and the first error (the other handles of a failed batch are still usable)."""
-        out = _Spawned()
-        if not wanted:
-            return out
+    def _spawn(self, wanted: list[tuple[_CaseState, int]]) -> dict[int, tuple[list, BaseException | None]]:
+        """Start worker processes for (case, launch index) pairs concurrently. Per case (by id): its
+        handles in index order and its first start failure, if any."""
         t0 = self.clock()
 
         def start(item):
             st, index = item
             try:
-                return st, index, self.launcher(st.case, index), None
+                return st, self.launcher(st.case, index), None
             except Exception as exc:  # kept per case: a failing start fails that case alone
-                return st, index, None, exc
+                return st, None, exc
 
-        with ThreadPoolExecutor(max_workers=min(len(wanted), MAX_CONCURRENT_STARTS)) as pool:
-            results = list(pool.map(start, wanted))
+        with ThreadPoolExecutor(max_workers=max(1, min(len(wanted), MAX_CONCURRENT_STARTS))) as pool:
+            results = list(pool.map(start, wanted))  # map keeps the order of `wanted`
+        out: dict[int, tuple[list, BaseException | None]] = {}
+        for st, handle, exc in results:
+            handles, error = out.get(id(st), ([], None))
+            out[id(st)] = (handles + [handle] if handle is not None else handles, error or exc)
         elapsed = self.clock() - t0
-        cases = {id(st): st for st, _ in wanted}
-        for st in cases.values():
-            st.spent += elapsed / len(cases)
-        for st, index, handle, exc in sorted(results, key=lambda r: r[1]):
-            if handle is not None:
-                out.setdefault(id(st), []).append(handle)
-            elif exc is not None and id(st) not in out.errors:
-                out.errors[id(st)] = exc
-        for st in cases.values():
-            out.setdefault(id(st), [])
+        for st, _ in wanted:
+            st.spent += elapsed / len(wanted)
         return out
 
     def _attach(self, st: _CaseState, handles: list, error: BaseException | None) -> None:
@@ -322,7 +315,7 @@ class Engine:
             # spend 17 rounds getting there.
             count = min(job.launches_max - len(st.launches), max(1, len(st.launches) // 2))
             spawned = self._spawn([(st, len(st.launches) + i) for i in range(count)])
-            self._attach(st, spawned[id(st)], spawned.errors.get(id(st)))
+            self._attach(st, *spawned[id(st)])
         return "more"
 
     def _judge_group(self, active: list[_CaseState]) -> None:
@@ -419,12 +412,8 @@ class Engine:
             except (OSError, ValueError):
                 pass
         # each close waits for its process to exit: wait for them all at once
-        if len(st.launches) > 1:
-            with ThreadPoolExecutor(max_workers=min(len(st.launches), MAX_CONCURRENT_STARTS)) as pool:
-                list(pool.map(lambda ln: ln.handle.close(), st.launches))
-        else:
-            for ln in st.launches:
-                ln.handle.close()
+        with ThreadPoolExecutor(max_workers=max(1, min(len(st.launches), MAX_CONCURRENT_STARTS))) as pool:
+            list(pool.map(lambda ln: ln.handle.close(), st.launches))
         st.result.launches = [ln.samples for ln in st.launches]
 
     # -- helpers --------------------------------------------------------------------------------
@@ -446,11 +435,3 @@ def _raise(exc: BaseException) -> None:
 MAX_CONCURRENT_STARTS = 16
 WARMUP_BUDGET_SHARE = 0.25  # of the case's budget, split over the job's first launches
 MIN_ITERATIONS_BUDGET_FACTOR = 5.0  # how far past its budget a case may go to get its minimum
-
-
-class _Spawned(dict):
-    """id(case state) → handles started for it; `errors`: id(case state) → the first start failure."""
-
-    def __init__(self):
-        super().__init__()
-        self.errors: dict[int, BaseException] = {}
