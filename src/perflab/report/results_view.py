@@ -6,6 +6,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -177,11 +178,11 @@ class Report:
     runtimes: list[str]          # in order; the first of each language is that language's baseline
     notes: list[str] = field(default_factory=list)
 
-    @property
+    @cached_property
     def language_of(self) -> dict[str, str]:
         return {c.runtime: c.language for c in self.cases}
 
-    @property
+    @cached_property
     def baselines(self) -> list[str]:
         """One per language (a report may hold Python, Node and Go results side by side)."""
         seen: dict[str, str] = {}
