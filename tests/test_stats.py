@@ -142,3 +142,27 @@ def test_too_few_pairs_for_a_rank_interval_falls_back_to_the_estimates():
     r = ratio_of(ea, eb, paired_a=(a[0] + a[1]) / 2, paired_b=(b[0] + b[1]) / 2)
     assert not r.paired
     assert 1e-6 < r.ci_low <= 2.0 <= r.ci_high < 1e6  # wide (2 launches: t with ~1 df), not absurd
+
+
+def test_local_overhead_medians_match_the_plain_definition():
+    """The vectorised window medians equal, sample by sample, the median of the overhead values
+    within ±OVERHEAD_WINDOW rounds (the launch's overall median where a window is empty)."""
+    import numpy as np
+    from perflab.stats.estimate import OVERHEAD_WINDOW, _window_medians
+    rng = np.random.default_rng(3)
+    r_over = np.sort(rng.choice(np.arange(1, 60), size=40, replace=True))  # gaps and repeats
+    v_over = rng.normal(100, 10, size=40)
+    r_work = np.arange(1, 75)
+    got = _window_medians(r_over, v_over, r_work)
+    for i, r in enumerate(r_work):
+        near = v_over[np.abs(r_over - r) <= OVERHEAD_WINDOW]
+        want = np.median(near) if len(near) else np.median(v_over)
+        assert got[i] == pytest.approx(want)
+
+
+def test_round_means_average_each_round_over_its_launches():
+    from perflab.model import LaunchSamples
+    from perflab.stats import round_means
+    a = LaunchSamples(index=0, invocations=10, workload=[100, 200, 300], workload_rounds=[1, 2, 3])
+    b = LaunchSamples(index=1, invocations=10, workload=[300, 400], workload_rounds=[2, 3])
+    assert round_means([a, b], 1, subtract_overhead=False, remove_upper_outliers=False) == pytest.approx({1: 10.0, 2: 25.0, 3: 35.0})

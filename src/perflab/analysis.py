@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
 
 from .model import CaseResult
-from .stats import Estimate, Ratio, estimate, per_op, ratio_of
+from .stats import Estimate, Ratio, estimate, ratio_from_rounds, ratio_of, round_means
 from .stats.modality import MULTIMODAL_THRESHOLD
 from .units import format_time
 
@@ -29,16 +28,6 @@ class Row:
     @property
     def key(self) -> str:
         return self.result.case.key
-
-
-def round_means(result: CaseResult, subtract_overhead: bool) -> dict[int, float]:
-    """Per interleaving round, the mean per-op time over the case's launches (for paired ratios)."""
-    sums: dict[int, list[float]] = {}
-    for launch in result.launches:
-        x, _ = per_op(launch, result.case.benchmark.ops_per_invoke, subtract_overhead)
-        for r, v in zip(launch.workload_rounds, x):
-            sums.setdefault(r, []).append(float(v))
-    return {r: float(np.mean(v)) for r, v in sums.items()}
 
 
 def analyse(results: list[CaseResult], confidence: float = 0.999, target_rel_error: float = 0.02,
@@ -94,14 +83,15 @@ def analyse(results: list[CaseResult], confidence: float = 0.999, target_rel_err
             if row.estimate and row.estimate.mean > 0:
                 row.ratio = Ratio(1.0, 0.0, 1.0, 1.0, True)
         elif row.estimate and base.estimate:
-            paired_a = paired_b = None
             if base.result.round_group and base.result.round_group == row.result.round_group:
-                ra, rb = round_means(row.result, overhead), round_means(base.result, overhead)
-                common = sorted(set(ra) & set(rb))
-                if len(common) >= 3:
-                    paired_a = np.array([ra[k] for k in common])
-                    paired_b = np.array([rb[k] for k in common])
-            row.ratio = ratio_of(row.estimate, base.estimate, confidence, paired_a, paired_b)
+                ops = row.result.case.benchmark.ops_per_invoke
+                row.ratio = ratio_from_rounds(
+                    row.estimate, base.estimate,
+                    round_means(row.result.launches, ops, overhead),
+                    round_means(base.result.launches, base.result.case.benchmark.ops_per_invoke, overhead),
+                    confidence)
+            else:
+                row.ratio = ratio_of(row.estimate, base.estimate, confidence)
         da, db = row.result.diagnostics, base.result.diagnostics
         if da and db and da.alloc_bytes_per_op is not None and db.alloc_bytes_per_op:
             row.alloc_ratio = da.alloc_bytes_per_op / db.alloc_bytes_per_op

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
+from scipy import special
 
 from .estimate import Estimate
 
@@ -53,7 +53,7 @@ def ratio_of(a: Estimate, b: Estimate, confidence: float = 0.999,
             if extra:
                 var = sum(v for v, _ in extra)
                 df = var ** 2 / sum(v * v / d for v, d in extra)
-                widen = float(sps.t.ppf(0.5 + confidence / 2, max(df, 1.0))) * float(np.sqrt(var))
+                widen = float(special.stdtrit(max(df, 1.0), 0.5 + confidence / 2)) * float(np.sqrt(var))
                 lo, hi = centre - float(np.hypot(centre - lo, widen)), centre + float(np.hypot(hi - centre, widen))
             ratios = pa[ok] / pb[ok]
             return Ratio(float(np.exp(centre)), float(np.std(ratios, ddof=1)), _exp(lo), _exp(hi), True,
@@ -63,8 +63,19 @@ def ratio_of(a: Estimate, b: Estimate, confidence: float = 0.999,
     sd = value * float(np.hypot(cv_a, cv_b))
     rel_se = float(np.hypot(a.se / a.mean, b.se / b.mean))
     df = max(1.0, min(a.df, b.df))
-    t = float(sps.t.ppf(0.5 + confidence / 2, df))
+    t = float(special.stdtrit(df, 0.5 + confidence / 2))
     return Ratio(value, sd, value * _exp(-t * rel_se), value * _exp(t * rel_se), False)
+
+
+def ratio_from_rounds(a: Estimate, b: Estimate, rounds_a: dict[int, float], rounds_b: dict[int, float],
+                      confidence: float = 0.999) -> Ratio | None:
+    """a / b from two cases measured in the same interleaved rounds: paired over the rounds both took
+    part in (their per-round means, see `round_means`)."""
+    common = sorted(set(rounds_a) & set(rounds_b))
+    if len(common) < 3:
+        return ratio_of(a, b, confidence)
+    return ratio_of(a, b, confidence, np.array([rounds_a[k] for k in common]),
+                    np.array([rounds_b[k] for k in common]))
 
 
 def _exp(x: float) -> float:
@@ -77,7 +88,7 @@ def wilcoxon_rank(n: int, confidence: float) -> int:
     few for a distribution-free interval at this confidence (at 99.9 %: fewer than 14 pairs). Then
     `ratio_of` judges from the two estimates instead (their t intervals do exist)."""
     m = n * (n + 1) // 2
-    z = float(sps.norm.ppf(0.5 + confidence / 2))
+    z = float(special.ndtri(0.5 + confidence / 2))
     return int(np.floor(m / 2 - z * np.sqrt(n * (n + 1) * (2 * n + 1) / 24)))
 
 
