@@ -7,7 +7,7 @@ PERFLAB_SLOWDOWN, which makes the benchmark do exactly that much more work (1.00
 Verdict rule (the same as `perflab compare`): "different" when the ratio's 99.9% interval excludes
 1.00 and the ratio is more than the 2% noise threshold away from 1.00.
 
-    .venv/bin/python bench/aa_power.py [--aa 50] [--power 20] [--job short] [--target 0.01]
+    .venv/bin/python bench/aa_power.py [--aa 50] [--power 20] [--job default] [--target 0.01]
 
 The conditions are interleaved (A/A, 3 %, 10 %, A/A, …) and the tallies are printed after every
 trial, so a study stopped early is still balanced and its figures can be read.
@@ -41,21 +41,22 @@ SOURCE = """
 THRESHOLD = 0.02
 
 
-def trial(path: Path, factor: float, job: str, extra: list[str]) -> tuple[bool, float, tuple[float, float]]:
+def trial(path: Path, factor: float, job: str, extra: list[str]
+          ) -> tuple[bool, float, tuple[float, float], float]:
     py = sys.executable
-    doc, _ = perflab_run(path, "--runtimes", f"{py}:PERFLAB_AA=A PERFLAB_SLOWDOWN=1.00,{py}:PERFLAB_AA=B PERFLAB_SLOWDOWN={factor:.2f}",
+    doc, wall = perflab_run(path, "--runtimes", f"{py}:PERFLAB_AA=A PERFLAB_SLOWDOWN=1.00,{py}:PERFLAB_AA=B PERFLAB_SLOWDOWN={factor:.2f}",
                          "--job", job, "--store", "none", *extra)
     case = next(c for c in doc["cases"] if not c["is_baseline"])
     r = case["ratio"]
     different = (not (r["ci_low"] <= 1.0 <= r["ci_high"])) and abs(r["value"] - 1) > THRESHOLD
-    return different, r["value"], (r["ci_low"], r["ci_high"])
+    return different, r["value"], (r["ci_low"], r["ci_high"]), wall
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--aa", type=int, default=50)
     ap.add_argument("--power", type=int, default=20)
-    ap.add_argument("--job", default="short")
+    ap.add_argument("--job", default="default")
     ap.add_argument("--target", help="precision target passed to perflab run (overrides the job's)")
     ap.add_argument("--budget", help="seconds per case passed to perflab run (overrides the job's)")
     args = ap.parse_args()
@@ -71,16 +72,19 @@ def main() -> None:
                 schedule.append(factor)
     hits = {f: 0 for f in (1.00, 1.03, 1.10)}
     ratios: dict[float, list[float]] = {f: [] for f in hits}
+    walls: dict[float, list[float]] = {f: [] for f in hits}
     # keep the other core busy for the whole study
     hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     t0 = time.time()
     try:
         for i, factor in enumerate(schedule, 1):
-            different, value, ci = trial(path, factor, args.job, extra)
+            different, value, ci, wall = trial(path, factor, args.job, extra)
             hits[factor] += different
             ratios[factor].append(value)
+            walls[factor].append(wall)
             print(f"trial {i}/{len(schedule)} factor {factor:.2f}: ratio {value:.4f} [{ci[0]:.4f}, {ci[1]:.4f}] "
-                  f"{'DIFFERENT' if different else 'same'}; {time.time() - t0:.0f} s", flush=True)
+                  f"{'DIFFERENT' if different else 'same'}; this comparison {wall:.1f} s; "
+                  f"{time.time() - t0:.0f} s in all", flush=True)
     finally:
         hog.kill()
     for factor in (1.00, 1.03, 1.10):
@@ -89,7 +93,9 @@ def main() -> None:
         if not n:
             continue
         label = "A/A false alarms" if factor == 1.0 else f"detected {factor - 1:.0%} slowdown"
-        print(f"{label}: {hits[factor]}/{n}; ratios median {rs[n // 2]:.4f}, range {rs[0]:.4f}–{rs[-1]:.4f}")
+        ws = sorted(walls[factor])
+        print(f"{label}: {hits[factor]}/{n}; ratios median {rs[n // 2]:.4f}, range {rs[0]:.4f}–{rs[-1]:.4f}; "
+              f"wall per comparison median {ws[n // 2]:.1f} s, max {ws[-1]:.1f} s")
     print(f"study took {time.time() - t0:.0f} s with the other core busy (job {args.job}"
           + (f", {' '.join(extra)}" if extra else "") + ")")
 

@@ -25,7 +25,8 @@ class FakeWorker:
     def __init__(self, clock: FakeClock, per_call_ns: float, *, overhead_ns: float = 0.0,
                  noise: float = 0.0, seed: int = 0, launch_offset_ns: float = 0.0,
                  slow_warmup: int = 0, warmup_factor: float = 1.0, fail_stage: str | None = None,
-                 resolution_ns: float = 1.0, alloc_per_call: int = 0, crash_stage: str | None = None):
+                 resolution_ns: float = 1.0, alloc_per_call: int = 0, crash_stage: str | None = None,
+                 drift=None):
         self.clock = clock
         self.per_call = per_call_ns + launch_offset_ns
         self.overhead = overhead_ns
@@ -36,6 +37,7 @@ class FakeWorker:
         self.fail_stage = fail_stage
         self.crash_stage = crash_stage
         self.alloc = alloc_per_call
+        self.drift = drift  # machine-wide slowdown factor as a function of (fake) time, shared by all
         self.hello = Hello(language="fake", runtime={"name": "fake"}, clock_resolution_ns=resolution_ns,
                            capabilities=["alloc", "gc"], unroll=1, pid=4242)
         self.calls: list[tuple] = []
@@ -57,6 +59,8 @@ class FakeWorker:
             if stage != "overhead" and self.slow_left > 0:
                 factor = 1 + (self.warmup_factor - 1) * self.slow_left / self.slow_total
                 self.slow_left -= 1
+            if self.drift is not None:
+                factor *= self.drift(self.clock.t)
             ns = cost * invocations * factor * max(0.01, 1 + self.rng.gauss(0, self.noise))
             ns = max(ns, self.hello.clock_resolution_ns)
             self.clock.t += ns / 1e9 + 50e-6  # plus a little messaging time

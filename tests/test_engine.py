@@ -329,3 +329,38 @@ def test_a_slow_noisy_benchmark_gets_its_minimum_iterations_not_endless_warmup()
     assert all(len(ln.warmup) < job.warmup_max for ln in res.launches)
     assert all(len(ln.workload) >= job.iterations_min for ln in res.launches)
     assert res.stop_reason == "budget exhausted"
+
+
+
+def _swinging_machine(clock, per_call_ns):
+    """A machine whose speed swings by ±25 % every 90 ms (a few rounds), the same for everyone."""
+    import math as m
+    return lambda c, i: FakeWorker(clock, per_call_ns[c.runtime.name], noise=0.003,
+                                   seed=i + 17 * len(c.runtime.name), drift=lambda t: 1 + 0.25 * m.sin(t * 70.0))
+
+
+def _rounds(result):
+    return max(r for ln in result.launches for r in ln.workload_rounds)
+
+
+def test_a_comparison_stops_when_its_ratios_are_precise_though_the_means_are_not():
+    """Neither mean alone reaches ±2 % soon on a swinging machine, but the swing hits both contenders
+    of a round alike, so their paired ratio is precise long before."""
+    from perflab.analysis import analyse
+    clock = FakeClock()
+    job = get_job("default")
+    results = engine_for(job, _swinging_machine(clock, {"old": 1000.0, "new": 1100.0}), clock).run_group(
+        [make_case(runtime="old"), make_case(runtime="new")])
+    assert [r.stop_reason for r in results] == ["ratio target reached"] * 2
+    rows = {r.result.case.runtime.name: r for r in analyse(results)}
+    assert rows["old"].estimate.rel_error > job.target_rel_error  # the means alone are not precise
+    ratio = rows["new"].ratio
+    assert ratio.paired and ratio.ci_low > 1.0 and abs(ratio.value - 1.1) < 0.02
+    assert max(ratio.ci_high / ratio.value - 1, 1 - ratio.ci_low / ratio.value) <= job.target_rel_error
+
+    # the same case alone has no ratio: judged on its mean, it needs many more rounds
+    clock = FakeClock()
+    [alone] = engine_for(job, _swinging_machine(clock, {"old": 1000.0}), clock).run_group(
+        [make_case(runtime="old")])
+    assert alone.stop_reason != "ratio target reached"
+    assert _rounds(alone) > 3 * _rounds(results[0])

@@ -39,6 +39,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--no-overhead", action="store_true", help="do not measure/subtract call overhead")
     run.add_argument("--max-cases", type=int, default=1000, help="limit of cases per benchmark")
     run.add_argument("--seed", type=int, help="seed of the interleaving order (default: random)")
+    run.add_argument("--affinity", default="auto",
+                     help="where launches run: 'auto' (pin single-threaded launches to the idlest CPU after "
+                          "warmup; Linux), 'off', or a CPU number")
     run.add_argument("--store", help="history store URL: sqlite:///path.db (default: $PERFLAB_STORE "
                      "or ~/.local/share/perflab/history.db), postgresql://user:pw@host/db, or none")
     run.add_argument("--resume", nargs="?", const="latest", metavar="RUN_ID",

@@ -3,15 +3,18 @@
 | job     | launches | warmup it. | min it./launch | iteration | precision target (99.9% CI half-width) | budget/case |
 |---------|----------|------------|----------------|-----------|-----------------------------------------|-------------|
 | dry     | 1        | 0          | 1              | 1 call    | none: checks that every benchmark runs  | —           |
-| short   | 2 (≤ 6)  | 2 – 10     | 3              | 10 ms     | ±5 % of the mean                        | 2 s         |
-| default | 3 (≤ 24) | 3 – 30     | 3              | 10 ms     | ±2 % of the mean                        | 10 s        |
-| long    | 5 (≤ 40) | 5 – 60     | 5              | 25 ms     | ±1 % of the mean                        | 60 s        |
+| short   | 2 (≤ 6)  | 2 – 10     | 3              | 2 ms      | ±5 % of the mean (of the ratio)         | 2 s         |
+| default | 3 (≤ 24) | 3 – 30     | 3              | 2 ms      | ±2 % of the mean (of the ratio)         | 10 s        |
+| long    | 5 (≤ 40) | 5 – 60     | 5              | 10 ms     | ±1 % of the mean (of the ratio)         | 60 s        |
 
-A launch is a separate worker process; the engine adds launches (up to the maximum) when processes
-disagree more than iterations within a process do, and more iterations otherwise. Processes of one
+A launch is a separate worker process; the engine doubles the launches (up to the maximum) when
+processes disagree more than iterations within a process do, and adds iterations otherwise. A
+comparison (runtimes of a benchmark, methods of a class with a baseline) is held to the target on its
+ratios, a lone case on its mean. Iterations are short (2 ms) because this machine's interference comes
+in bursts of milliseconds, which short iterations isolate as outliers (see README "Jobs"). Processes of one
 runtime really do differ (memory layout, hash seeds, JIT decisions), often by several percent, and no
 number of iterations inside a few of them can measure that: a precise verdict needs many launches, so
-launches are cheap — started concurrently (a start is waiting, not measuring), half as many again each
+launches are cheap — started concurrently (a start is waiting, not measuring), doubled each
 time more are needed, with short iterations so each one's warmup and overhead stages take little time. A case stops as soon
 as its target is reached, or when its budget is spent (then it is marked "target not reached").
 """
@@ -44,9 +47,9 @@ class Job:
 
 JOBS = {
     "dry": Job("dry", 1, 1, 0, 0, 1, 1, 0.0, 0.0, 0.0, overhead=False, diagnose=False, pilot=False),
-    "short": Job("short", 2, 6, 2, 10, 3, 200, 0.010, 0.05, 2.0),
-    "default": Job("default", 3, 24, 3, 30, 3, 2000, 0.010, 0.02, 10.0),
-    "long": Job("long", 5, 40, 5, 60, 5, 8000, 0.025, 0.01, 60.0),
+    "short": Job("short", 2, 6, 2, 10, 3, 2000, 0.002, 0.05, 2.0),
+    "default": Job("default", 3, 24, 3, 30, 3, 20000, 0.002, 0.02, 10.0),
+    "long": Job("long", 5, 40, 5, 60, 5, 40000, 0.010, 0.01, 60.0),
 }
 
 

@@ -154,10 +154,13 @@ class LaunchSamples:
     # round of each overhead iteration (0 = measured before the rounds started)
     overhead_rounds: list[int] = field(default_factory=list)
     pid: int = 0
+    cpu: int | None = None  # the CPU the launch was pinned to after warmup (None: not pinned)
+    cpu_share: float | None = None  # its CPU seconds per wall second at the end of warmup
 
     def to_json(self) -> dict[str, Any]:
         return {
             "index": self.index, "invocations": self.invocations, "pid": self.pid,
+            "cpu": self.cpu, "cpu_share": self.cpu_share,
             "pilot": [list(p) for p in self.pilot], "warmup": self.warmup,
             "overhead": self.overhead, "workload": self.workload,
             "workload_rounds": self.workload_rounds, "overhead_rounds": self.overhead_rounds,

@@ -111,7 +111,8 @@ def case_result_from_json(c: dict[str, Any]):
     case = Case(bench, tuple(indices.items()), runtime)
     launches = []
     for ln in c.get("launches", []):
-        ls = LaunchSamples(index=ln["index"], invocations=ln["invocations"], pid=ln.get("pid", 0))
+        ls = LaunchSamples(index=ln["index"], invocations=ln["invocations"], pid=ln.get("pid", 0),
+                           cpu=ln.get("cpu"), cpu_share=ln.get("cpu_share"))
         ls.pilot = [tuple(p) for p in ln.get("pilot", [])]
         for k in ("warmup", "overhead", "workload", "workload_rounds", "overhead_rounds"):
             setattr(ls, k, list(ln.get(k, [])))

@@ -12,6 +12,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 
 from ..analysis import analyse
 from ..console import err, out
+from ..engine.affinity import Placement, check_mode
 from ..engine.plan import build_plan, open_worker
 from ..engine.runner import Engine
 from ..environment import collect
@@ -49,6 +50,7 @@ def cmd_run(args) -> int:
                   target_rel_error=args.target, iteration_time_s=args.iteration_time, overhead=False if args.no_overhead else None)
     out_dir = Path(args.out)
     check_out_dir(out_dir)
+    check_mode(args.affinity)
     paths = [Path(p) for p in args.paths]
     started = dt.datetime.now(dt.timezone.utc)
     stamp = started.strftime("%Y%m%d-%H%M%S")
@@ -125,6 +127,7 @@ def cmd_run(args) -> int:
                         TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                         TextColumn("{task.fields[current]}"), console=err, transient=True)
     rng = random.Random(args.seed)
+    placement = Placement.choose(args.affinity) if job.warmup_max > 0 else Placement()
     with progress:
         task = progress.add_task(f"{job.name} job", total=total, current="")
 
@@ -134,7 +137,7 @@ def cmd_run(args) -> int:
             rows_now = save(complete=False)
             to_store([r for r in rows_now if r.result is result])
 
-        engine = Engine(job, launch, rng=rng, on_case_done=done)
+        engine = Engine(job, launch, rng=rng, on_case_done=done, placement=placement)
         for group in plan.groups:
             progress.update(task, current=group[0].benchmark.full_name)
             engine.run_group(group)

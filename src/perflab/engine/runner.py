@@ -8,7 +8,7 @@ drift therefore hits every contender alike, and the rounds pair their samples fo
 Per launch: start → setup → pilot (first launch only: pick invocations per iteration so one iteration
 lasts the job's iteration time) → warmup until the times stop trending → overhead (an empty call in
 the same loop). Then rounds, until each case reaches its precision target (or its budget runs out).
-If processes disagree more than iterations do, the engine adds a launch instead of more iterations.
+If processes disagree more than iterations do, the engine doubles the launches instead of adding iterations.
 A failing case fails alone: its workers are killed and the reason is kept; the others go on.
 """
 from __future__ import annotations
@@ -26,7 +26,8 @@ import numpy as np
 from ..errors import ProtocolError, WorkerFailure
 from ..jobs import Job
 from ..model import Case, CaseResult, Diagnostics, LaunchSamples
-from ..stats import estimate
+from ..stats import estimate, ratio_from_rounds, round_means
+from .affinity import PROBE_S, Placement
 from .worker import BenchmarkError, Hello
 
 
@@ -75,6 +76,8 @@ def pick_invocations(measured_ns: int, invocations: int, target_ns: float, unrol
 class _Launch:
     handle: WorkerHandle
     samples: LaunchSamples
+    probe: Any = None  # start of the CPU-share window that decides pinning (see Placement)
+    probe_busy: float = 0.0  # seconds its iterations took since then
 
 
 @dataclass
@@ -87,13 +90,16 @@ class _CaseState:
     spent: float = 0.0
     done: bool = False
     interleave_overhead: bool = False
+    estimate: Any = None  # the latest judgement's estimate (None until the minimum is measured)
 
 
 class Engine:
     def __init__(self, job: Job, launcher: Launcher, clock: Callable[[], float] = time.monotonic,
                  rng: random.Random | None = None,
-                 on_case_done: Callable[[CaseResult], None] | None = None):
+                 on_case_done: Callable[[CaseResult], None] | None = None,
+                 placement: Placement | None = None):
         self.job = job
+        self.placement = placement or Placement()  # default: launches are not pinned
         self.launcher = launcher
         self.clock = clock
         self.rng = rng or random.Random()
@@ -106,6 +112,16 @@ class Engine:
         group_id = secrets.randbits(48) + 1
         states = [_CaseState(c, CaseResult(case=c, round_group=group_id)) for c in cases]
         started = self.clock()
+        try:
+            self._run_rounds(states)
+        finally:
+            self.placement.release_host()
+        elapsed = self.clock() - started
+        for st in states:
+            st.result.wall_seconds = st.spent if st.spent else elapsed / max(1, len(states))
+        return [st.result for st in states]
+
+    def _run_rounds(self, states: list[_CaseState]) -> None:
         # Every contender's first launches start at once: a process start is mostly waiting (exec,
         # imports, JIT boot) and none of it is measured, so starting them side by side costs one
         # start instead of many. The stages that time something run one launch at a time.
@@ -115,16 +131,22 @@ class Engine:
         rnd = 0
         while self._active(states):
             rnd += 1
-            order = [(st, ln) for st in self._active(states) for ln in st.launches]
-            self.rng.shuffle(order)
-            for st, ln in order:
+            for st, ln in self._round_order(self._active(states)):
                 if not st.done:
                     self._guard(st, self._workload, st, ln, rnd)
-            self._judge_group(self._active(states))
-        elapsed = self.clock() - started
-        for st in states:
-            st.result.wall_seconds = st.spent if st.spent else elapsed / max(1, len(states))
-        return [st.result for st in states]
+            self._judge_group(self._active(states), states)
+
+    def _round_order(self, active: list[_CaseState]) -> list[tuple[_CaseState, _Launch]]:
+        """One round: every live launch once. Launch k of every contender forms a block, measured back
+        to back in random order, and the blocks come in random order: a burst of interference (the
+        machine's other core busy, a noisy neighbour) lasts milliseconds, so it hits both sides of a
+        block alike and cancels in their ratio instead of landing on one side only."""
+        blocks = [[(st, st.launches[k]) for st in active if k < len(st.launches)]
+                  for k in range(max(len(st.launches) for st in active))]
+        for block in blocks:
+            self.rng.shuffle(block)
+        self.rng.shuffle(blocks)
+        return [item for block in blocks for item in block]
 
     # -- stages ---------------------------------------------------------------------------------
 
@@ -151,8 +173,12 @@ class Engine:
             except Exception as exc:  # kept per case: a failing start fails that case alone
                 return st, None, exc
 
-        with ThreadPoolExecutor(max_workers=max(1, min(len(wanted), MAX_CONCURRENT_STARTS))) as pool:
-            results = list(pool.map(start, wanted))  # map keeps the order of `wanted`
+        self.placement.release_host()  # children start with every CPU (see Placement.release_host)
+        try:
+            with ThreadPoolExecutor(max_workers=max(1, min(len(wanted), MAX_CONCURRENT_STARTS))) as pool:
+                results = list(pool.map(start, wanted))  # map keeps the order of `wanted`
+        finally:
+            self.placement.hold_host()
         out: dict[int, tuple[list, BaseException | None]] = {}
         for st, handle, exc in results:
             handles, error = out.get(id(st), ([], None))
@@ -220,6 +246,8 @@ class Engine:
         job, warm = self.job, launch.samples.warmup
         started = self.clock()
         cap = WARMUP_BUDGET_SHARE * job.budget_s / max(1, job.launches_min)
+        if launch.probe is None and launch.samples.cpu_share is None:
+            launch.probe = self.placement.probe(launch.samples.pid)
         warm += self._stage(st, launch, "warmup", n, job.warmup_min)
         while (len(warm) < job.warmup_max and not is_stable(warm)
                and (job.budget_s <= 0 or self.clock() - started < cap)):
@@ -264,11 +292,23 @@ class Engine:
         st.invocations = n
 
     def _stage(self, st: _CaseState, launch: _Launch, stage: str, n: int, iterations: int) -> list[int]:
+        t0 = self.clock()
         ns = self._timed(st, launch.handle.run, stage, n, iterations,
                          self._run_timeout(st, n, iterations))
+        if launch.probe is not None:
+            self._probe(launch, self.clock() - t0)
         if stage != "overhead" and ns:
             st.per_call_ns = max(1.0, float(np.median(ns)) / n)
         return ns
+
+    def _probe(self, launch: _Launch, seconds: float) -> None:
+        """Once a launch has been watched for PROBE_S of its own measured time, pin it to the
+        measuring CPU if it used one CPU at a time (see engine/affinity.py); either way, once."""
+        launch.probe_busy += seconds
+        if launch.probe_busy >= PROBE_S:
+            launch.samples.cpu, launch.samples.cpu_share = self.placement.pin_if_single(
+                launch.samples.pid, launch.probe, launch.probe_busy)
+            launch.probe = None
 
     def _workload(self, st: _CaseState, launch: _Launch, rnd: int) -> None:
         ns = self._stage(st, launch, "workload", st.invocations, 1)
@@ -292,8 +332,8 @@ class Engine:
         return est.ci_low <= 0 <= est.ci_high and est.error <= target * max(est.gross_mean, 0.0)
 
     def _status(self, st: _CaseState) -> str:
-        """'met' (precision target reached), 'spent' (budget or iteration cap used up) or 'more'.
-        May add a launch when processes disagree more than iterations do."""
+        """'met' (precision target reached), 'spent' (budget or iteration cap used up), 'grow' (processes
+        disagree more than iterations do: more launches are needed) or 'more'."""
         job = self.job
         counts = [len(ln.samples.workload) for ln in st.launches]
         if job.name == "dry" or job.target_rel_error <= 0:
@@ -301,6 +341,7 @@ class Engine:
         enough = min(counts) >= job.iterations_min and len(st.launches) >= job.launches_min
         est = estimate([ln.samples for ln in st.launches], st.case.benchmark.ops_per_invoke,
                        job.confidence, subtract_overhead=job.overhead, modality=False) if enough else None
+        st.estimate = est
         if enough and self.target_met(est):
             return "met"
         # the job's minimum iterations per launch are always measured (an interval from one iteration
@@ -310,19 +351,14 @@ class Engine:
             return "spent"
         if (est is not None and est.between_share > 0.5 and len(st.launches) < job.launches_max
                 and st.spent < job.budget_s):
-            # processes disagree: more iterations cannot help, more processes can. Add half as many
-            # again (at least one), started together, so a case that needs 20 launches does not
-            # spend 17 rounds getting there.
-            count = min(job.launches_max - len(st.launches), max(1, len(st.launches) // 2))
-            spawned = self._spawn([(st, len(st.launches) + i) for i in range(count)])
-            self._attach(st, *spawned[id(st)])
+            return "grow"  # processes disagree: more iterations cannot help, more processes can
         return "more"
 
-    def _judge_group(self, active: list[_CaseState]) -> None:
+    def _judge_group(self, active: list[_CaseState], group: list[_CaseState]) -> None:
         """The contenders of a group stop together: a case that reached its target keeps being measured
         while another still needs rounds, so every round stays paired (a ratio judged over rounds one
-        side sat out would mix drift back in). The group stops when all reached the target, or when one
-        has spent its budget."""
+        side sat out would mix drift back in). The group stops when all reached the target, or when
+        every ratio to the baseline did (see `_ratios_met`), or when one has spent its budget."""
         status = {}
         for st in active:
             try:
@@ -333,10 +369,19 @@ class Engine:
         if not active:
             return
         values = [status[id(st)] for st in active]
-        if all(v == "met" for v in values) or "spent" in values:
+        # a comparison is judged by its ratios (when it has any), a lone case by its mean
+        ratios = self._ratios_met(group)
+        met = ratios if ratios is not None else all(v == "met" for v in values)
+        by_ratio = bool(ratios)
+        if "grow" in values and "spent" not in values and not met:
+            self._grow(active)
+            return
+        if met or "spent" in values:
             for st in active:
                 reason = {"met": "target reached", "more": "budget exhausted"}.get(status[id(st)])
-                if reason is None:
+                if by_ratio and status[id(st)] != "met":
+                    reason = "ratio target reached"
+                elif reason is None:
                     counts = sum(len(ln.samples.workload) for ln in st.launches)
                     reason = "iteration limit" if counts >= self.job.iterations_max else "budget exhausted"
                 if self.job.name == "dry":
@@ -344,6 +389,56 @@ class Engine:
                 elif self.job.target_rel_error <= 0:
                     reason = "iterations done"
                 self._guard(st, self._finish, st, reason)
+
+    def _grow(self, active: list[_CaseState]) -> None:
+        """Double the launches of every contender (up to the job's maximum), all started together: a
+        case that needs 24 launches gets there in three steps, and the contenders keep equal numbers
+        of launches, so every launch has a partner in its round's blocks."""
+        count = min(self.job.launches_max - max(len(st.launches) for st in active),
+                    min(len(st.launches) for st in active))
+        if count <= 0:
+            return
+        wanted = [(st, len(st.launches) + i) for st in active for i in range(count)]
+        spawned = self._spawn(wanted)
+        for st in self._shuffled(active):
+            self._guard(st, self._attach, st, *spawned[id(st)])
+
+    def _ratios_met(self, group: list[_CaseState]) -> bool | None:
+        """Whether every contender's paired ratio to its baseline (the group's baseline method, else the
+        same method, on the group's first runtime — the order runtimes were given in) is within the
+        precision target; None when the group has no ratio to judge (a lone case, a failed baseline).
+        A comparison is stopped by this, not by its means: drift that hits both sides of a round
+        cancels in the ratio, not in the means, so a ratio is often precise long before the means —
+        and sometimes later, when processes differ. The rule looks at the intervals' widths only,
+        never at where they lie, so stopping on it does not bias the verdicts."""
+        target = self.job.target_rel_error
+        live = [st for st in group if not st.result.error]
+        if len(live) < 2 or target <= 0:
+            return None
+        if any(st.done or st.estimate is None for st in live):
+            return False
+        first_runtime = group[0].case.runtime.label  # a group shares its parameters: one plan key
+        group = live
+        base_id = next((st.case.benchmark.id for st in group if st.case.benchmark.baseline), None)
+        ops = {id(st): st.case.benchmark.ops_per_invoke for st in group}
+        rounds = {id(st): round_means([ln.samples for ln in st.launches], ops[id(st)], self.job.overhead)
+                  for st in group}
+        compared = 0
+        for st in group:
+            base = next((b for b in group if b.case.runtime.label == first_runtime
+                         and b.case.benchmark.id == (base_id or st.case.benchmark.id)), None)
+            if base is None:
+                return None
+            if base is st:
+                continue
+            r = ratio_from_rounds(st.estimate, base.estimate, rounds[id(st)], rounds[id(base)],
+                                  self.job.confidence)
+            if r is None or not r.paired or r.ci_low <= 0 or not math.isfinite(r.ci_high):
+                return False
+            if max(r.ci_high / r.value - 1, 1 - r.ci_low / r.value) > target:
+                return False
+            compared += 1
+        return True if compared else None
 
     def _finish(self, st: _CaseState, reason: str) -> None:
         st.result.stop_reason = reason

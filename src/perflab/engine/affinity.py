@@ -1,0 +1,168 @@
+"""Where launches run: one quiet CPU for the measured processes, the rest for everyone else.
+
+On a shared machine the worst noise is not a slower CPU but a CPU taken away: a worker that sleeps
+between its iterations (it waits for its turn in the round) wakes up wherever the scheduler puts it,
+often behind another busy process, and then shares that CPU in time slices — whole iterations come out
+1.5–2× slower. We measured it on this project's 2-core machine with the other core kept busy: within a
+round, the launches of one case differed by 30–45 %; with the measured processes pinned to one CPU,
+2–4 %, and a planted 3 % slowdown was told apart in 6 s instead of not at all in 20 s.
+
+So, on Linux, `auto` picks the idlest CPU when the run starts, keeps perflab's own process off it while
+measuring, and pins a launch to it once PROBE_S of its measured time (from the start of warmup) show it
+uses one CPU at a time: its CPU time over that window is at most CPU_SHARE_LIMIT × the time its
+iterations took. Pinning a benchmark that runs threads in parallel would change what it measures, so
+such a launch (and one whose runtime compiles or collects on other threads meanwhile) is left alone. The pin happens after the
+process has started, so the runtime still sees every CPU (Go's GOMAXPROCS, the JVM's GC and
+thread-pool sizes, `available_parallelism` are as without perflab); only where its threads run is fixed.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+
+from ..errors import UsageError
+
+CPU_SHARE_LIMIT = 1.25  # CPU seconds per wall second over the probe window: "uses one CPU"
+PROBE_S = 0.05  # measured time a launch is watched before it is pinned (or not)
+TICK_S = 0.01  # USER_HZ: the resolution of /proc/<pid>/stat's CPU times
+
+
+def parse_cpu(mode: str, cpus: set[int]) -> int:
+    """A CPU number given to --affinity, checked against the CPUs this process may use."""
+    try:
+        cpu = int(mode)
+    except ValueError:
+        cpu = -1
+    if cpu not in cpus:
+        raise UsageError(f"--affinity: '{mode}' is not 'auto', 'off' or one of this machine's usable CPUs "
+                         f"({', '.join(map(str, sorted(cpus)))})")
+    return cpu
+
+
+def check_mode(mode: str) -> None:
+    """Reject a bad --affinity before anything runs."""
+    if mode not in ("auto", "off") and supported():
+        parse_cpu(mode, allowed_cpus())
+    elif mode not in ("auto", "off"):
+        raise UsageError(f"--affinity: pinning to a CPU needs Linux; use 'auto' or 'off', not '{mode}'")
+
+
+def supported() -> bool:
+    return hasattr(os, "sched_setaffinity") and os.path.isdir("/proc/self/task")
+
+
+def allowed_cpus() -> set[int]:
+    return set(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else set()
+
+
+def idlest_cpu(cpus: set[int], window_s: float = 0.1) -> int:
+    """The CPU of `cpus` with the most idle time over a short window (from /proc/stat)."""
+    def idle() -> dict[int, int]:
+        out = {}
+        with open("/proc/stat") as f:
+            for line in f:
+                if line.startswith("cpu") and line[3].isdigit():
+                    parts = line.split()
+                    out[int(parts[0][3:])] = int(parts[4]) + int(parts[5])  # idle + iowait
+        return out
+    before = idle()
+    time.sleep(window_s)
+    after = idle()
+    return max(sorted(cpus), key=lambda c: after.get(c, 0) - before.get(c, 0))
+
+
+def cpu_seconds(pid: int) -> tuple[float, float] | None:
+    """CPU time of `pid` so far, two ways, in seconds: summed over its live threads (nanosecond
+    resolution, from schedstat — but a thread that ended takes its time with it), and for the whole
+    process including ended threads (from /proc/<pid>/stat, in clock ticks)."""
+    live = 0
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        ticks = (int(fields[11]) + int(fields[12])) * TICK_S  # utime + stime
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                    live += int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                continue  # a thread that just ended
+    except (OSError, ValueError, IndexError):
+        return None
+    return live / 1e9, ticks
+
+
+def cpu_share(before: tuple[float, float], after: tuple[float, float], busy_s: float) -> float:
+    """CPU seconds per second of `busy_s`: the larger of the two readings. The whole-process one is
+    exact CPU time truncated to ticks, so a difference of two readings is less than a tick too high."""
+    live = (after[0] - before[0]) / busy_s
+    whole = max(0.0, after[1] - before[1] - TICK_S) / busy_s
+    return max(live, whole)
+
+
+def pin_process(pid: int, cpus: set[int]) -> bool:
+    """Restrict every thread of `pid` to `cpus` (threads it starts later inherit it)."""
+    try:
+        tids = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+    except OSError:
+        return False
+    ok = False
+    for tid in tids:
+        try:
+            os.sched_setaffinity(tid, cpus)
+            ok = True
+        except OSError:
+            continue
+    return ok
+
+
+@dataclass
+class Placement:
+    """The measuring CPU of a run (None: launches are not pinned)."""
+    cpu: int | None = None
+    saved_host: set[int] | None = None
+
+    @classmethod
+    def choose(cls, mode: str) -> "Placement":
+        """`mode`: 'auto' (the idlest CPU, when there are at least two), 'off', or a CPU number."""
+        if mode == "off" or not supported():
+            return cls()
+        cpus = allowed_cpus()
+        if mode == "auto":
+            return cls(idlest_cpu(cpus)) if len(cpus) >= 2 else cls()
+        return cls(parse_cpu(mode, cpus))
+
+    def probe(self, pid: int):
+        """Start of a probe window for `pid` (its CPU times), or None when not pinning."""
+        if self.cpu is None or pid <= 0:
+            return None
+        return cpu_seconds(pid)
+
+    def pin_if_single(self, pid: int, start, busy_s: float) -> tuple[int | None, float | None]:
+        """Pin `pid` to the measuring CPU if, since `start` (from `probe`), it used at most one CPU
+        during the `busy_s` seconds its iterations took. Returns (the CPU it was pinned to or None,
+        its CPU share over the window)."""
+        if self.cpu is None or start is None or busy_s <= 0:
+            return None, None
+        after = cpu_seconds(pid)
+        if after is None:
+            return None, None
+        share = cpu_share(start, after, busy_s)
+        if share > CPU_SHARE_LIMIT:
+            return None, share
+        return (self.cpu if pin_process(pid, {self.cpu}) else None), share
+
+    def hold_host(self) -> None:
+        """While measuring, perflab's own threads stay off the measuring CPU."""
+        if self.cpu is not None and self.saved_host is None:
+            others = allowed_cpus() - {self.cpu}
+            if others:
+                self.saved_host = allowed_cpus()
+                pin_process(os.getpid(), others)
+
+    def release_host(self) -> None:
+        """Give perflab back every CPU — before starting workers too: a child inherits its parent's
+        affinity at start, and a runtime sizes itself (GOMAXPROCS, GC threads) by the CPUs it sees."""
+        if self.saved_host:
+            pin_process(os.getpid(), self.saved_host)
+            self.saved_host = None

@@ -1,0 +1,157 @@
+"""Pinning launches to one quiet CPU: the engine's use of it with a fake placement, the real thing on Linux."""
+import json
+import os
+import random
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from perflab.engine import affinity
+from perflab.engine.affinity import Placement
+from perflab.engine.runner import Engine
+from perflab.errors import UsageError
+from perflab.jobs import get_job
+
+from fakes import FakeClock, FakeWorker, make_case
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class FakePlacement(Placement):
+    """Launch pids listed in `parallel` use two CPUs at the end of warmup; the others one."""
+
+    def __init__(self, parallel=()):
+        super().__init__(cpu=1)
+        self.parallel = set(parallel)
+        self.events = []
+
+    def probe(self, pid):
+        return (0.0, 0.0)
+
+    def pin_if_single(self, pid, start, busy_s):
+        share = 1.9 if pid in self.parallel else 0.97
+        pinned = None if share > affinity.CPU_SHARE_LIMIT else self.cpu
+        self.events.append(("pin", pid, pinned))
+        return pinned, share
+
+    def hold_host(self):
+        self.events.append(("hold",))
+
+    def release_host(self):
+        self.events.append(("release",))
+
+
+def test_single_threaded_launches_are_pinned_after_warmup_and_parallel_ones_are_not():
+    clock = FakeClock()
+    placement = FakePlacement(parallel={101})
+    pids = iter(range(100, 200))
+
+    def launch(case, i):
+        w = FakeWorker(clock, 1000.0, noise=0.05, seed=i)  # noisy enough to be watched for PROBE_S
+        w.hello.pid = next(pids)
+        return w
+
+    [res] = Engine(get_job("default"), launch, clock=clock, rng=random.Random(1),
+                   placement=placement).run_group([make_case()])
+    by_pid = {ln.pid: ln for ln in res.launches}
+    assert by_pid[100].cpu == 1 and by_pid[100].cpu_share == pytest.approx(0.97)
+    assert by_pid[101].cpu is None and by_pid[101].cpu_share == pytest.approx(1.9)
+    # perflab's own process is given back every CPU before workers start (they inherit its affinity)
+    # and at the end of the group
+    kinds = [e[0] for e in placement.events]
+    assert kinds[0] == "release" and kinds[-1] == "release"
+    assert kinds.index("hold") < kinds.index("pin")  # held off the measuring CPU while measuring
+
+
+def test_samples_keep_where_they_ran_in_the_results_document():
+    from perflab.model import LaunchSamples
+    ls = LaunchSamples(index=0, pid=7, cpu=1, cpu_share=0.95)
+    assert ls.to_json()["cpu"] == 1 and ls.to_json()["cpu_share"] == 0.95
+
+
+def test_off_never_pins():
+    assert Placement.choose("off").cpu is None
+
+
+def test_a_cpu_that_is_not_usable_is_a_clear_error():
+    if not affinity.supported():
+        with pytest.raises(UsageError, match="needs Linux"):
+            affinity.check_mode("0")
+        return
+    with pytest.raises(UsageError, match="--affinity: 'banana'"):
+        affinity.check_mode("banana")
+    with pytest.raises(UsageError, match="usable CPUs"):
+        affinity.check_mode("4096")
+    affinity.check_mode("auto")
+    affinity.check_mode(str(min(os.sched_getaffinity(0))))
+
+
+SOURCE = '''
+    import hashlib
+    import threading
+    import perflab
+
+    DATA = b"x" * (1 << 20)
+
+    @perflab.benchmark
+    def single():
+        return hashlib.sha256(DATA[:4096]).digest()
+
+    @perflab.benchmark
+    def parallel():
+        # hashlib releases the GIL on large inputs: two threads really use two CPUs
+        threads = [threading.Thread(target=lambda: [hashlib.sha256(DATA).digest() for _ in range(32)])
+                   for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+'''
+
+
+@pytest.mark.skipif(not affinity.supported() or len(os.sched_getaffinity(0)) < 2,
+                    reason="pinning needs Linux and two CPUs")
+def test_real_launches_are_pinned_unless_they_run_threads_in_parallel(tmp_path):
+    (tmp_path / "bench_threads.py").write_text(textwrap.dedent(SOURCE))
+    cpu = str(max(os.sched_getaffinity(0)))
+    r = subprocess.run([sys.executable, "-m", "perflab.cli", "run", str(tmp_path), "--job", "short",
+                        "--iteration-time", "0.02",  # warmup alone is watched long enough to decide
+                        "--affinity", cpu, "--store", "none", "-e", "json", "-o", str(tmp_path / "out")],
+                       capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    [doc_path] = (tmp_path / "out").glob("perflab-*.json")
+    cases = {c["benchmark"]["name"]: c for c in json.loads(doc_path.read_text())["cases"]}
+    single = cases["single"]["launches"]
+    assert all(ln["cpu"] == int(cpu) and ln["cpu_share"] <= affinity.CPU_SHARE_LIMIT for ln in single), \
+        [(ln["cpu"], ln["cpu_share"]) for ln in single]
+    parallel = cases["parallel"]["launches"]
+    assert all(ln["cpu"] is None and ln["cpu_share"] > affinity.CPU_SHARE_LIMIT for ln in parallel), \
+        [(ln["cpu"], ln["cpu_share"]) for ln in parallel]
+
+
+@pytest.mark.skipif(not affinity.supported(), reason="Linux only")
+def test_cpu_seconds_of_a_process_grow_as_it_works_and_vanish_with_it():
+    proc = subprocess.Popen([sys.executable, "-c", "import sys\nfor line in sys.stdin: print(sum(range(10**6)), flush=True)"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        proc.stdin.write("warm\n")
+        proc.stdin.flush()
+        proc.stdout.readline()
+        before = affinity.cpu_seconds(proc.pid)
+        for _ in range(30):
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            proc.stdout.readline()
+        after = affinity.cpu_seconds(proc.pid)
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    assert before is not None and after is not None
+    assert after[0] - before[0] > 0.05  # 30 sums of a million numbers take well over 50 ms of CPU
+    assert after[1] >= before[1]
+    assert affinity.cpu_share(before, after, after[0] - before[0]) == pytest.approx(1.0, abs=0.5)
+    assert affinity.cpu_seconds(proc.pid) is None  # gone
