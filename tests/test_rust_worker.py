@@ -272,3 +272,34 @@ def test_a_runtime_that_fails_to_build_fails_alone(rt, tmp_path):
     assert status[rt.name]["status"] == "ok"
     bad = status[f"{rt.name}:opt-level=banana"]
     assert bad["status"] != "ok" and "banana" in (bad["error"] or "") + bad.get("error_detail", ""), out.stderr
+
+
+def test_a_shared_module_rebuilds_when_it_changes(rt, tmp_path):
+    """A benchmark file may bring in a helper shared with others (`#[path = "…"] mod …;`): editing the
+    helper must give a new build, not the cached binary."""
+    shared = tmp_path / "common"
+    shared.mkdir()
+    helper = shared / "helper.rs"
+    helper.write_text("pub fn helper() -> u64 { 1 }\n")
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    src = suite / "bench_shared.rs"
+    src.write_text('use perflab::Registry;\n#[path = "../common/helper.rs"]\nmod helper;\n\n'
+                   'pub fn register(r: &mut Registry) { r.bench("uses_helper", |b| b.iter(|| helper::helper())); }\n')
+    first = TC.prepare(rt, [src], tmp_path / "w1").argv
+    helper.write_text("pub fn helper() -> u64 { 2 }  // changed\n")
+    second = TC.prepare(rt, [src], tmp_path / "w2").argv
+    assert first != second
+
+
+def test_module_files_follow_path_mods_plain_mods_and_includes(tmp_path):
+    from perflab.toolchains.rust import module_files
+    (tmp_path / "a.rs").write_text('#[path = "sub/b.rs"] pub(crate) mod b;\nmod c;\nconst D: &str = include_str!("d.txt");\n')
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.rs").write_text('mod e;\n')
+    (tmp_path / "sub" / "e.rs").write_text("")
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "mod.rs").write_text("")
+    (tmp_path / "d.txt").write_text("data")
+    got = {p.relative_to(tmp_path.resolve()).as_posix() for p in module_files(tmp_path / "a.rs")}
+    assert got == {"sub/b.rs", "sub/e.rs", "c/mod.rs", "d.txt"}

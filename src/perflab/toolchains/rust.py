@@ -112,6 +112,38 @@ def _package_of(path: Path) -> tuple[str, Path] | None:
     return None
 
 
+_MOD = re.compile(rb'(?:#\[\s*path\s*=\s*"([^"]+)"\s*\]\s*)?(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;')
+_INCLUDE = re.compile(rb'include(?:_str|_bytes)?!\s*\(\s*"([^"]+)"\s*\)')
+
+
+def module_files(src: Path, seen: set[Path] | None = None) -> set[Path]:
+    """Files `src` brings in at compile time, transitively: `#[path = "…"] mod m;`, `mod m;` (every place
+    rustc may look for it: m.rs or m/mod.rs beside the file or under a folder named after it) and
+    include!/include_str!/include_bytes!("…"). Part of the build's cache key, so editing a module shared
+    by several benchmark files rebuilds them."""
+    seen = set() if seen is None else seen
+    try:
+        text = src.read_bytes()
+    except OSError:
+        return seen
+    found: list[Path] = []
+    for m in _MOD.finditer(text):
+        if m.group(1):
+            found.append(src.parent / m.group(1).decode(errors="replace"))
+        else:
+            name = m.group(2).decode()
+            for base in (src.parent, src.parent / src.stem):
+                found += [base / f"{name}.rs", base / name / "mod.rs"]
+    found += [src.parent / m.group(1).decode(errors="replace") for m in _INCLUDE.finditer(text)]
+    for p in found:
+        p = p.resolve()
+        if p not in seen and p.is_file():
+            seen.add(p)
+            if p.suffix == ".rs":
+                module_files(p, seen)
+    return seen
+
+
 def _tree_digest(root: Path, h) -> None:
     tree_digest(root, h, lambda d, fn: fn.endswith(".rs") or fn in ("Cargo.toml", "Cargo.lock",
                                                                      "build.rs"))
@@ -223,6 +255,9 @@ class RustToolchain(Toolchain):
         for src in sources:
             h.update(str(src).encode())
             h.update(src.read_bytes())
+            for mod in sorted(module_files(src)):
+                h.update(f"module {mod}\n".encode())
+                h.update(mod.read_bytes())
         for name, d in sorted(deps.items()):
             h.update(f"dep {name} {d}\n".encode())
             _tree_digest(d, h)

@@ -8,15 +8,17 @@
 //! thread-pool thread; std has no async runtime). The 100 MiB cases are in category "large".
 //! Files live in a temporary folder made by each case's setup and removed by its teardown.
 use perflab::{black_box, Bencher, Registry};
-use std::any::Any;
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufReader, BufWriter, IoSlice, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc;
 use std::thread;
+
+#[path = "../../common/rust/seed_executor.rs"]
+mod seed_executor;
+use seed_executor::Executor;
 
 const KIB: usize = 1024;
 const MIB: usize = 1024 * 1024;
@@ -57,46 +59,6 @@ fn setup_files(b: &mut Bencher, file_size: usize) -> Paths {
     }
     f.flush().expect("flush source");
     Paths { src, dst: dir.join("destination.bin") }
-}
-
-/// A one-thread executor: `run` hands a closure to the pool thread and blocks until its result
-/// comes back (the shape of awaiting a blocking call scheduled on a thread pool).
-struct Executor {
-    jobs: Option<mpsc::Sender<Job>>,
-    done: mpsc::Receiver<Box<dyn Any + Send>>,
-    thread: Option<thread::JoinHandle<()>>,
-}
-
-type Job = Box<dyn FnOnce() -> Box<dyn Any + Send> + Send>;
-
-impl Executor {
-    fn new() -> Self {
-        let (jobs, rx) = mpsc::channel::<Job>();
-        let (tx, done) = mpsc::channel();
-        let thread = thread::spawn(move || {
-            for job in rx {
-                if tx.send(job()).is_err() {
-                    break;
-                }
-            }
-        });
-        Executor { jobs: Some(jobs), done, thread: Some(thread) }
-    }
-
-    fn run<T: Send + 'static>(&self, f: impl FnOnce() -> T + Send + 'static) -> T {
-        let job: Job = Box::new(move || Box::new(f()) as Box<dyn Any + Send>);
-        self.jobs.as_ref().unwrap().send(job).expect("executor thread gone");
-        *self.done.recv().expect("executor job panicked").downcast::<T>().unwrap()
-    }
-}
-
-impl Drop for Executor {
-    fn drop(&mut self) {
-        drop(self.jobs.take());
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
 }
 
 fn meta(def: &mut perflab::Def, section: &str) {

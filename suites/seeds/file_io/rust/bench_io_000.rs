@@ -5,13 +5,15 @@
 //! 100 000 characters (`std::fs::write`). The seed's Compress (BrotliStream) is left out: std has
 //! no compression.
 use perflab::{Bencher, Registry};
-use std::any::Any;
 use std::fs::{self, File};
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Arc};
-use std::thread;
+use std::sync::Arc;
+
+#[path = "../../common/rust/seed_executor.rs"]
+mod seed_executor;
+use seed_executor::Executor;
 
 const SEED: &str = "000";
 const SECTION: &str = "IO";
@@ -41,45 +43,6 @@ fn random_bytes(n: usize) -> Vec<u8> {
     }
     out.truncate(n);
     out
-}
-
-/// One-thread executor: `run` hands a closure to the pool thread and blocks until it is done.
-struct Executor {
-    jobs: Option<mpsc::Sender<Job>>,
-    done: mpsc::Receiver<Box<dyn Any + Send>>,
-    thread: Option<thread::JoinHandle<()>>,
-}
-
-type Job = Box<dyn FnOnce() -> Box<dyn Any + Send> + Send>;
-
-impl Executor {
-    fn new() -> Self {
-        let (jobs, rx) = mpsc::channel::<Job>();
-        let (tx, done) = mpsc::channel();
-        let thread = thread::spawn(move || {
-            for job in rx {
-                if tx.send(job()).is_err() {
-                    break;
-                }
-            }
-        });
-        Executor { jobs: Some(jobs), done, thread: Some(thread) }
-    }
-
-    fn run<T: Send + 'static>(&self, f: impl FnOnce() -> T + Send + 'static) -> T {
-        let job: Job = Box::new(move || Box::new(f()) as Box<dyn Any + Send>);
-        self.jobs.as_ref().unwrap().send(job).expect("executor thread gone");
-        *self.done.recv().expect("executor job panicked").downcast::<T>().unwrap()
-    }
-}
-
-impl Drop for Executor {
-    fn drop(&mut self) {
-        drop(self.jobs.take());
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
 }
 
 // -- FileStreamRead: the stream is opened once per case; each call rewinds and reads to the end --
