@@ -13,7 +13,8 @@ import pytest
 
 # workerkit before perflab: it puts the source tree on sys.path when perflab is not installed
 import workerkit
-from workerkit import REPO, T, case_runner, installed_runtimes, perflab_cli, preferred, prepare_file
+from workerkit import (REPO, T, builds_before_and_after_editing, case_runner, installed_runtimes, perflab_cli,
+                       preferred, prepare_file)
 from workerkit import private_cache  # noqa: F401 (autouse: builds go to a temporary perflab cache)
 
 from perflab.conformance import VECTORS, run_vector
@@ -223,16 +224,9 @@ def test_a_runtime_that_fails_to_build_fails_alone(rt, tmp_path):
 def test_a_shared_header_included_by_relative_path_rebuilds_when_it_changes(rt, tmp_path):
     """suites/seeds/common/cpp/seed_executor.hpp is included by benchmarks in other folders: editing it
     must give a new build, not the cached binary."""
-    shared = tmp_path / "common"
-    shared.mkdir()
-    header = shared / "helper.hpp"
-    header.write_text("inline int helper() { return 1; }\n")
-    suite = tmp_path / "suite"
-    suite.mkdir()
-    src = suite / "bench_shared.cpp"
-    src.write_text('#include <perflab.hpp>\n#include "../common/helper.hpp"\n'
-                   "PERFLAB_BENCH(uses_helper) { perflab::do_not_optimize(helper()); }\n")
-    first = TC.prepare(rt, [src], tmp_path / "w1").argv
-    header.write_text("inline int helper() { return 2; }  // changed\n")
-    second = TC.prepare(rt, [src], tmp_path / "w2").argv
+    first, second = builds_before_and_after_editing(
+        TC, rt, tmp_path, ("helper.hpp", "inline int helper() { return 1; }\n",
+                           "inline int helper() { return 2; }  // changed\n"),
+        ("bench_shared.cpp", '#include <perflab.hpp>\n#include "../common/helper.hpp"\n'
+                             "PERFLAB_BENCH(uses_helper) { perflab::do_not_optimize(helper()); }\n"))
     assert first != second

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 # workerkit before perflab: it puts the source tree on sys.path when perflab is not installed
-from workerkit import REPO, T, case_runner, installed_runtimes, perflab_cli, preferred, prepare_file, worker
+from workerkit import (REPO, T, builds_before_and_after_editing, case_runner, installed_runtimes, perflab_cli,
+                       preferred, prepare_file, worker)
 from workerkit import private_cache  # noqa: F401 (autouse: builds go to a temporary perflab cache)
 
 from perflab.conformance import VECTORS, run_vector
@@ -277,18 +278,10 @@ def test_a_runtime_that_fails_to_build_fails_alone(rt, tmp_path):
 def test_a_shared_module_rebuilds_when_it_changes(rt, tmp_path):
     """A benchmark file may bring in a helper shared with others (`#[path = "…"] mod …;`): editing the
     helper must give a new build, not the cached binary."""
-    shared = tmp_path / "common"
-    shared.mkdir()
-    helper = shared / "helper.rs"
-    helper.write_text("pub fn helper() -> u64 { 1 }\n")
-    suite = tmp_path / "suite"
-    suite.mkdir()
-    src = suite / "bench_shared.rs"
-    src.write_text('use perflab::Registry;\n#[path = "../common/helper.rs"]\nmod helper;\n\n'
-                   'pub fn register(r: &mut Registry) { r.bench("uses_helper", |b| b.iter(|| helper::helper())); }\n')
-    first = TC.prepare(rt, [src], tmp_path / "w1").argv
-    helper.write_text("pub fn helper() -> u64 { 2 }  // changed\n")
-    second = TC.prepare(rt, [src], tmp_path / "w2").argv
+    first, second = builds_before_and_after_editing(
+        TC, rt, tmp_path, ("helper.rs", "pub fn helper() -> u64 { 1 }\n", "pub fn helper() -> u64 { 2 }  // changed\n"),
+        ("bench_shared.rs", 'use perflab::Registry;\n#[path = "../common/helper.rs"]\nmod helper;\n\n'
+                            'pub fn register(r: &mut Registry) { r.bench("uses_helper", |b| b.iter(|| helper::helper())); }\n'))
     assert first != second
 
 

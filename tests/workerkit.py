@@ -83,3 +83,15 @@ def perflab_cli() -> list[str]:
     """The argv prefix of the perflab command beside this Python (or the module, when not installed)."""
     exe = Path(sys.executable).parent / "perflab"
     return [str(exe)] if exe.is_file() else [sys.executable, "-c", "from perflab.cli import main; main()"]
+
+
+def builds_before_and_after_editing(toolchain, runtime: Runtime, tmp_path: Path, helper: tuple[str, str, str],
+                                    bench: tuple[str, str]) -> tuple[list[str], list[str]]:
+    """A benchmark file `bench` = (name, source) in tmp/suite that brings in a helper shared from another
+    folder, `helper` = (name, source, edited source) in tmp/common: the worker's argv built before and
+    after the helper is edited (equal argv means the cached build was reused)."""
+    shared = write(tmp_path / "common" / helper[0], helper[1])
+    src = write(tmp_path / "suite" / bench[0], bench[1])
+    first = toolchain.prepare(runtime, [src], tmp_path / "w1").argv
+    shared.write_text(helper[2])
+    return first, toolchain.prepare(runtime, [src], tmp_path / "w2").argv
