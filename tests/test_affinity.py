@@ -21,18 +21,22 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 class FakePlacement(Placement):
-    """Launch pids listed in `parallel` use two CPUs at the end of warmup; the others one."""
+    """Launch pids listed in `parallel` use two CPUs; those in `compiling` use two in their first
+    window only (a JIT finishing its work); the others one."""
 
-    def __init__(self, parallel=()):
+    def __init__(self, parallel=(), compiling=()):
         super().__init__(cpu=1)
-        self.parallel = set(parallel)
+        self.parallel, self.compiling = set(parallel), set(compiling)
         self.events = []
+        self.windows = {}
 
     def probe(self, pid):
         return (0.0, 0.0)
 
     def pin_if_single(self, pid, start, busy_s):
-        share = 1.9 if pid in self.parallel else 0.97
+        self.windows[pid] = self.windows.get(pid, 0) + 1
+        busy = pid in self.parallel or (pid in self.compiling and self.windows[pid] == 1)
+        share = 1.9 if busy else 0.97
         pinned = None if share > affinity.CPU_SHARE_LIMIT else self.cpu
         self.events.append(("pin", pid, pinned))
         return pinned, share
@@ -46,11 +50,11 @@ class FakePlacement(Placement):
 
 def test_single_threaded_launches_are_pinned_after_warmup_and_parallel_ones_are_not():
     clock = FakeClock()
-    placement = FakePlacement(parallel={101})
+    placement = FakePlacement(parallel={101}, compiling={102})
     pids = iter(range(100, 200))
 
     def launch(case, i):
-        w = FakeWorker(clock, 1000.0, noise=0.05, seed=i)  # noisy enough to be watched for PROBE_S
+        w = FakeWorker(clock, 1000.0, noise=0.15, seed=i)  # noisy: measured long enough for 3 windows
         w.hello.pid = next(pids)
         return w
 
@@ -59,6 +63,8 @@ def test_single_threaded_launches_are_pinned_after_warmup_and_parallel_ones_are_
     by_pid = {ln.pid: ln for ln in res.launches}
     assert by_pid[100].cpu == 1 and by_pid[100].cpu_share == pytest.approx(0.97)
     assert by_pid[101].cpu is None and by_pid[101].cpu_share == pytest.approx(1.9)
+    assert placement.windows[101] == affinity.PROBE_TRIES  # looked at again, then left alone
+    assert by_pid[102].cpu == 1 and placement.windows[102] == 2  # pinned once its JIT was done
     # perflab's own process is given back every CPU before workers start (they inherit its affinity)
     # and at the end of the group
     kinds = [e[0] for e in placement.events]

@@ -11,7 +11,8 @@ So, on Linux, `auto` picks the idlest CPU when the run starts, keeps perflab's o
 measuring, and pins a launch to it once PROBE_S of its measured time (from the start of warmup) show it
 uses one CPU at a time: its CPU time over that window is at most CPU_SHARE_LIMIT × the time its
 iterations took. Pinning a benchmark that runs threads in parallel would change what it measures, so
-such a launch (and one whose runtime compiles or collects on other threads meanwhile) is left alone. The pin happens after the
+such a launch is left alone. A runtime that is still compiling on other threads (a JVM just after
+warmup) looks the same, so a launch is watched again, up to PROBE_TRIES windows, before it is left alone. The pin happens after the
 process has started, so the runtime still sees every CPU (Go's GOMAXPROCS, the JVM's GC and
 thread-pool sizes, `available_parallelism` are as without perflab); only where its threads run is fixed.
 """
@@ -25,6 +26,7 @@ from ..errors import UsageError
 
 CPU_SHARE_LIMIT = 1.25  # CPU seconds per wall second over the probe window: "uses one CPU"
 PROBE_S = 0.05  # measured time a launch is watched before it is pinned (or not)
+PROBE_TRIES = 3  # windows a launch that used more than one CPU is given (a JVM still compiling after warmup)
 TICK_S = 0.01  # USER_HZ: the resolution of /proc/<pid>/stat's CPU times
 
 

@@ -27,7 +27,7 @@ from ..errors import ProtocolError, WorkerFailure
 from ..jobs import Job
 from ..model import Case, CaseResult, Diagnostics, LaunchSamples
 from ..stats import estimate, ratio_from_rounds, round_means
-from .affinity import PROBE_S, Placement
+from .affinity import PROBE_S, PROBE_TRIES, Placement
 from .worker import BenchmarkError, Hello
 
 
@@ -78,6 +78,7 @@ class _Launch:
     samples: LaunchSamples
     probe: Any = None  # start of the CPU-share window that decides pinning (see Placement)
     probe_busy: float = 0.0  # seconds its iterations took since then
+    probe_tries: int = 0
 
 
 @dataclass
@@ -303,12 +304,17 @@ class Engine:
 
     def _probe(self, launch: _Launch, seconds: float) -> None:
         """Once a launch has been watched for PROBE_S of its own measured time, pin it to the
-        measuring CPU if it used one CPU at a time (see engine/affinity.py); either way, once."""
+        measuring CPU if it used one CPU at a time (see engine/affinity.py); if it did not, watch
+        again, up to PROBE_TRIES windows in all."""
         launch.probe_busy += seconds
         if launch.probe_busy >= PROBE_S:
             launch.samples.cpu, launch.samples.cpu_share = self.placement.pin_if_single(
                 launch.samples.pid, launch.probe, launch.probe_busy)
-            launch.probe = None
+            launch.probe_tries += 1
+            launch.probe, launch.probe_busy = None, 0.0
+            if launch.samples.cpu is None and launch.probe_tries < PROBE_TRIES:
+                # a JIT still compiling on other threads looks like a parallel benchmark: look again
+                launch.probe = self.placement.probe(launch.samples.pid)
 
     def _workload(self, st: _CaseState, launch: _Launch, rnd: int) -> None:
         ns = self._stage(st, launch, "workload", st.invocations, 1)
