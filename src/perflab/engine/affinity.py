@@ -44,10 +44,11 @@ def parse_cpu(mode: str, cpus: set[int]) -> int:
 
 def check_mode(mode: str) -> None:
     """Reject a bad --affinity before anything runs."""
-    if mode not in ("auto", "off") and supported():
-        parse_cpu(mode, allowed_cpus())
-    elif mode not in ("auto", "off"):
+    if mode in ("auto", "off"):
+        return
+    if not supported():
         raise UsageError(f"--affinity: pinning to a CPU needs Linux; use 'auto' or 'off', not '{mode}'")
+    parse_cpu(mode, allowed_cpus())
 
 
 def supported() -> bool:

@@ -27,6 +27,7 @@ from ..errors import ProtocolError, WorkerFailure
 from ..jobs import Job
 from ..model import Case, CaseResult, Diagnostics, LaunchSamples
 from ..stats import estimate, ratio_from_rounds, round_means
+from ..stats.ratio import wilcoxon_rank
 from .affinity import PROBE_S, PROBE_TRIES, Placement
 from .worker import BenchmarkError, Hello
 
@@ -422,6 +423,10 @@ class Engine:
         if len(live) < 2 or target <= 0:
             return None
         if any(st.done or st.estimate is None for st in live):
+            return False
+        # a paired interval needs enough rounds (launch 0 of a case is measured in every round);
+        # before that, spare the per-round means
+        if wilcoxon_rank(min(len(st.launches[0].samples.workload) for st in live), self.job.confidence) < 0:
             return False
         first_runtime = group[0].case.runtime.label  # a group shares its parameters: one plan key
         group = live
