@@ -75,17 +75,7 @@ func readToEnd(async bool) int64 {
 	}
 	var total int64
 	for {
-		var n int
-		if async {
-			go func() {
-				n, err := r.Read(buf)
-				done <- ioResult{n, err}
-			}()
-			res := <-done
-			n, err = res.n, res.err
-		} else {
-			n, err = r.Read(buf)
-		}
+		n, err := readOnce(r, buf, done)
 		total += int64(n)
 		if err == io.EOF {
 			return total

@@ -155,6 +155,20 @@ type ioResult struct {
 	err error
 }
 
+// readOnce is one user-buffer read: straight, or (done != nil) run on its own goroutine and awaited
+// on `done` — the shape of awaiting a ReadAsync. Shared by seeds 000 and 002.
+func readOnce(r io.Reader, buf []byte, done chan ioResult) (int, error) {
+	if done == nil {
+		return r.Read(buf)
+	}
+	go func() {
+		n, err := r.Read(buf)
+		done <- ioResult{n, err}
+	}()
+	res := <-done
+	return res.n, res.err
+}
+
 // readAll reads the whole source file into the user buffer, through a bufio.Reader of `buffering`
 // bytes (0: straight from the *os.File). async: each Read runs on its own goroutine and is awaited.
 func readAll(fileSize, buffering int, async bool) int64 {
@@ -172,17 +186,7 @@ func readAll(fileSize, buffering int, async bool) int64 {
 	}
 	var total int64
 	for total < int64(fileSize) {
-		var n int
-		if async {
-			go func() {
-				n, err := r.Read(buf)
-				done <- ioResult{n, err}
-			}()
-			res := <-done
-			n, err = res.n, res.err
-		} else {
-			n, err = r.Read(buf)
-		}
+		n, err := readOnce(r, buf, done)
 		total += int64(n)
 		if err == io.EOF {
 			break
