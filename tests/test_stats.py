@@ -160,9 +160,29 @@ def test_local_overhead_medians_match_the_plain_definition():
         assert got[i] == pytest.approx(want)
 
 
-def test_round_means_average_each_round_over_its_launches():
+def test_round_means_average_each_round_over_its_launches_centred_on_the_case():
     from perflab.model import LaunchSamples
     from perflab.stats import round_means
     a = LaunchSamples(index=0, invocations=10, workload=[100, 200, 300], workload_rounds=[1, 2, 3])
     b = LaunchSamples(index=1, invocations=10, workload=[300, 400], workload_rounds=[2, 3])
-    assert round_means([a, b], 1, subtract_overhead=False, remove_upper_outliers=False) == pytest.approx({1: 10.0, 2: 25.0, 3: 35.0})
+    # per op: a 10, 20, 30 and b 30, 40 (grand mean 26); each launch is moved to the grand mean
+    # (a by +6, b by -9) before the rounds are averaged
+    assert round_means([a, b], 1, subtract_overhead=False, remove_upper_outliers=False) == pytest.approx(
+        {1: 16.0, 2: 23.5, 3: 33.5})
+    # a slow process joining in round 2 does not make round 2 look slow
+    slow = LaunchSamples(index=1, invocations=10, workload=[5300, 5400], workload_rounds=[2, 3])
+    slowed = round_means([a, slow], 1, subtract_overhead=False, remove_upper_outliers=False)
+    assert slowed[2] - slowed[1] == pytest.approx(7.5) and slowed[3] - slowed[2] == pytest.approx(10.0)
+
+
+def test_launch_fences_catch_a_short_launchs_outliers_but_keep_a_slow_launch_whole():
+    from perflab.stats.outliers import launch_fences
+    rng = np.random.default_rng(3)
+    steady = [100 + rng.normal(0, 1, 40) for _ in range(5)]
+    short = np.array([100, 101, 99, 100, 101, 129, 130, 131], dtype=float)  # 3 slow iterations of 8
+    slow = 120 + rng.normal(0, 1, 40)  # a whole process 20 % slower
+    assert tukey_fences(short)[1] > 131  # its own quartiles cannot tell those two apart
+    fences = launch_fences(steady + [short, slow])
+    hi_short, hi_slow = fences[5][1], fences[6][1]
+    assert 101 < hi_short < 129  # ...the spread of every launch can
+    assert (slow <= hi_slow).mean() > 0.95  # and the slow process keeps its samples

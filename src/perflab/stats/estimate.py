@@ -9,7 +9,8 @@ N samples, within-launch mean square MSW and between-launch variance component s
     SE² = s²_B / L + MSW / N,
 with Satterthwaite's degrees of freedom. When processes agree, s²_B ≈ 0 and this is the usual
 t-interval on N−L degrees of freedom; when they disagree, the interval widens honestly towards L−1.
-Upper outliers are removed per launch by Tukey's fences (pooled fences would cut a whole slow launch).
+Upper outliers are removed per launch by Tukey's fences centred on the launch and scaled by the spread of
+every launch around its own median (see `launch_fences`).
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from scipy import special
 
 from ..model import LaunchSamples
 from .modality import mvalue
-from .outliers import tukey_fences
+from .outliers import launch_fences
 
 PERCENTILES = (0, 25, 50, 75, 90, 95, 99, 100)
 
@@ -67,6 +68,22 @@ OVERHEAD_WINDOW = 2  # rounds on each side whose overhead iterations are pooled 
 
 def per_op(launch: LaunchSamples, ops_per_invoke: int, subtract_overhead: bool = True
            ) -> tuple[np.ndarray, float]:
+    """`_per_op`, remembered while the launch's samples stay as they are: the engine judges after
+    rounds over every launch so far, and a retired launch's samples no longer change."""
+    key = (id(launch.workload), len(launch.workload), launch.workload[-1:], id(launch.overhead),
+           len(launch.overhead), launch.overhead[-1:], len(launch.overhead_rounds), launch.invocations,
+           ops_per_invoke, subtract_overhead)
+    hit = launch.__dict__.get("_per_op_cache")
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    out = _per_op(launch, ops_per_invoke, subtract_overhead)
+    out[0].setflags(write=False)  # shared between callers
+    launch.__dict__["_per_op_cache"] = (key, out)
+    return out
+
+
+def _per_op(launch: LaunchSamples, ops_per_invoke: int, subtract_overhead: bool = True
+            ) -> tuple[np.ndarray, float]:
     """Per-operation samples of one launch (overhead subtracted) and that launch's overhead per op.
 
     Overhead measured in the rounds (next to the workload) is subtracted locally: each workload sample
@@ -93,19 +110,25 @@ def round_means(launches: list[LaunchSamples], ops_per_invoke: int = 1, subtract
                 remove_upper_outliers: bool = True) -> dict[int, float]:
     """Per interleaving round, the mean per-op time over the launches measured in it: the values a
     paired ratio compares round by round. Upper outliers are left out as `estimate` leaves them out
-    of the mean (one launch's hiccup would otherwise move its whole round)."""
+    of the mean (one launch's hiccup would otherwise move its whole round). Each launch is centred on
+    the case's mean first: which processes were live changes from round to round when launches retire
+    and fresh ones start, and their own levels must not show up as round-to-round noise — the ratio's
+    interval takes the between-process variance from the estimates instead (see `ratio_of`)."""
     values, keys = [], []
-    for launch in launches:
-        if launch.workload and len(launch.workload_rounds) == len(launch.workload):
-            x, _ = per_op(launch, ops_per_invoke, subtract_overhead)
-            r = np.asarray(launch.workload_rounds, dtype=int)
-            if remove_upper_outliers:
-                keep = x <= tukey_fences(x)[1]
-                x, r = x[keep], r[keep]
-            values.append(x)
-            keys.append(r)
+    timed = [ln for ln in launches if ln.workload and len(ln.workload_rounds) == len(ln.workload)]
+    xs = [per_op(ln, ops_per_invoke, subtract_overhead)[0] for ln in timed]
+    fences = launch_fences(xs)
+    for launch, x, (_, hi) in zip(timed, xs, fences):
+        r = np.asarray(launch.workload_rounds, dtype=int)
+        if remove_upper_outliers:
+            keep = x <= hi
+            x, r = x[keep], r[keep]
+        values.append(x)
+        keys.append(r)
     if not values:
         return {}
+    grand = float(np.mean(np.concatenate(values)))
+    values = [x - np.mean(x) + grand if len(x) else x for x in values]
     uniq, inverse = np.unique(np.concatenate(keys), return_inverse=True)
     means = np.bincount(inverse, weights=np.concatenate(values)) / np.bincount(inverse)
     return dict(zip(uniq.tolist(), means.tolist()))
@@ -144,13 +167,12 @@ def estimate(launches: list[LaunchSamples], ops_per_invoke: int = 1, confidence:
     removed = lower = 0
     gross: list[float] = []
     iteration_ns: list[float] = []
-    for launch in launches:
-        if not launch.workload:
-            continue
-        x, over = per_op(launch, ops_per_invoke, subtract_overhead)
+    timed = [ln for ln in launches if ln.workload]
+    converted = [per_op(ln, ops_per_invoke, subtract_overhead) for ln in timed]
+    fences = launch_fences([x for x, _ in converted])
+    for launch, (x, over), (lo, hi) in zip(timed, converted, fences):
         r = np.asarray(launch.workload_rounds if len(launch.workload_rounds) == len(x)
                        else range(len(x)), dtype=int)
-        lo, hi = tukey_fences(x)
         if remove_upper_outliers:
             keep = x <= hi
             removed += int((~keep).sum())

@@ -10,3 +10,27 @@ def tukey_fences(x: np.ndarray, k: float = 1.5) -> tuple[float, float]:
     q1, q3 = np.percentile(x, [25, 75])
     iqr = q3 - q1
     return q1 - k * iqr, q3 + k * iqr
+
+
+def launch_fences(launches: list[np.ndarray], k: float = 1.5) -> list[tuple[float, float]]:
+    """Tukey's fences for each launch of a case: centred on the launch (its median), scaled by the
+    spread of all launches' samples around their own medians. A launch's own quartiles would do for a
+    launch of a hundred iterations, but a short-lived launch (a dozen, see Engine._renew) cannot tell
+    its outliers from its spread: two slow iterations of eight move its quartiles and survive. Pooled
+    fences would do worse: they would cut a whole process that is slower than the others."""
+    sized = [x for x in launches if len(x)]
+    if len(sized) < 2:
+        return [tukey_fences(x, k) for x in launches]
+    residuals = np.concatenate([x - np.median(x) for x in sized])
+    if len(residuals) < 8:
+        return [tukey_fences(x, k) for x in launches]
+    q1, q3 = np.percentile(residuals, [25, 75])
+    iqr = q3 - q1
+    out = []
+    for x in launches:
+        if not len(x):
+            out.append((-np.inf, np.inf))
+            continue
+        m = float(np.median(x))
+        out.append((m + q1 - k * iqr, m + q3 + k * iqr))
+    return out
