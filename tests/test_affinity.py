@@ -41,6 +41,9 @@ class FakePlacement(Placement):
         self.events.append(("pin", pid, pinned))
         return pinned, share
 
+    def move_off(self, pid):
+        self.events.append(("off", pid))
+
     def hold_host(self):
         self.events.append(("hold",))
 
@@ -54,11 +57,12 @@ def test_single_threaded_launches_are_pinned_after_warmup_and_parallel_ones_are_
     pids = iter(range(100, 200))
 
     def launch(case, i):
-        w = FakeWorker(clock, 1000.0, noise=0.15, seed=i)  # noisy: measured long enough for 3 windows
+        w = FakeWorker(clock, 1000.0, noise=0.3, seed=i)  # noisy: measured long enough for 3 windows
         w.hello.pid = next(pids)
         return w
 
-    [res] = Engine(get_job("default"), launch, clock=clock, rng=random.Random(1),
+    # three launches, none retired: each is watched for as long as it needs
+    [res] = Engine(get_job("default", launches_max=3), launch, clock=clock, rng=random.Random(1),
                    placement=placement).run_group([make_case()])
     by_pid = {ln.pid: ln for ln in res.launches}
     assert by_pid[100].cpu == 1 and by_pid[100].cpu_share == pytest.approx(0.97)
@@ -182,3 +186,28 @@ def test_cpu_seconds_of_a_process_grow_as_it_works_and_vanish_with_it():
     assert after[1] >= before[1]
     assert affinity.cpu_share(before, after, after[0] - before[0]) == pytest.approx(1.0, abs=0.5)
     assert affinity.cpu_seconds(proc.pid) is None  # gone
+
+
+def test_a_launch_leaves_the_measuring_cpu_before_it_is_closed():
+    """A retired launch's exit, and the final closes, must not run beside launches still measured."""
+    clock = FakeClock()
+    placement = FakePlacement()
+    pids = iter(range(100, 400))
+    closed_while_on_cpu = []
+
+    def launch(case, i):
+        w = FakeWorker(clock, 2000.0, noise=0.002, seed=i, launch_offset_ns=300.0 * (i % 5 - 2))
+        w.hello.pid = next(pids)
+        close = w.close
+
+        def checked_close(w=w):
+            if ("off", w.hello.pid) not in placement.events:
+                closed_while_on_cpu.append(w.hello.pid)
+            close()
+        w.close = checked_close
+        return w
+
+    job = get_job("default")
+    [res] = Engine(job, launch, clock=clock, rng=random.Random(1), placement=placement).run_group([make_case()])
+    assert len(res.launches) > job.launches_live  # launches were retired and renewed
+    assert closed_while_on_cpu == []

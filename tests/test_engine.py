@@ -244,7 +244,8 @@ def test_a_noisy_but_real_benchmark_is_not_called_empty():
     from perflab.analysis import analyse
     clock = FakeClock()
     offsets = [0.0, 2500.0, -900.0, 1800.0, -950.0, 2200.0]  # processes disagree wildly
-    results = engine_for(get_job("short"),
+    # six processes at most, so the interval stays wide enough to include zero
+    results = engine_for(get_job("short", launches_max=6),
                          lambda c, i: FakeWorker(clock, 1000.0, overhead_ns=30.0, noise=0.01, seed=i,
                                                  launch_offset_ns=offsets[i % len(offsets)]),
                          clock).run_group([make_case()])
@@ -364,3 +365,25 @@ def test_a_comparison_stops_when_its_ratios_are_precise_though_the_means_are_not
         [make_case(runtime="old")])
     assert alone.stop_reason != "ratio target reached"
     assert _rounds(alone) > 3 * _rounds(results[0])
+
+
+def test_when_processes_disagree_launches_retire_and_fresh_ones_take_their_places():
+    clock = FakeClock()
+    job = get_job("default")
+    workers = []
+
+    def launch(case, i):
+        workers.append(FakeWorker(clock, 2000.0, noise=0.01, seed=i, launch_offset_ns=200.0 * (i % 7 - 3)))
+        return workers[-1]
+
+    [res] = engine_for(job, launch, clock).run_group([make_case()])
+    assert job.launches_live < len(res.launches) <= job.launches_max
+    per_round = {}
+    for ln in res.launches:
+        for r in ln.workload_rounds:
+            per_round[r] = per_round.get(r, 0) + 1
+    assert max(per_round.values()) <= job.launches_live  # never more processes alive than the live cap
+    # a retired launch measured at least the minimum a process is worth; every sample was kept
+    from perflab.engine.runner import MIN_ITERATIONS_BEFORE_RETIRING
+    assert all(len(ln.workload) >= MIN_ITERATIONS_BEFORE_RETIRING for ln in res.launches[:job.launches_live])
+    assert all(w.closed for w in workers)

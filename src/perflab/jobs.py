@@ -1,14 +1,16 @@
 """Jobs: how hard the engine works for each case. `perflab run --job NAME`.
 
-| job     | launches | warmup it. | min it./launch | iteration | precision target (99.9% CI half-width) | budget/case |
-|---------|----------|------------|----------------|-----------|-----------------------------------------|-------------|
-| dry     | 1        | 0          | 1              | 1 call    | none: checks that every benchmark runs  | —           |
-| short   | 2 (≤ 6)  | 2 – 10     | 3              | 2 ms      | ±5 % of the mean (of the ratio)         | 2 s         |
-| default | 3 (≤ 24) | 3 – 30     | 3              | 2 ms      | ±2 % of the mean (of the ratio)         | 10 s        |
-| long    | 5 (≤ 40) | 5 – 60     | 5              | 10 ms     | ±1 % of the mean (of the ratio)         | 60 s        |
+| job     | launches: first, live, all | warmup it. | min it./launch | iteration | precision target (99.9% CI half-width) | budget/case |
+|---------|----------------------------|------------|----------------|-----------|-----------------------------------------|-------------|
+| dry     | 1, 1, 1                    | 0          | 1              | 1 call    | none: checks that every benchmark runs  | —           |
+| short   | 2, ≤ 6, ≤ 24               | 2 – 10     | 3              | 2 ms      | ±5 % of the mean (of the ratio)         | 2 s         |
+| default | 3, ≤ 24, ≤ 96              | 3 – 30     | 3              | 2 ms      | ±2 % of the mean (of the ratio)         | 10 s        |
+| long    | 5, ≤ 40, ≤ 160             | 5 – 60     | 5              | 10 ms     | ±1 % of the mean (of the ratio)         | 60 s        |
 
-A launch is a separate worker process; the engine doubles the launches (up to the maximum) when
-processes disagree more than iterations within a process do, and adds iterations otherwise. A
+A launch is a separate worker process; the engine doubles the live launches (up to the live cap) when
+processes disagree more than iterations within a process do, and adds iterations otherwise. At the
+live cap, launches that have measured what one process is worth retire (their samples stay) and fresh
+processes take their places, up to the total cap. A
 comparison (runtimes of a benchmark, methods of a class with a baseline) is held to the target on its
 ratios, a lone case on its mean. Iterations are short (2 ms) because this machine's interference comes
 in bursts of milliseconds, which short iterations isolate as outliers (see README "Jobs"). Processes of one
@@ -30,7 +32,7 @@ from .errors import UsageError
 class Job:
     name: str
     launches_min: int
-    launches_max: int
+    launches_max: int  # processes per case in all (live ones and retired ones)
     warmup_min: int
     warmup_max: int
     iterations_min: int  # per launch
@@ -43,13 +45,18 @@ class Job:
     diagnose: bool = True
     pilot: bool = True
     timeout_s: float = 60.0  # longest wait for any single reply from a worker
+    launches_live: int = 0  # processes alive at once per case; 0: the same as launches_max
+
+    def __post_init__(self):
+        if self.launches_live <= 0:
+            object.__setattr__(self, "launches_live", self.launches_max)
 
 
 JOBS = {
     "dry": Job("dry", 1, 1, 0, 0, 1, 1, 0.0, 0.0, 0.0, overhead=False, diagnose=False, pilot=False),
-    "short": Job("short", 2, 6, 2, 10, 3, 2000, 0.002, 0.05, 2.0),
-    "default": Job("default", 3, 24, 3, 30, 3, 20000, 0.002, 0.02, 10.0),
-    "long": Job("long", 5, 40, 5, 60, 5, 40000, 0.010, 0.01, 60.0),
+    "short": Job("short", 2, 24, 2, 10, 3, 2000, 0.002, 0.05, 2.0, launches_live=6),
+    "default": Job("default", 3, 96, 3, 30, 3, 20000, 0.002, 0.02, 10.0, launches_live=24),
+    "long": Job("long", 5, 160, 5, 60, 5, 40000, 0.010, 0.01, 60.0, launches_live=40),
 }
 
 

@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from ..errors import UsageError
 
 CPU_SHARE_LIMIT = 1.25  # CPU seconds per wall second over the probe window: "uses one CPU"
-PROBE_S = 0.05  # measured time a launch is watched before it is pinned (or not)
+# measured time a launch is watched before it is pinned (or not): about its warmup and overhead
+# stages, so a launch that lives for a dozen iterations (see Engine._renew) is measured pinned
+PROBE_S = 0.02
 PROBE_TRIES = 3  # windows a launch that used more than one CPU is given (a JVM still compiling after warmup)
 TICK_S = 0.01  # USER_HZ: the resolution of /proc/<pid>/stat's CPU times
 
@@ -154,6 +156,14 @@ class Placement:
         if share > CPU_SHARE_LIMIT:
             return None, share
         return (self.cpu if pin_process(pid, {self.cpu}) else None), share
+
+    def move_off(self, pid: int) -> None:
+        """Move a launch that is done measuring off the measuring CPU: its exit (the runtime's
+        shutdown, freeing its memory) must not run beside the launches still measured there."""
+        if self.cpu is not None and pid > 0:
+            others = allowed_cpus() - {self.cpu}
+            if others:
+                pin_process(pid, others)
 
     def hold_host(self) -> None:
         """While measuring, perflab's own threads stay off the measuring CPU."""

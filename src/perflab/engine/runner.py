@@ -80,6 +80,7 @@ class _Launch:
     probe: Any = None  # start of the CPU-share window that decides pinning (see Placement)
     probe_busy: float = 0.0  # seconds its iterations took since then
     probe_tries: int = 0
+    retired: bool = False  # measured enough and closed (see Engine._renew); its samples stay
 
 
 @dataclass
@@ -93,6 +94,16 @@ class _CaseState:
     done: bool = False
     interleave_overhead: bool = False
     estimate: Any = None  # the latest judgement's estimate (None until the minimum is measured)
+    rounds: int = 0  # interleaving rounds this case took part in
+    # what a launch costs (start, setup, warmup, overhead) against one of its iterations in a round:
+    # together with the variance components, how many iterations a launch is worth (Engine._enough)
+    launch_seconds: float = 0.0
+    launches_started: int = 0
+    round_seconds: float = 0.0
+    round_iterations: int = 0
+
+    def live(self) -> list[_Launch]:
+        return [ln for ln in self.launches if not ln.retired]
 
 
 class Engine:
@@ -114,9 +125,12 @@ class Engine:
         group_id = secrets.randbits(48) + 1
         states = [_CaseState(c, CaseResult(case=c, round_group=group_id)) for c in cases]
         started = self.clock()
+        # retired launches exit in the background: waiting for a process to go is not measuring
+        self._reaper = ThreadPoolExecutor(max_workers=MAX_CONCURRENT_STARTS)
         try:
             self._run_rounds(states)
         finally:
+            self._reaper.shutdown(wait=True)
             self.placement.release_host()
         elapsed = self.clock() - started
         for st in states:
@@ -131,20 +145,34 @@ class Engine:
         for st in self._shuffled(states):
             self._guard(st, self._attach, st, *handles[id(st)])
         rnd = 0
+        judged_at, judge_cost = self.clock(), 0.0
         while self._active(states):
             rnd += 1
+            for st in self._active(states):
+                st.rounds += 1
             for st, ln in self._round_order(self._active(states)):
                 if not st.done:
                     self._guard(st, self._workload, st, ln, rnd)
-            self._judge_group(self._active(states), states)
+            # Judging looks at every sample so far (tens of milliseconds with many launches): it waits
+            # until the rounds since the last judgement took JUDGE_SPACING times as long as judging
+            # did, so judging never costs more than a fraction of the measuring.
+            if self.clock() - judged_at < JUDGE_SPACING * judge_cost:
+                continue
+            t0 = self.clock()
+            renew = self._judge_group(self._active(states), states)
+            judged_at = self.clock()
+            judge_cost = judged_at - t0
+            if renew:
+                self._renew(renew)
 
     def _round_order(self, active: list[_CaseState]) -> list[tuple[_CaseState, _Launch]]:
         """One round: every live launch once. Launch k of every contender forms a block, measured back
         to back in random order, and the blocks come in random order: a burst of interference (the
         machine's other core busy, a noisy neighbour) lasts milliseconds, so it hits both sides of a
         block alike and cancels in their ratio instead of landing on one side only."""
-        blocks = [[(st, st.launches[k]) for st in active if k < len(st.launches)]
-                  for k in range(max(len(st.launches) for st in active))]
+        live = {id(st): st.live() for st in active}
+        blocks = [[(st, live[id(st)][k]) for st in active if k < len(live[id(st)])]
+                  for k in range(max(len(x) for x in live.values()))]
         for block in blocks:
             self.rng.shuffle(block)
         self.rng.shuffle(blocks)
@@ -188,16 +216,20 @@ class Engine:
         elapsed = self.clock() - t0
         for st, _ in wanted:
             st.spent += elapsed / len(wanted)
+            st.launch_seconds += elapsed / len(wanted)
         return out
 
     def _attach(self, st: _CaseState, handles: list, error: BaseException | None) -> None:
         """Prepare freshly started launches one by one (their stages are timed); on any failure the
         handles not yet attached are closed too, then the failure goes up to fail the case."""
         pending = list(handles)
+        t0 = self.clock()
         try:
             while pending:
                 self._add_launch(st, pending.pop(0))
+                st.launches_started += 1
         finally:
+            st.launch_seconds += self.clock() - t0
             for h in pending:
                 h.close()
         if error is not None:
@@ -318,6 +350,14 @@ class Engine:
                 launch.probe = self.placement.probe(launch.samples.pid)
 
     def _workload(self, st: _CaseState, launch: _Launch, rnd: int) -> None:
+        t0 = self.clock()
+        try:
+            self._measure_in_round(st, launch, rnd)
+        finally:
+            st.round_seconds += self.clock() - t0
+            st.round_iterations += 1
+
+    def _measure_in_round(self, st: _CaseState, launch: _Launch, rnd: int) -> None:
         ns = self._stage(st, launch, "workload", st.invocations, 1)
         launch.samples.workload += ns
         launch.samples.workload_rounds += [rnd] * len(ns)
@@ -356,16 +396,19 @@ class Engine:
         short_of_min = min(counts) < job.iterations_min and st.spent < MIN_ITERATIONS_BUDGET_FACTOR * job.budget_s
         if (st.spent >= job.budget_s and not short_of_min) or sum(counts) >= job.iterations_max:
             return "spent"
-        if (est is not None and est.between_share > 0.5 and len(st.launches) < job.launches_max
-                and st.spent < job.budget_s):
-            return "grow"  # processes disagree: more iterations cannot help, more processes can
+        if (est is not None and len(st.launches) < job.launches_max and st.spent < job.budget_s
+                and (est.between_share > 0.5 or max(len(ln.samples.workload) for ln in st.live()) >= self._enough(st))):
+            # processes disagree (more iterations cannot help, more processes can), or the live ones
+            # have measured what a process is worth: a fresh process now tells more than an iteration
+            return "grow"
         return "more"
 
-    def _judge_group(self, active: list[_CaseState], group: list[_CaseState]) -> None:
+    def _judge_group(self, active: list[_CaseState], group: list[_CaseState]) -> list[_CaseState]:
         """The contenders of a group stop together: a case that reached its target keeps being measured
         while another still needs rounds, so every round stays paired (a ratio judged over rounds one
         side sat out would mix drift back in). The group stops when all reached the target, or when
-        every ratio to the baseline did (see `_ratios_met`), or when one has spent its budget."""
+        every ratio to the baseline did (see `_ratios_met`), or when one has spent its budget.
+        Returns the contenders that need more processes (see `_renew`), if they do."""
         status = {}
         for st in active:
             try:
@@ -374,15 +417,14 @@ class Engine:
                 self._guard(st, _raise, exc)
         active = [st for st in active if not st.done]
         if not active:
-            return
+            return []
         values = [status[id(st)] for st in active]
         # a comparison is judged by its ratios (when it has any), a lone case by its mean
         ratios = self._ratios_met(group)
         met = ratios if ratios is not None else all(v == "met" for v in values)
         by_ratio = bool(ratios)
         if "grow" in values and "spent" not in values and not met:
-            self._grow(active)
-            return
+            return active
         if met or "spent" in values:
             for st in active:
                 reason = {"met": "target reached", "more": "budget exhausted"}.get(status[id(st)])
@@ -396,19 +438,59 @@ class Engine:
                 elif self.job.target_rel_error <= 0:
                     reason = "iterations done"
                 self._guard(st, self._finish, st, reason)
+        return []
 
-    def _grow(self, active: list[_CaseState]) -> None:
-        """Double the launches of every contender (up to the job's maximum), all started together: a
-        case that needs 24 launches gets there in three steps, and the contenders keep equal numbers
-        of launches, so every launch has a partner in its round's blocks."""
-        count = min(self.job.launches_max - max(len(st.launches) for st in active),
-                    min(len(st.launches) for st in active))
+    def _renew(self, active: list[_CaseState]) -> None:
+        """More processes are needed. Launches that have measured what a process is worth (`_enough`)
+        retire — their samples stay, their processes exit — and the live launches double (up to the
+        job's live cap, total cap and what the budget left can attach), all started together: a case
+        that needs 24 launches gets there in three steps. Launch k of every contender starts and
+        retires with the others, so each launch keeps its partners in the rounds' blocks."""
+        job = self.job
+        live = min(len(st.live()) for st in active)
+        enough = max(self._enough(st) for st in active)
+        # positions whose launches (in every contender) have measured enough
+        done = [k for k in range(live)
+                if all(len(st.live()[k].samples.workload) >= enough for st in active)]
+        count = min(2 * live, job.launches_live) - (live - len(done))
+        count = min(count, job.launches_max - max(len(st.launches) for st in active))
+        left = min(job.budget_s - st.spent for st in active)
+        per_launch = max(st.launch_seconds / max(1, st.launches_started) for st in active)
+        if per_launch > 0:  # start no more than the budget left can attach (start, warmup, overhead)
+            count = min(count, max(1, int(left / (per_launch * len(active)))))
         if count <= 0:
             return
-        wanted = [(st, len(st.launches) + i) for st in active for i in range(count)]
+        for st in active:
+            self._guard(st, self._retire, st, [st.live()[k] for k in done])
+        wanted = [(st, len(st.launches) + i) for st in active if not st.done for i in range(count)]
         spawned = self._spawn(wanted)
-        for st in self._shuffled(active):
+        for st in self._shuffled([st for st in active if not st.done]):
             self._guard(st, self._attach, st, *spawned[id(st)])
+
+    def _enough(self, st: _CaseState) -> float:
+        """Iterations a launch is worth before a fresh process tells more. With between-process variance
+        var_b, within-process variance var_w, and a launch costing c_L seconds (start, warmup,
+        overhead) against c_i per iteration, n = sqrt(c_L/c_i · var_w/var_b) iterations per launch
+        give the narrowest interval for the time (the optimal allocation of a two-stage sample)."""
+        est = st.estimate
+        if est is None or est.between_share <= 0 or est.se <= 0 or not st.round_iterations:
+            return math.inf
+        var_b = est.between_share * est.se ** 2 * est.launches
+        var_w = (1 - est.between_share) * est.se ** 2 * est.n
+        c_launch = st.launch_seconds / max(1, st.launches_started)
+        c_iteration = st.round_seconds / st.round_iterations
+        if c_iteration <= 0:
+            return math.inf
+        n = math.sqrt(c_launch / c_iteration * var_w / var_b)
+        return max(MIN_ITERATIONS_BEFORE_RETIRING, self.job.iterations_min, math.ceil(n))
+
+    def _retire(self, st: _CaseState, launches: list[_Launch]) -> None:
+        for ln in launches:
+            self._timed(st, ln.handle.teardown, self.job.timeout_s)  # its global cleanup still runs
+            st.result.output_bytes += _output_bytes(ln.handle)
+            ln.retired = True
+            self.placement.move_off(ln.samples.pid)
+            self._reaper.submit(ln.handle.close)
 
     def _ratios_met(self, group: list[_CaseState]) -> bool | None:
         """Whether every contender's paired ratio to its baseline (the group's baseline method, else the
@@ -424,9 +506,9 @@ class Engine:
             return None
         if any(st.done or st.estimate is None for st in live):
             return False
-        # a paired interval needs enough rounds (launch 0 of a case is measured in every round);
+        # a paired interval needs enough rounds;
         # before that, spare the per-round means
-        if wilcoxon_rank(min(len(st.launches[0].samples.workload) for st in live), self.job.confidence) < 0:
+        if wilcoxon_rank(min(st.rounds for st in live), self.job.confidence) < 0:
             return False
         first_runtime = group[0].case.runtime.label  # a group shares its parameters: one plan key
         group = live
@@ -453,7 +535,7 @@ class Engine:
 
     def _finish(self, st: _CaseState, reason: str) -> None:
         st.result.stop_reason = reason
-        first = st.launches[0]
+        first = st.live()[0]
         if self.job.diagnose and {"alloc", "gc", "allocs", "codesize"} & set(first.handle.hello.capabilities):
             try:
                 st.result.diagnostics = self._diagnose(st, first)
@@ -461,7 +543,7 @@ class Engine:
                 # the timings are measured and kept; only the diagnostic columns are lost
                 st.result.diagnostics = Diagnostics(notes=[f"diagnostic pass failed: {exc}"])
                 st.result.error_detail = getattr(exc, "detail", "")
-        for ln in st.launches:
+        for ln in st.live():
             self._timed(st, ln.handle.teardown, self.job.timeout_s)
         self._close(st)
         st.done = True
@@ -503,7 +585,7 @@ class Engine:
 
     def _fail(self, st: _CaseState, reason: str, detail: str) -> None:
         st.result.error = reason
-        tails = [ln.handle.stderr_tail() for ln in st.launches]
+        tails = [ln.handle.stderr_tail() for ln in st.live()]
         st.result.error_detail = "\n".join(x for x in [detail, *tails] if x)
         st.result.stop_reason = "failed"
         self._close(st)
@@ -512,14 +594,13 @@ class Engine:
             self.on_case_done(st.result)
 
     def _close(self, st: _CaseState) -> None:
-        for ln in st.launches:
-            try:
-                st.result.output_bytes += ln.handle.output_bytes()
-            except (OSError, ValueError):
-                pass
-        # each close waits for its process to exit: wait for them all at once
-        with ThreadPoolExecutor(max_workers=max(1, min(len(st.launches), MAX_CONCURRENT_STARTS))) as pool:
-            list(pool.map(lambda ln: ln.handle.close(), st.launches))
+        """Close the live launches; each close waits for its process to exit, which the reaper does
+        in the background (run_group waits for it before it returns)."""
+        for ln in st.live():
+            st.result.output_bytes += _output_bytes(ln.handle)
+            ln.retired = True
+            self.placement.move_off(ln.samples.pid)
+            self._reaper.submit(ln.handle.close)
         st.result.launches = [ln.samples for ln in st.launches]
 
     # -- helpers --------------------------------------------------------------------------------
@@ -538,6 +619,15 @@ def _raise(exc: BaseException) -> None:
     raise exc
 
 
+def _output_bytes(handle: WorkerHandle) -> int:
+    try:
+        return handle.output_bytes()
+    except (OSError, ValueError):
+        return 0
+
+
 MAX_CONCURRENT_STARTS = 16
 WARMUP_BUDGET_SHARE = 0.25  # of the case's budget, split over the job's first launches
 MIN_ITERATIONS_BUDGET_FACTOR = 5.0  # how far past its budget a case may go to get its minimum
+JUDGE_SPACING = 4.0  # measuring between judgements, as a multiple of what the last judgement took
+MIN_ITERATIONS_BEFORE_RETIRING = 8  # per-launch outlier fences and means need a few iterations
