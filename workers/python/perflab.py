@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import gc
 import importlib.util
-import inspect
 import itertools
 import json
 import os
@@ -41,7 +40,7 @@ import platform
 import socket
 import sys
 import time
-import traceback
+import types
 
 PROTOCOL_VERSION = 1
 UNROLL = 16  # calls per pass of the timed loop; the host rounds invocations to a multiple of this
@@ -135,7 +134,7 @@ class _Bench:
             "categories": self.spec.get("categories") or [],
             "ops_per_invoke": self.spec.get("ops") or 1,
             "params": [{"name": _axis_label(n), "values": _display(vals)} for n, vals in self.axes],
-            "description": self.spec.get("description") or (inspect.getdoc(self.func) or "").split("\n")[0],
+            "description": self.spec.get("description") or (_inspect().getdoc(self.func) or "").split("\n")[0],
             "meta": self.spec.get("meta") or {},
             "iteration_setup": self._has_iteration_setup(),
         }
@@ -161,11 +160,20 @@ def _display(values):
     return shown
 
 
+def _inspect():
+    """inspect costs a third of a worker's start (it imports ast, dis, re…), and the engine starts a
+    fresh worker for every few dozen iterations: it is imported where a benchmark needs it."""
+    import inspect
+    return inspect
+
+
 def _source_line(obj):
-    try:
-        return inspect.getsourcelines(obj)[1]
-    except (OSError, TypeError):
-        return 0
+    """The line a function starts on (its first decorator), as inspect.getsourcelines says, without
+    reading the file."""
+    while hasattr(obj, "__wrapped__"):
+        obj = obj.__wrapped__
+    code = getattr(obj, "__code__", None)
+    return code.co_firstlineno if code is not None else 0
 
 
 def _axes_of(spec, owner_params, func, is_method):
@@ -179,7 +187,7 @@ def _axes_of(spec, owner_params, func, is_method):
             raise ValueError("parameter '%s' has an empty list of values" % name)
         axes.append((name, values))
     if spec.get("arguments"):
-        sig = list(inspect.signature(func).parameters)
+        sig = list(_inspect().signature(func).parameters)
         if is_method:
             sig = sig[1:]
         free = [p for p in sig if p not in merged]
@@ -206,7 +214,7 @@ def _discover_module(module, path):
                                "iteration_cleanup_hook")}
     for value in vars(module).values():
         spec = getattr(value, _ATTR, None)
-        if inspect.isfunction(value) and spec:
+        if isinstance(value, types.FunctionType) and spec:
             for k in hooks:
                 if spec.get(k):
                     hooks[k] = value
@@ -214,12 +222,12 @@ def _discover_module(module, path):
     for attr, value in list(vars(module).items()):
         if getattr(value, "__module__", None) != module.__name__:
             continue
-        if inspect.isfunction(value):
+        if isinstance(value, types.FunctionType):
             spec = getattr(value, _ATTR, {}) or {}
             if spec.get("benchmark") or (attr.startswith("bench_") and not _is_hook(spec)):
                 add("%s.%s" % (stem, attr), spec.get("name") or attr, stem, value, None, spec, None,
                     False)
-        elif inspect.isclass(value):
+        elif isinstance(value, type):
             cls_spec = getattr(value, _ATTR, None) if _ATTR in vars(value) else None
             cls_params = dict(getattr(value, "params", None) or {}) if isinstance(
                 getattr(value, "params", None), dict) else {}
@@ -227,7 +235,7 @@ def _discover_module(module, path):
                 cls_params.update(cls_spec.get("params") or {})
             methods = []
             for mname, member in vars(value).items():
-                if not inspect.isfunction(member):
+                if not isinstance(member, types.FunctionType):
                     continue
                 spec = getattr(member, _ATTR, {}) or {}
                 if spec.get("benchmark") or (mname.startswith("bench_") and not _is_hook(spec)):
@@ -309,7 +317,7 @@ def _call_with(fn, available):
     if fn is None:
         return None
     try:
-        wanted = inspect.signature(fn).parameters
+        wanted = _inspect().signature(fn).parameters
     except (TypeError, ValueError):
         return fn()
     if any(p.kind == p.VAR_KEYWORD for p in wanted.values()):
@@ -352,9 +360,10 @@ class _Case:
         else:
             self.instance = None
             self.call = bench.func
-            bound = inspect.signature(bench.func).bind_partial(*self.args, **values)
-            self.call_args = tuple(bound.args)
-            if bound.kwargs:  # keyword-only parameters: fall back to a closure
+            bound = _inspect().signature(bench.func).bind_partial(*self.args, **values) \
+                if self.args or values else None
+            self.call_args = tuple(bound.args) if bound else ()
+            if bound and bound.kwargs:  # keyword-only parameters: fall back to a closure
                 f, a, kw = bench.func, tuple(bound.args), dict(bound.kwargs)
                 self.call = lambda: f(*a, **kw)
                 self.call_args = ()
@@ -372,7 +381,7 @@ class _Case:
     def hook(self, fn):
         if fn is None:
             return
-        if self.instance is not None and inspect.ismethod(fn):
+        if self.instance is not None and isinstance(fn, types.MethodType):
             fn()
         else:
             _call_with(fn, self._hook_args)
@@ -495,6 +504,7 @@ def _exc_message(exc):
 
 
 def _format_tb(exc):
+    import traceback  # only when something failed
     return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
 
 
