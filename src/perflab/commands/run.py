@@ -12,7 +12,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, 
 
 from ..analysis import analyse
 from ..console import err, out
-from ..engine.affinity import Placement, check_mode
+from ..engine.affinity import Placement, check_mode, idle_times
 from ..engine.plan import build_plan, open_worker
 from ..engine.runner import Engine
 from ..environment import collect
@@ -21,6 +21,7 @@ from ..jobs import get_job
 from ..report.exporters import EXPORTERS, to_csv, to_markdown, to_terminal, write_text_atomic
 from ..report.table import build_table
 from ..results import document, write_atomic
+from ..stats.distributions import preload
 from ..store import StoreError, open_store
 from .common import check_out_dir, prepare_all
 
@@ -30,6 +31,8 @@ RESUMABLE = ("paths", "runtimes", "filter", "category", "job", "exporters", "out
 
 
 def cmd_run(args) -> int:
+    preload()  # scipy.special loads while runtimes are found and the first workers start
+    idle_since = idle_times()  # the window that picks the measuring CPU passes meanwhile too
     store = open_store(args.store)  # a bad store is an error before anything runs
     resumed = None
     if args.resume is not None:
@@ -127,7 +130,7 @@ def cmd_run(args) -> int:
                         TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                         TextColumn("{task.fields[current]}"), console=err, transient=True)
     rng = random.Random(args.seed)
-    placement = Placement.choose(args.affinity) if job.warmup_max > 0 else Placement()
+    placement = Placement.choose(args.affinity, idle_since) if job.warmup_max > 0 else Placement()
     with progress:
         task = progress.add_task(f"{job.name} job", total=total, current="")
 

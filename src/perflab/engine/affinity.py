@@ -61,19 +61,26 @@ def allowed_cpus() -> set[int]:
     return set(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else set()
 
 
-def idlest_cpu(cpus: set[int], window_s: float = 0.1) -> int:
-    """The CPU of `cpus` with the most idle time over a short window (from /proc/stat)."""
-    def idle() -> dict[int, int]:
-        out = {}
+def idle_times() -> tuple[float, dict[int, int]]:
+    """(now, idle + iowait ticks per CPU) from /proc/stat: the start of a window for `idlest_cpu`."""
+    out = {}
+    try:
         with open("/proc/stat") as f:
             for line in f:
                 if line.startswith("cpu") and line[3].isdigit():
                     parts = line.split()
-                    out[int(parts[0][3:])] = int(parts[4]) + int(parts[5])  # idle + iowait
-        return out
-    before = idle()
-    time.sleep(window_s)
-    after = idle()
+                    out[int(parts[0][3:])] = int(parts[4]) + int(parts[5])
+    except OSError:
+        pass
+    return time.monotonic(), out
+
+
+def idlest_cpu(cpus: set[int], window_s: float = 0.1, since: tuple[float, dict[int, int]] | None = None) -> int:
+    """The CPU of `cpus` with the most idle time over a window of at least `window_s`, from `since`
+    (an `idle_times()` taken earlier, so the window can pass while the run gets ready) or from now."""
+    started, before = since or idle_times()
+    time.sleep(max(0.0, window_s - (time.monotonic() - started)))
+    _, after = idle_times()
     return max(sorted(cpus), key=lambda c: after.get(c, 0) - before.get(c, 0))
 
 
@@ -128,13 +135,14 @@ class Placement:
     saved_host: set[int] | None = None
 
     @classmethod
-    def choose(cls, mode: str) -> "Placement":
-        """`mode`: 'auto' (the idlest CPU, when there are at least two), 'off', or a CPU number."""
+    def choose(cls, mode: str, since: tuple[float, dict[int, int]] | None = None) -> "Placement":
+        """`mode`: 'auto' (the idlest CPU, when there are at least two, over a window from `since`),
+        'off', or a CPU number."""
         if mode == "off" or not supported():
             return cls()
         cpus = allowed_cpus()
         if mode == "auto":
-            return cls(idlest_cpu(cpus)) if len(cpus) >= 2 else cls()
+            return cls(idlest_cpu(cpus, since=since)) if len(cpus) >= 2 else cls()
         return cls(parse_cpu(mode, cpus))
 
     def probe(self, pid: int):

@@ -52,29 +52,31 @@ def split_specs(text: str) -> list[str]:
     return specs
 
 
-def available(toolchains: list[Toolchain]) -> list[Runtime]:
-    found: list[Runtime] = []
-    for tc in toolchains:
-        found.extend(tc.discover_runtimes())
-    return found
-
-
 def resolve(specs: list[str], toolchains: list[Toolchain]) -> list[Runtime]:
-    """Turn specs into runtimes, or raise UsageError listing the available names."""
-    known = available(toolchains)
+    """Turn specs into runtimes, or raise UsageError listing the available names. Toolchains are
+    asked for their runtimes one at a time, only until every name is found: discovering every
+    language's runtimes (probing Node, JDK, Go and compiler installations) took 0.4 s of a run that
+    names one Python."""
     by_name: dict[str, Runtime] = {}
-    for rt in known:
-        by_name.setdefault(rt.name, rt)
+    pending = list(toolchains)
+
+    def lookup(name: str) -> Runtime | None:
+        while name not in by_name and pending:
+            for rt in pending.pop(0).discover_runtimes():
+                by_name.setdefault(rt.name, rt)
+        return by_name.get(name)
+
     out: list[Runtime] = []
     for spec in specs:
         base, flags, env = parse_spec(spec)
-        rt = by_name.get(base)
+        rt = None if os.sep in base else lookup(base)
         if rt is None and (os.sep in base or Path(base).exists()):
             for tc in toolchains:
                 rt = tc.resolve_path(base)
                 if rt is not None:
                     break
             if rt is None:
+                lookup("")  # every name, for the message
                 raise UsageError(f"--runtimes: '{base}' is not a runtime perflab can use "
                                  "(give an interpreter/SDK path or one of: "
                                  f"{', '.join(sorted(by_name))})")

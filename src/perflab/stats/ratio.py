@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
+from .distributions import normal_quantile, t_quantile
 from .estimate import Estimate
 
 
@@ -53,7 +53,7 @@ def ratio_of(a: Estimate, b: Estimate, confidence: float = 0.999,
             if extra:
                 var = sum(v for v, _ in extra)
                 df = var ** 2 / sum(v * v / d for v, d in extra)
-                widen = float(special.stdtrit(max(df, 1.0), 0.5 + confidence / 2)) * float(np.sqrt(var))
+                widen = t_quantile(max(df, 1.0), 0.5 + confidence / 2) * float(np.sqrt(var))
                 lo, hi = centre - float(np.hypot(centre - lo, widen)), centre + float(np.hypot(hi - centre, widen))
             ratios = pa[ok] / pb[ok]
             return Ratio(float(np.exp(centre)), float(np.std(ratios, ddof=1)), _exp(lo), _exp(hi), True,
@@ -63,7 +63,7 @@ def ratio_of(a: Estimate, b: Estimate, confidence: float = 0.999,
     sd = value * float(np.hypot(cv_a, cv_b))
     rel_se = float(np.hypot(a.se / a.mean, b.se / b.mean))
     df = max(1.0, min(a.df, b.df))
-    t = float(special.stdtrit(df, 0.5 + confidence / 2))
+    t = t_quantile(df, 0.5 + confidence / 2)
     return Ratio(value, sd, value * _exp(-t * rel_se), value * _exp(t * rel_se), False)
 
 
@@ -88,7 +88,7 @@ def wilcoxon_rank(n: int, confidence: float) -> int:
     few for a distribution-free interval at this confidence (at 99.9 %: fewer than 14 pairs). Then
     `ratio_of` judges from the two estimates instead (their t intervals do exist)."""
     m = n * (n + 1) // 2
-    z = float(special.ndtri(0.5 + confidence / 2))
+    z = normal_quantile(0.5 + confidence / 2)
     return int(np.floor(m / 2 - z * np.sqrt(n * (n + 1) * (2 * n + 1) / 24)))
 
 
