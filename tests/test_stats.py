@@ -186,3 +186,14 @@ def test_launch_fences_catch_a_short_launchs_outliers_but_keep_a_slow_launch_who
     hi_short, hi_slow = fences[5][1], fences[6][1]
     assert 101 < hi_short < 129  # ...the spread of every launch can
     assert (slow <= hi_slow).mean() > 0.95  # and the slow process keeps its samples
+
+
+def test_a_burst_in_the_overhead_does_not_make_the_workload_beside_it_look_fast():
+    from perflab.model import LaunchSamples
+    rounds = list(range(1, 13))
+    over = [100] * 12
+    over[5] = over[6] = over[7] = 400  # interference hit the empty loop three rounds in a row
+    ln = LaunchSamples(index=0, invocations=1, workload=[1000] * 12, workload_rounds=rounds,
+                       overhead=[100, 100, 100] + over, overhead_rounds=[0, 0, 0] + rounds)
+    est = estimate([ln], 1, 0.999)
+    assert est.mean == pytest.approx(900.0)

@@ -22,7 +22,7 @@ import numpy as np
 from ..model import LaunchSamples
 from .distributions import f_survival, t_quantile
 from .modality import mvalue
-from .outliers import launch_fences
+from .outliers import launch_fences, tukey_fences
 
 PERCENTILES = (0, 25, 50, 75, 90, 95, 99, 100)
 
@@ -88,7 +88,9 @@ def _per_op(launch: LaunchSamples, ops_per_invoke: int, subtract_overhead: bool 
     Overhead measured in the rounds (next to the workload) is subtracted locally: each workload sample
     loses the median of the overhead iterations within ±OVERHEAD_WINDOW rounds of it, which follows the
     machine's drift while averaging the overhead's own noise. Otherwise the launch's overhead median
-    is subtracted from every sample."""
+    is subtracted from every sample. Upper outliers of the overhead (interference, as in the
+    workload) are left out first: a burst in the empty loop would make the samples beside it look
+    fast, and removing upper outliers of the workload cannot catch that."""
     denom = max(1, launch.invocations) * max(1, ops_per_invoke)
     work = np.asarray(launch.workload, dtype=float)
     if not (subtract_overhead and launch.overhead):
@@ -96,6 +98,8 @@ def _per_op(launch: LaunchSamples, ops_per_invoke: int, subtract_overhead: bool 
     over_all = np.asarray(launch.overhead, dtype=float)
     rounds = np.asarray(launch.overhead_rounds, dtype=int) if len(launch.overhead_rounds) == len(
         over_all) else np.zeros(len(over_all), dtype=int)
+    clean = over_all <= tukey_fences(over_all)[1]
+    over_all, rounds = over_all[clean], rounds[clean]
     in_rounds = rounds > 0
     if in_rounds.any() and len(launch.workload_rounds) == len(work):
         r_over, v_over = rounds[in_rounds], over_all[in_rounds]
