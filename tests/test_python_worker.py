@@ -213,6 +213,25 @@ def test_a_benchmark_that_prints_does_not_corrupt_the_protocol(tmp_path):
         w.close()
 
 
+def test_a_worker_that_leaves_quickly_still_runs_atexit(tmp_path):
+    """The worker skips the interpreter's shutdown when it exits (launches end by the dozen), but
+    not what a benchmark asked for at exit."""
+    log = tmp_path / "atexit.txt"
+    w, loaded = worker_for(tmp_path, f"""
+        import atexit, perflab
+        atexit.register(lambda: open({str(log)!r}, "w").write("ran"))
+        @perflab.benchmark
+        def f():
+            pass
+    """)
+    w.setup(by_name(loaded)["f"]["id"], {}, 10)
+    w.run("workload", 1, 1, 10)
+    w.teardown(10)
+    w.close()
+    assert log.read_text() == "ran"
+    assert w.proc.returncode == 0
+
+
 def test_the_host_package_reexports_the_authoring_api():
     import perflab
     assert callable(perflab.benchmark) and callable(perflab.params)

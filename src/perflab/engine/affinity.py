@@ -173,6 +173,11 @@ class Placement:
             if others:
                 pin_process(pid, others)
 
+    def unpin(self, pid: int) -> None:
+        """Let a launch run on every CPU again (its exit, once nothing is measured)."""
+        if self.cpu is not None and pid > 0:
+            pin_process(pid, allowed_cpus())
+
     def hold_host(self) -> None:
         """While measuring, perflab's own threads stay off the measuring CPU."""
         if self.cpu is not None and self.saved_host is None:

@@ -545,7 +545,9 @@ class Engine:
                 st.result.error_detail = getattr(exc, "detail", "")
         for ln in st.live():
             self._timed(st, ln.handle.teardown, self.job.timeout_s)
-        self._close(st)
+        # the group's contenders finish together: nothing is measured any more, so these processes
+        # may exit on any CPU (squeezed onto the host's, 24 exits slowed the host by 0.2 s)
+        self._close(st, anywhere=True)
         st.done = True
         if self.on_case_done:
             self.on_case_done(st.result)
@@ -593,13 +595,18 @@ class Engine:
         if self.on_case_done:
             self.on_case_done(st.result)
 
-    def _close(self, st: _CaseState) -> None:
+    def _close(self, st: _CaseState, anywhere: bool = False) -> None:
         """Close the live launches; each close waits for its process to exit, which the reaper does
-        in the background (run_group waits for it before it returns)."""
+        in the background (run_group waits for it before it returns). Unless nothing is measured any
+        more (`anywhere`), they exit off the measuring CPU."""
         for ln in st.live():
             st.result.output_bytes += _output_bytes(ln.handle)
             ln.retired = True
-            self.placement.move_off(ln.samples.pid)
+            if anywhere:
+                self.placement.unpin(ln.samples.pid)
+            else:
+                self.placement.move_off(ln.samples.pid)
+            getattr(ln.handle, "say_bye", lambda: None)()  # they exit side by side meanwhile
             self._reaper.submit(ln.handle.close)
         st.result.launches = [ln.samples for ln in st.launches]
 

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import secrets
+import select
 import signal
 import socket
 import subprocess
@@ -268,12 +269,47 @@ class WorkerProcess:
                 self.proc.kill()
             self.proc.wait()
 
+    def _wait_exit(self, timeout: float) -> None:
+        """Wait for the process to exit, raising TimeoutExpired after `timeout`. On Linux one blocking
+        wait on a pidfd: Popen.wait(timeout) polls with sleeps from 0.5 ms on, and a dozen launches
+        closing at once in the background then took the GIL from the host's judging hundreds of
+        times (its analysis went from 7 ms to 180 ms)."""
+        if hasattr(os, "pidfd_open"):
+            try:
+                fd = os.pidfd_open(self.proc.pid)
+            except OSError:
+                fd = None
+            if fd is not None:
+                try:
+                    select.select([fd], [], [], timeout)
+                finally:
+                    os.close(fd)
+                self.proc.wait(timeout=0.5)  # it has exited (or the timeout passed): reap or raise
+                return
+        self.proc.wait(timeout=timeout)
+
+    def say_bye(self) -> None:
+        """Ask the worker to exit, without waiting (`close` collects it): launches that end together
+        exit side by side."""
+        if getattr(self, "_bye_id", None) or getattr(self, "sock", None) is None or self.proc.poll() is not None:
+            return
+        self._next_id += 1
+        try:
+            self.sock.sendall((json.dumps({"v": PROTOCOL_VERSION, "id": self._next_id, "type": "bye"})
+                               + "\n").encode())
+            self._bye_id = self._next_id
+        except OSError:
+            pass
+
     def close(self) -> None:
         """Say bye (briefly), then make sure the process and its group are gone."""
         if self.proc.poll() is None and getattr(self, "sock", None) is not None:
             try:
-                self.request("bye", timeout=5)
-                self.proc.wait(timeout=5)
+                if getattr(self, "_bye_id", None):
+                    self._read_json(5)  # the reply to say_bye
+                else:
+                    self.request("bye", timeout=5)
+                self._wait_exit(5)
             except (WorkerFailure, ProtocolError, subprocess.TimeoutExpired, OSError):
                 pass
         self.kill()
