@@ -94,6 +94,9 @@ def test_is_stable():
     assert not is_stable([300, 250, 200, 150, 100, 90])
     assert is_stable([100, 101, 99, 100, 100, 101])
     assert not is_stable([100, 100, 100])  # too few to tell
+    assert not is_stable([100, 101, 99, 100])  # the first launch looks at six...
+    assert is_stable([100, 101, 99, 100], least=4)  # ...a later one at four
+    assert not is_stable([300, 250, 110, 100], least=4)
 
 
 def test_a_failing_case_fails_alone_and_keeps_its_reason():

@@ -47,10 +47,11 @@ class WorkerHandle(Protocol):
 Launcher = Callable[[Case, int], WorkerHandle]
 
 
-def is_stable(samples: list[int], tolerance: float = 0.02) -> bool:
+def is_stable(samples: list[int], tolerance: float = 0.02, least: int = 6) -> bool:
     """Warmup is over when the newest iterations no longer differ from the ones just before them by
-    more than `tolerance` (or than the noise), i.e. the times have stopped trending."""
-    if len(samples) < 6:
+    more than `tolerance` (or than the noise), i.e. the times have stopped trending. `least`: the
+    fewest samples that can tell."""
+    if len(samples) < max(4, least):
         return False
     tail = np.asarray(samples[-8:], dtype=float)
     half = len(tail) // 2
@@ -282,10 +283,15 @@ class Engine:
         cap = WARMUP_BUDGET_SHARE * job.budget_s / max(1, job.launches_min)
         if launch.probe is None and launch.samples.cpu_share is None:
             launch.probe = self.placement.probe(launch.samples.pid)
+        # The first launch is judged on 3 against 3 iterations. A later launch, one of dozens, on 2
+        # against 2, one iteration at a time: the first has shown how this code warms up, and a
+        # launch's warmup is a fifth of its cost when it lives for a dozen iterations.
+        first = launch.samples.index == 0
+        least, step = (6, 2) if first else (4, 1)
         warm += self._stage(st, launch, "warmup", n, job.warmup_min)
-        while (len(warm) < job.warmup_max and not is_stable(warm)
+        while (len(warm) < job.warmup_max and not is_stable(warm, least=least)
                and (job.budget_s <= 0 or self.clock() - started < cap)):
-            warm += self._stage(st, launch, "warmup", n, min(2, job.warmup_max - len(warm)))
+            warm += self._stage(st, launch, "warmup", n, min(step, job.warmup_max - len(warm)))
 
     def _repilot(self, st: _CaseState, launch: _Launch) -> bool:
         """A JIT can make calls many times faster during warmup (a JVM compiling after the pilot saw
@@ -397,9 +403,12 @@ class Engine:
         if (st.spent >= job.budget_s and not short_of_min) or sum(counts) >= job.iterations_max:
             return "spent"
         if (est is not None and len(st.launches) < job.launches_max and st.spent < job.budget_s
-                and (est.between_share > 0.5 or max(len(ln.samples.workload) for ln in st.live()) >= self._enough(st))):
-            # processes disagree (more iterations cannot help, more processes can), or the live ones
-            # have measured what a process is worth: a fresh process now tells more than an iteration
+                and ((est.between_share > 0.5 and est.launch_anova_p < DISAGREE_P)
+                     or max(len(ln.samples.workload) for ln in st.live()) >= self._enough(st))):
+            # processes disagree (more iterations cannot help, more processes can; with a few
+            # iterations each, a between-process share is only believed when the launches' ANOVA
+            # says so), or the live ones have measured what a process is worth: a fresh process now
+            # tells more than an iteration
             return "grow"
         return "more"
 
@@ -636,5 +645,6 @@ def _output_bytes(handle: WorkerHandle) -> int:
 MAX_CONCURRENT_STARTS = 16
 WARMUP_BUDGET_SHARE = 0.25  # of the case's budget, split over the job's first launches
 MIN_ITERATIONS_BUDGET_FACTOR = 5.0  # how far past its budget a case may go to get its minimum
+DISAGREE_P = 0.01  # launch ANOVA p-value under which processes are taken to differ
 JUDGE_SPACING = 4.0  # measuring between judgements, as a multiple of what the last judgement took
 MIN_ITERATIONS_BEFORE_RETIRING = 8  # per-launch outlier fences and means need a few iterations
