@@ -13,12 +13,17 @@ from _common import perflab_run, write_bench
 
 SOURCE = """
     import perflab
-    DATA = list(range(200))
+    DATA = list(range(200))  # values < 256
 
+    # XOR of values below 256 stays below 256: CPython's small ints, so the work allocates nothing.
+    # (Summing allocated an int object per step past 256, and then the second call of `twice` met
+    # the allocator in another state than the first: the ratio moved between 1.97 and 2.07 with the
+    # worker's own imports and whether code came from .pyc — the workload's property, not a
+    # measurement's.)
     def work():
         total = 0
         for x in DATA:
-            total += x
+            total ^= x
         return total
 
     # exactly the same work once and twice: the harness's own call of once/twice is the overhead

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..cache import cache_dir
 from ..model import Runtime
 from ..paths import worker_dir
 from ..runtimes import python as pyruntimes
@@ -36,10 +35,11 @@ class PythonToolchain(Toolchain):
         root = str(common_root(sources))
         return LaunchSpec(
             argv=[runtime.executable, *runtime.flags, str(main)],
-            # Compiled bytecode goes to perflab's cache, never beside the user's files: a worker
-            # starts for every launch, and compiling the worker module each time cost 9 ms of ~45.
-            env={"PYTHONPYCACHEPREFIX": str(cache_dir() / "pycache"), "PYTHONDONTWRITEBYTECODE": "",
-                 **dict(runtime.env)},
+            # No bytecode beside the user's files. (Caching it in perflab's cache with
+            # PYTHONPYCACHEPREFIX saved 9 ms of a worker's start, but moved bench/known_ratio.py's
+            # 2.00 to 2.02-2.07 on its integer-summing workload: code loaded from .pyc leaves the
+            # process's heap in another state. Not worth an unexplained shift.)
+            env={"PYTHONDONTWRITEBYTECODE": "1", **dict(runtime.env)},
             cwd=root, load_paths=[str(s) for s in sources], root=root,
         )
 
