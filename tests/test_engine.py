@@ -390,3 +390,48 @@ def test_when_processes_disagree_launches_retire_and_fresh_ones_take_their_place
     from perflab.engine.runner import MIN_ITERATIONS_BEFORE_RETIRING
     assert all(len(ln.workload) >= MIN_ITERATIONS_BEFORE_RETIRING for ln in res.launches[:job.launches_live])
     assert all(w.closed for w in workers)
+
+
+def test_one_slow_judgement_does_not_postpone_the_next_for_long():
+    """Judging is spaced by what it costs, but one judgement that stalled (30 s here) must not let
+    the rounds run on unjudged — past the budget — for four times as long."""
+    from perflab.engine.runner import Engine as RealEngine, JUDGE_WAIT_MAX_S
+    clock = FakeClock()
+    job = get_job("short")
+
+    class StallsOnce(RealEngine):
+        stalled = False
+
+        def _judge_group(self, active, group):
+            out = super()._judge_group(active, group)
+            if not self.stalled:
+                self.stalled = True
+                clock.t += 30.0
+            return out
+
+    [res] = StallsOnce(job, lambda c, i: FakeWorker(clock, 1000.0, noise=0.8, seed=i), clock=clock,
+                       rng=random.Random(1)).run_group([make_case()])
+    assert res.stop_reason in ("budget exhausted", "iteration limit")
+    measured_s = sum(sum(ln.workload) + sum(ln.overhead) for ln in res.launches) / 1e9
+    assert measured_s < job.budget_s + 4 * JUDGE_WAIT_MAX_S
+
+
+def test_a_comparison_limited_by_process_differences_gets_more_processes_not_more_rounds():
+    """Each side's mean can be within the target while their ratio is not (the ratio's interval
+    carries the between-process variance of both sides): then more processes are what helps, and
+    rounds on the same processes pile up for nothing."""
+    clock = FakeClock()
+    job = get_job("default")
+    rng = random.Random(7)
+    offsets = {}
+
+    def launch(case, i):
+        key = (case.runtime.name, i)
+        offsets.setdefault(key, rng.gauss(0, 30.0))  # processes differ by ~3 %
+        return FakeWorker(clock, 1000.0, noise=0.005, seed=i + (1000 if case.runtime.name == "rt2" else 0),
+                          launch_offset_ns=offsets[key])
+
+    results = engine_for(job, launch, clock).run_group([make_case(runtime="rt1"), make_case(runtime="rt2")])
+    assert all(r.stop_reason != "budget exhausted" for r in results), [r.stop_reason for r in results]
+    per_launch = sum(len(ln.workload) for ln in results[0].launches) / len(results[0].launches)
+    assert per_launch < 15  # (the engine that only grew on a case's own status measured 28 here)

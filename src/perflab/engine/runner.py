@@ -156,8 +156,9 @@ class Engine:
                     self._guard(st, self._workload, st, ln, rnd)
             # Judging looks at every sample so far (tens of milliseconds with many launches): it waits
             # until the rounds since the last judgement took JUDGE_SPACING times as long as judging
-            # did, so judging never costs more than a fraction of the measuring.
-            if self.clock() - judged_at < JUDGE_SPACING * judge_cost:
+            # did, so judging never costs more than a fraction of the measuring — but never longer
+            # than JUDGE_WAIT_MAX_S, whatever one slow judgement took (the budget is checked there).
+            if self.clock() - judged_at < min(JUDGE_SPACING * judge_cost, JUDGE_WAIT_MAX_S):
                 continue
             t0 = self.clock()
             renew = self._judge_group(self._active(states), states)
@@ -402,15 +403,16 @@ class Engine:
         short_of_min = min(counts) < job.iterations_min and st.spent < MIN_ITERATIONS_BUDGET_FACTOR * job.budget_s
         if (st.spent >= job.budget_s and not short_of_min) or sum(counts) >= job.iterations_max:
             return "spent"
-        if (est is not None and len(st.launches) < job.launches_max and st.spent < job.budget_s
+        return "grow" if self._wants_processes(st) else "more"
+
+    def _wants_processes(self, st: _CaseState) -> bool:
+        """Processes disagree (more iterations cannot help, more processes can; with a few iterations
+        each, a between-process share is only believed when the launches' ANOVA says so), or the live
+        ones have measured what a process is worth: a fresh process now tells more than an iteration."""
+        est, job = st.estimate, self.job
+        return (est is not None and len(st.launches) < job.launches_max and st.spent < job.budget_s
                 and ((est.between_share > 0.5 and est.launch_anova_p < DISAGREE_P)
-                     or max(len(ln.samples.workload) for ln in st.live()) >= self._enough(st))):
-            # processes disagree (more iterations cannot help, more processes can; with a few
-            # iterations each, a between-process share is only believed when the launches' ANOVA
-            # says so), or the live ones have measured what a process is worth: a fresh process now
-            # tells more than an iteration
-            return "grow"
-        return "more"
+                     or max(len(ln.samples.workload) for ln in st.live()) >= self._enough(st)))
 
     def _judge_group(self, active: list[_CaseState], group: list[_CaseState]) -> list[_CaseState]:
         """The contenders of a group stop together: a case that reached its target keeps being measured
@@ -432,7 +434,10 @@ class Engine:
         ratios = self._ratios_met(group)
         met = ratios if ratios is not None else all(v == "met" for v in values)
         by_ratio = bool(ratios)
-        if "grow" in values and "spent" not in values and not met:
+        # A comparison whose means are precise but whose ratio is not yet needs processes too when
+        # they are what limits it (the ratio's interval carries both sides' between-process variance).
+        wants = "grow" in values or (ratios is False and any(self._wants_processes(st) for st in active))
+        if wants and "spent" not in values and not met:
             return active
         if met or "spent" in values:
             for st in active:
@@ -647,4 +652,5 @@ WARMUP_BUDGET_SHARE = 0.25  # of the case's budget, split over the job's first l
 MIN_ITERATIONS_BUDGET_FACTOR = 5.0  # how far past its budget a case may go to get its minimum
 DISAGREE_P = 0.01  # launch ANOVA p-value under which processes are taken to differ
 JUDGE_SPACING = 4.0  # measuring between judgements, as a multiple of what the last judgement took
+JUDGE_WAIT_MAX_S = 0.5  # the longest measuring between two judgements
 MIN_ITERATIONS_BEFORE_RETIRING = 8  # per-launch outlier fences and means need a few iterations
