@@ -29,13 +29,17 @@ SOURCE = """
 
     FACTOR = float(os.environ.get("PERFLAB_SLOWDOWN", "1"))
     STEPS = int(round(2000 * FACTOR))  # the work scales exactly with the planted slowdown
-    DATA = list(range(64))
+    # Small ints only (XOR of values below 64 stays below 64), iterated from a list: the work
+    # allocates nothing. (Summing past 256 and counting with range allocated an int per step, and
+    # the measured ratio then followed the process's heap state: the same 1.10 read 1.085 or 1.103
+    # depending only on which modules perflab's worker had imported.)
+    DATA = [i & 63 for i in range(STEPS)]
 
     @perflab.benchmark
     def work():
         total = 0
-        for i in range(STEPS):
-            total += DATA[i & 63]
+        for x in DATA:
+            total ^= x
         return total
 """
 THRESHOLD = 0.02
