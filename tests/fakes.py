@@ -76,6 +76,9 @@ class FakeWorker:
     def teardown(self, timeout):
         self.calls.append(("teardown",))
 
+    def say_bye(self):
+        self.calls.append(("bye",))
+
     def close(self):
         self.closed = True
 

@@ -143,6 +143,7 @@ class WorkerProcess:
         self.spec = spec
         self.token = secrets.token_hex(16)
         self._next_id = 0
+        self._bye_id: int | None = None  # set by say_bye: close then only collects the reply
         self._buf = bytearray()
         self.out = tempfile.TemporaryFile()
         self.err = tempfile.TemporaryFile()
@@ -291,7 +292,7 @@ class WorkerProcess:
     def say_bye(self) -> None:
         """Ask the worker to exit, without waiting (`close` collects it): launches that end together
         exit side by side."""
-        if getattr(self, "_bye_id", None) or getattr(self, "sock", None) is None or self.proc.poll() is not None:
+        if self._bye_id or getattr(self, "sock", None) is None or self.proc.poll() is not None:
             return
         self._next_id += 1
         try:
@@ -305,7 +306,7 @@ class WorkerProcess:
         """Say bye (briefly), then make sure the process and its group are gone."""
         if self.proc.poll() is None and getattr(self, "sock", None) is not None:
             try:
-                if getattr(self, "_bye_id", None):
+                if self._bye_id:
                     self._read_json(5)  # the reply to say_bye
                 else:
                     self.request("bye", timeout=5)

@@ -60,11 +60,12 @@ def resolve(specs: list[str], toolchains: list[Toolchain]) -> list[Runtime]:
     by_name: dict[str, Runtime] = {}
     pending = list(toolchains)
 
-    def lookup(name: str) -> Runtime | None:
-        while name not in by_name and pending:
+    def lookup(name: str | None) -> Runtime | None:
+        """The runtime called `name`, discovering toolchains until it turns up (None: all of them)."""
+        while (name is None or name not in by_name) and pending:
             for rt in pending.pop(0).discover_runtimes():
                 by_name.setdefault(rt.name, rt)
-        return by_name.get(name)
+        return by_name.get(name) if name is not None else None
 
     out: list[Runtime] = []
     for spec in specs:
@@ -76,7 +77,7 @@ def resolve(specs: list[str], toolchains: list[Toolchain]) -> list[Runtime]:
                 if rt is not None:
                     break
             if rt is None:
-                lookup("")  # every name, for the message
+                lookup(None)  # every name, for the message
                 raise UsageError(f"--runtimes: '{base}' is not a runtime perflab can use "
                                  "(give an interpreter/SDK path or one of: "
                                  f"{', '.join(sorted(by_name))})")

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-
 from ..model import LaunchSamples
 from .distributions import f_survival, t_quantile
 from .modality import mvalue
