@@ -3,6 +3,7 @@ worker 'spends' time, and a worker whose timings come from a seeded model, not f
 from __future__ import annotations
 
 import random
+from concurrent.futures import Executor, Future
 
 from perflab.engine.worker import BenchmarkError, Hello
 from perflab.errors import WorkerFailure
@@ -87,6 +88,23 @@ class FakeWorker:
 
     def stderr_tail(self):
         return ""
+
+
+class InlineExecutor(Executor):
+    """Runs what is submitted at once, in the caller's thread: background work (processes started
+    ahead, closed in the background) happens at a fixed point of a fake-clock test."""
+
+    def __init__(self, max_workers: int = 1):
+        self.submitted = 0
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.submitted += 1
+        fut = Future()
+        try:
+            fut.set_result(fn(*args, **kwargs))
+        except Exception as exc:
+            fut.set_exception(exc)
+        return fut
 
 
 def make_case(name="b", runtime="rt1", params=(), baseline=False, ops=1, iteration_setup=False,

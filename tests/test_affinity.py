@@ -15,7 +15,7 @@ from perflab.engine.runner import Engine
 from perflab.errors import UsageError
 from perflab.jobs import get_job
 
-from fakes import FakeClock, FakeWorker, make_case
+from fakes import FakeClock, FakeWorker, InlineExecutor, make_case
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,11 +24,16 @@ class FakePlacement(Placement):
     """Launch pids listed in `parallel` use two CPUs; those in `compiling` use two in their first
     window only (a JIT finishing its work); the others one."""
 
-    def __init__(self, parallel=(), compiling=()):
+    def __init__(self, parallel=(), compiling=(), spare=True):
         super().__init__(cpu=1)
         self.parallel, self.compiling = set(parallel), set(compiling)
+        self.spare = spare
         self.events = []
         self.windows = {}
+        self.held = False
+
+    def has_spare_cpu(self):
+        return self.spare
 
     def probe(self, pid):
         return (0.0, 0.0)
@@ -49,9 +54,11 @@ class FakePlacement(Placement):
 
     def hold_host(self):
         self.events.append(("hold",))
+        self.held = True
 
     def release_host(self):
         self.events.append(("release",))
+        self.held = False
 
 
 def test_single_threaded_launches_are_pinned_after_warmup_and_parallel_ones_are_not():
@@ -218,3 +225,56 @@ def test_a_launch_leaves_the_measuring_cpu_before_it_is_closed():
     moved_off = {e[1] for e in placement.events if e[0] == "off"}
     anywhere = {e[1] for e in placement.events if e[0] == "anywhere"}
     assert len(anywhere) <= job.launches_live and moved_off and not moved_off & anywhere
+
+
+def _differing_launches(clock, placement):
+    """A launcher of processes that differ by a few percent (so the case renews its launches), which
+    records each worker, whether perflab's process was held off the measuring CPU when it started,
+    and, at its setup, whether it had been given every CPU back."""
+    pids = iter(range(100, 400))
+    started = []
+
+    def launch(case, i):
+        w = FakeWorker(clock, 2000.0, noise=0.002, seed=i, launch_offset_ns=300.0 * (i % 5 - 2))
+        w.hello.pid = next(pids)
+        w.aside = placement.held
+        setup = w.setup
+
+        def checked_setup(*args, w=w):
+            w.freed = ("anywhere", w.hello.pid) in placement.events
+            setup(*args)
+        w.setup = checked_setup
+        started.append(w)
+        return w
+    return launch, started
+
+
+def test_processes_for_the_next_renewal_start_ahead_off_the_measuring_cpu():
+    clock, placement = FakeClock(), FakePlacement()
+    launch, started = _differing_launches(clock, placement)
+    job = get_job("default")
+    [res] = Engine(job, launch, clock=clock, rng=random.Random(1), placement=placement,
+                   starts_aside=lambda case: True, executor=InlineExecutor).run_group([make_case()])
+    used = {ln.pid for ln in res.launches}
+    assert len(used) > job.launches_live  # renewed, several times
+    aside = [w for w in started if w.aside]
+    # every renewal after the first judgement was served by processes started ahead, while the
+    # others were measured (perflab's process held off the measuring CPU, so they started off it too)
+    assert len([w for w in started if not w.aside]) == job.launches_min
+    # each got every CPU back before its setup; the ones never used were closed, unset up
+    for w in aside:
+        if w.hello.pid in used:
+            assert w.freed
+        else:
+            assert not any(c[0] == "setup" for c in w.calls)
+    assert all(w.closed for w in started)
+
+
+def test_no_process_starts_ahead_for_a_runtime_that_sizes_itself_by_its_cpus_or_without_a_spare_cpu():
+    for starts_aside, spare in ((False, True), (True, False)):
+        clock, placement = FakeClock(), FakePlacement(spare=spare)
+        launch, started = _differing_launches(clock, placement)
+        [res] = Engine(get_job("default"), launch, clock=clock, rng=random.Random(1), placement=placement,
+                       starts_aside=lambda case: starts_aside, executor=InlineExecutor).run_group([make_case()])
+        assert len(res.launches) > get_job("default").launches_live
+        assert not any(w.aside for w in started) and all(w.closed for w in started)

@@ -235,3 +235,13 @@ def test_a_worker_that_leaves_quickly_still_runs_atexit(tmp_path):
 def test_the_host_package_reexports_the_authoring_api():
     import perflab
     assert callable(perflab.benchmark) and callable(perflab.params)
+
+
+def test_python_workers_may_start_while_others_are_measured(tmp_path):
+    """CPython and PyPy size nothing by the CPUs they may use when they start, so the engine may start
+    them ahead, off the measuring CPU; a toolchain has to say so (Go and the JVM must not)."""
+    from perflab.toolchains.base import LaunchSpec
+    path = tmp_path / "bench_x.py"
+    path.write_text("def bench_x():\n    return 1\n")
+    assert PythonToolchain().prepare(RUNTIME, [path], tmp_path).starts_aside
+    assert not LaunchSpec(argv=["x"]).starts_aside

@@ -140,7 +140,8 @@ def cmd_run(args) -> int:
             rows_now = save(complete=False)
             to_store([r for r in rows_now if r.result is result])
 
-        engine = Engine(job, launch, rng=rng, on_case_done=done, placement=placement)
+        engine = Engine(job, launch, rng=rng, on_case_done=done, placement=placement,
+                        starts_aside=lambda case: by_label[case.runtime.label].spec.starts_aside)
         for group in plan.groups:
             progress.update(task, current=group[0].benchmark.full_name)
             engine.run_group(group)

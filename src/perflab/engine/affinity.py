@@ -165,6 +165,11 @@ class Placement:
             return None, share
         return (self.cpu if pin_process(pid, {self.cpu}) else None), share
 
+    def has_spare_cpu(self) -> bool:
+        """Whether launches are pinned and another CPU is left, where a process can start while the
+        others are measured (the host's own CPUs: a child inherits them from the thread starting it)."""
+        return self.cpu is not None and bool(allowed_cpus() - {self.cpu})
+
     def move_off(self, pid: int) -> None:
         """Move a launch that is done measuring off the measuring CPU: its exit (the runtime's
         shutdown, freeing its memory) must not run beside the launches still measured there."""

@@ -17,7 +17,7 @@ import math
 import random
 import secrets
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -103,6 +103,8 @@ class _CaseState:
     launches_started: int = 0
     round_seconds: float = 0.0
     round_iterations: int = 0
+    # processes started ahead, off the measuring CPU, for the next renewal (see Engine._start_ahead)
+    ahead: list[Future] = field(default_factory=list)
 
     def live(self) -> list[_Launch]:
         return [ln for ln in self.launches if not ln.retired]
@@ -112,10 +114,15 @@ class Engine:
     def __init__(self, job: Job, launcher: Launcher, clock: Callable[[], float] = time.monotonic,
                  rng: random.Random | None = None,
                  on_case_done: Callable[[CaseResult], None] | None = None,
-                 placement: Placement | None = None):
+                 placement: Placement | None = None,
+                 starts_aside: Callable[[Case], bool] | None = None,
+                 executor: Callable[[int], Executor] | None = None):
         self.job = job
         self.placement = placement or Placement()  # default: launches are not pinned
         self.launcher = launcher
+        # whether a case's runtime may start while others are measured (see _start_ahead)
+        self.starts_aside = starts_aside or (lambda case: False)
+        self.executor = executor or (lambda n: ThreadPoolExecutor(max_workers=n))
         self.clock = clock
         self.rng = rng or random.Random()
         self.on_case_done = on_case_done
@@ -128,10 +135,15 @@ class Engine:
         states = [_CaseState(c, CaseResult(case=c, round_group=group_id)) for c in cases]
         started = self.clock()
         # retired launches exit in the background: waiting for a process to go is not measuring
-        self._reaper = ThreadPoolExecutor(max_workers=MAX_CONCURRENT_STARTS)
+        self._reaper = self.executor(MAX_CONCURRENT_STARTS)
+        self._starter = self.executor(MAX_CONCURRENT_STARTS)
+        self._states = states
         try:
             self._run_rounds(states)
         finally:
+            for st in states:
+                self._drop_ahead(st)
+            self._starter.shutdown(wait=True)
             self._reaper.shutdown(wait=True)
             self.placement.release_host()
         elapsed = self.clock() - started
@@ -167,6 +179,7 @@ class Engine:
             judge_cost = judged_at - t0
             if renew:
                 self._renew(renew)
+            self._start_ahead(self._active(states))
 
     def _round_order(self, active: list[_CaseState]) -> list[tuple[_CaseState, _Launch]]:
         """One round: every live launch once. Launch k of every contender forms a block, measured back
@@ -198,6 +211,9 @@ class Engine:
         """Start worker processes for (case, launch index) pairs concurrently. Per case (by id): its
         handles in index order and its first start failure, if any."""
         t0 = self.clock()
+        # starts ahead must not fork while the host has every CPU: they would start on the measuring
+        # CPU and go on there once measuring resumes
+        wait([f for s in self._states for f in s.ahead])
 
         def start(item):
             st, index = item
@@ -477,10 +493,70 @@ class Engine:
             return
         for st in active:
             self._guard(st, self._retire, st, [st.live()[k] for k in done])
-        wanted = [(st, len(st.launches) + i) for st in active if not st.done for i in range(count)]
-        spawned = self._spawn(wanted)
-        for st in self._shuffled([st for st in active if not st.done]):
-            self._guard(st, self._attach, st, *spawned[id(st)])
+        active = [st for st in active if not st.done]
+        started = self._take_ahead(active, count)
+        wanted = [(st, len(st.launches) + len(started[id(st)][0]) + i)
+                  for st in active for i in range(count - started[id(st)][2])]
+        spawned = self._spawn(wanted) if wanted else {}
+        for st in self._shuffled(active):
+            handles, error, _ = started[id(st)]
+            more, more_error = spawned.get(id(st), ([], None))
+            self._guard(st, self._attach, st, handles + more, error or more_error)
+
+    def _start_ahead(self, active: list[_CaseState]) -> None:
+        """Start the processes the next renewal will want while the live ones are measured: a start
+        (exec, the runtime's own start, loading the benchmark file) is about a third of what a
+        short-lived launch costs, and none of it is measured. They start on the host's CPUs, off the
+        measuring one (a child inherits the affinity of the thread that starts it), and get every CPU
+        back when they are attached. So this is only for runtimes that do not size themselves by the
+        CPUs they may use when they start (`starts_aside`: CPython and PyPy do not; Go's GOMAXPROCS
+        and the JVM's GC threads do), and only for cases whose processes differ: they are the ones
+        that renew (a case that stops first closes what it started ahead, unused)."""
+        job = self.job
+        if (not active or not self.placement.has_spare_cpu()
+                or not all(self.starts_aside(st.case) for st in active)
+                or not any(st.estimate is not None and st.estimate.between_share > 0 for st in active)):
+            return
+        live = min(len(st.live()) for st in active)
+        want = min(2 * live, job.launches_live, job.launches_max - max(len(st.launches) for st in active))
+        if min(job.budget_s - st.spent for st in active) <= 0:
+            return
+        for st in active:
+            while len(st.ahead) < want:
+                st.ahead.append(self._starter.submit(self.launcher, st.case, len(st.launches) + len(st.ahead)))
+
+    def _take_ahead(self, active: list[_CaseState], count: int) -> dict[int, tuple[list, BaseException | None, int]]:
+        """Up to `count` of each case's processes started ahead, waiting for those still starting:
+        per case (by id), the handles, the first start failure and how many starts were used."""
+        t0 = self.clock()
+        out = {}
+        for st in active:
+            used, st.ahead = st.ahead[:count], st.ahead[count:]
+            handles, error = [], None
+            for fut in used:
+                try:
+                    handle = fut.result()
+                except Exception as exc:  # as in _spawn: a failing start fails its case alone
+                    error = error or exc
+                    continue
+                self.placement.unpin(handle.hello.pid)  # it started off the measuring CPU
+                handles.append(handle)
+            out[id(st)] = (handles, error, len(used))
+        taken = sum(n for _, _, n in out.values())
+        if taken:
+            elapsed = self.clock() - t0
+            for st in active:
+                share = elapsed * out[id(st)][2] / taken
+                st.spent += share
+                st.launch_seconds += share
+        return out
+
+    def _drop_ahead(self, st: _CaseState) -> None:
+        """Close a finished case's processes started ahead and never used (in the background)."""
+        for fut in st.ahead:
+            if not fut.cancel():
+                self._reaper.submit(_close_started, fut)
+        st.ahead = []
 
     def _enough(self, st: _CaseState) -> float:
         """Iterations a launch is worth before a fresh process tells more. With between-process variance
@@ -623,6 +699,7 @@ class Engine:
                 self.placement.move_off(ln.samples.pid)
             ln.handle.say_bye()  # they exit side by side meanwhile
             self._reaper.submit(ln.handle.close)
+        self._drop_ahead(st)
         st.result.launches = [ln.samples for ln in st.launches]
 
     # -- helpers --------------------------------------------------------------------------------
@@ -639,6 +716,14 @@ class Engine:
 
 def _raise(exc: BaseException) -> None:
     raise exc
+
+
+def _close_started(fut: Future) -> None:
+    try:
+        handle = fut.result()
+    except Exception:  # it never started: nothing to close
+        return
+    handle.close()
 
 
 def _output_bytes(handle: WorkerHandle) -> int:

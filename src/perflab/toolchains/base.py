@@ -27,6 +27,9 @@ class LaunchSpec:
     cwd: str | None = None
     load_paths: list[str] = field(default_factory=list)
     root: str = ""
+    # The runtime does not size itself by the CPUs it may use when it starts, so its processes may
+    # start off the measuring CPU while others are measured (see Engine._start_ahead).
+    starts_aside: bool = False
 
 
 class Toolchain(ABC):

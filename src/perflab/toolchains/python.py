@@ -41,6 +41,9 @@ class PythonToolchain(Toolchain):
             # process's heap in another state. Not worth an unexplained shift.)
             env={"PYTHONDONTWRITEBYTECODE": "1", **dict(runtime.env)},
             cwd=root, load_paths=[str(s) for s in sources], root=root,
+            # CPython and PyPy size nothing by the CPUs they may use when they start. (A benchmark
+            # file that calls os.process_cpu_count() at import would count the host's CPUs only.)
+            starts_aside=True,
         )
 
 
