@@ -32,8 +32,11 @@ class FakePlacement(Placement):
         self.windows = {}
         self.held = False
 
-    def has_spare_cpu(self):
+    def can_start_aside(self):
         return self.spare
+
+    def join(self, pid, single):
+        self.events.append(("join", pid))
 
     def probe(self, pid):
         return (0.0, 0.0)
@@ -241,7 +244,7 @@ def _differing_launches(clock, placement):
         setup = w.setup
 
         def checked_setup(*args, w=w):
-            w.freed = ("anywhere", w.hello.pid) in placement.events
+            w.freed = ("join", w.hello.pid) in placement.events
             setup(*args)
         w.setup = checked_setup
         started.append(w)

@@ -165,10 +165,18 @@ class Placement:
             return None, share
         return (self.cpu if pin_process(pid, {self.cpu}) else None), share
 
-    def has_spare_cpu(self) -> bool:
-        """Whether launches are pinned and another CPU is left, where a process can start while the
-        others are measured (the host's own CPUs: a child inherits them from the thread starting it)."""
+    def can_start_aside(self) -> bool:
+        """Whether a process can start while others are measured without running beside them:
+        launches are pinned and another CPU is left (the host's: a child inherits the affinity of the
+        thread starting it)."""
         return self.cpu is not None and bool(allowed_cpus() - {self.cpu})
+
+    def join(self, pid: int, single: bool) -> None:
+        """A process started aside joins the launches: on the measuring CPU if its case is known to
+        use one CPU at a time (its first launch was pinned), else with every CPU, as one started the
+        ordinary way (its probe decides after its warmup)."""
+        if self.cpu is not None and pid > 0:
+            pin_process(pid, {self.cpu} if single else allowed_cpus())
 
     def move_off(self, pid: int) -> None:
         """Move a launch that is done measuring off the measuring CPU: its exit (the runtime's

@@ -136,7 +136,7 @@ class Engine:
         started = self.clock()
         # retired launches exit in the background: waiting for a process to go is not measuring
         self._reaper = self.executor(MAX_CONCURRENT_STARTS)
-        self._starter = self.executor(MAX_CONCURRENT_STARTS)
+        self._starter = self.executor(1)  # one start ahead at a time (see _start_ahead)
         self._states = states
         try:
             self._run_rounds(states)
@@ -508,12 +508,15 @@ class Engine:
         (exec, the runtime's own start, loading the benchmark file) is about a third of what a
         short-lived launch costs, and none of it is measured. They start on the host's CPUs, off the
         measuring one (a child inherits the affinity of the thread that starts it), and get every CPU
-        back when they are attached. So this is only for runtimes that do not size themselves by the
-        CPUs they may use when they start (`starts_aside`: CPython and PyPy do not; Go's GOMAXPROCS
-        and the JVM's GC threads do), and only for cases whose processes differ: they are the ones
-        that renew (a case that stops first closes what it started ahead, unused)."""
+        back when they join. They start one at a time: perflab's own process shares that CPU, and the
+        rounds wait on it at every iteration — with 16 starting at once, its reply to an iteration
+        took 3-6 ms instead of 0.8 (lowering them to idle priority did not help); one at a time,
+        0.8-1.0 ms, and still ahead of the renewals. Only for runtimes that do not size themselves by
+        the CPUs they may use when they start (`starts_aside`: CPython, PyPy and Node do not; Go's
+        GOMAXPROCS and the JVM's GC threads do), and only for cases whose processes differ: they are
+        the ones that renew (a case that stops first closes what it started ahead, unused)."""
         job = self.job
-        if (not active or not self.placement.has_spare_cpu()
+        if (not active or not self.placement.can_start_aside()
                 or not all(self.starts_aside(st.case) for st in active)
                 or not any(st.estimate is not None and st.estimate.between_share > 0 for st in active)):
             return
@@ -526,11 +529,14 @@ class Engine:
                 st.ahead.append(self._starter.submit(self.launcher, st.case, len(st.launches) + len(st.ahead)))
 
     def _take_ahead(self, active: list[_CaseState], count: int) -> dict[int, tuple[list, BaseException | None, int]]:
-        """Up to `count` of each case's processes started ahead, waiting for those still starting:
-        per case (by id), the handles, the first start failure and how many starts were used."""
+        """Up to `count` of each case's processes started ahead: per case (by id), the handles, the
+        first start failure and how many starts were used. Starts still queued are dropped — the
+        renewal starts what it misses all at once (`_spawn`), faster than one by one — and the one
+        under way is waited for."""
         t0 = self.clock()
         out = {}
         for st in active:
+            st.ahead = [fut for fut in st.ahead if not fut.cancel()]
             used, st.ahead = st.ahead[:count], st.ahead[count:]
             handles, error = [], None
             for fut in used:
@@ -539,7 +545,9 @@ class Engine:
                 except Exception as exc:  # as in _spawn: a failing start fails its case alone
                     error = error or exc
                     continue
-                self.placement.unpin(handle.hello.pid)  # it started off the measuring CPU
+                # Its warmup runs now, beside the retired launches exiting on the host's CPUs: a case
+                # whose first launch was pinned (it uses one CPU) warms it up where it will be measured
+                self.placement.join(handle.hello.pid, st.launches[0].samples.cpu is not None)
                 handles.append(handle)
             out[id(st)] = (handles, error, len(used))
         taken = sum(n for _, _, n in out.values())
