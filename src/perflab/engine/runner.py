@@ -280,8 +280,9 @@ class Engine:
         if job.overhead:
             # the empty loop warms up like any other code before its times count
             self._stage(st, launch, "overhead", n, 2)  # the empty loop's first passes are discarded
-            # (once the overhead is measured in every round, a later launch needs only a few here)
-            count = 2 if index > 0 and st.interleave_overhead else max(5, job.iterations_min)
+            # (once the overhead is measured in every round, where it is subtracted from, a later
+            # launch needs one here: a sample before its first round)
+            count = 1 if index > 0 and st.interleave_overhead else max(5, job.iterations_min)
             over = self._stage(st, launch, "overhead", n, count)
             launch.samples.overhead += over
             launch.samples.overhead_rounds += [0] * len(over)
@@ -747,4 +748,6 @@ MIN_ITERATIONS_BUDGET_FACTOR = 5.0  # how far past its budget a case may go to g
 DISAGREE_P = 0.01  # launch ANOVA p-value under which processes are taken to differ
 JUDGE_SPACING = 4.0  # measuring between judgements, as a multiple of what the last judgement took
 JUDGE_WAIT_MAX_S = 0.5  # the longest measuring between two judgements
-MIN_ITERATIONS_BEFORE_RETIRING = 8  # per-launch outlier fences and means need a few iterations
+# A launch's outlier fences are centred on its median (scaled by every launch's spread, see
+# stats/outliers.launch_fences): a median of five holds against two outliers.
+MIN_ITERATIONS_BEFORE_RETIRING = 5
