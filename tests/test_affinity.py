@@ -281,3 +281,26 @@ def test_no_process_starts_ahead_for_a_runtime_that_sizes_itself_by_its_cpus_or_
                        starts_aside=lambda case: starts_aside, executor=InlineExecutor).run_group([make_case()])
         assert len(res.launches) > get_job("default").launches_live
         assert not any(w.aside for w in started) and all(w.closed for w in started)
+
+
+def test_starts_ahead_pause_while_they_slow_perflab_and_are_tried_again_later():
+    """On a machine whose other CPU is busy, a start ahead shares perflab's CPU with that load, and
+    perflab answers every iteration later: then starting ahead costs more than it saves."""
+    from perflab.engine import runner
+    clock = FakeClock()
+    engine = Engine(get_job("default"), lambda case, i: None, clock=clock, placement=FakePlacement(),
+                    starts_aside=lambda case: True)
+    engine._lag_n = {True: 30, False: 300}
+    engine._lag = {True: 0.0012, False: 0.0010}  # 0.2 ms more per iteration: worth it
+    assert not engine._ahead_hurts()
+    engine._lag = {True: 0.0035, False: 0.0010}  # as measured with the other core busy
+    engine._lag_n[True] = 5
+    assert not engine._ahead_hurts()  # too few iterations to tell
+    engine._lag_n[True] = 30
+    assert engine._ahead_hurts()
+    clock.t += runner.AHEAD_PAUSE_S / 2
+    engine._lag[False] = 0.0010
+    assert engine._ahead_hurts()  # still paused, though nothing was measured while starting
+    clock.t += runner.AHEAD_PAUSE_S
+    assert not engine._ahead_hurts()  # tried afresh
+    assert engine._lag_n[True] == 0

@@ -123,6 +123,12 @@ class Engine:
         # whether a case's runtime may start while others are measured (see _start_ahead)
         self.starts_aside = starts_aside or (lambda case: False)
         self.executor = executor or (lambda n: ThreadPoolExecutor(max_workers=n))
+        # perflab's own time per round iteration (its wall time minus what the worker timed), averaged
+        # with and without a start ahead under way: what starting ahead costs the rounds (_ahead_hurts)
+        self._lag: dict[bool, float | None] = {True: None, False: None}
+        self._lag_n = {True: 0, False: 0}
+        self._ahead_paused_until = -math.inf
+        self._states: list[_CaseState] = []
         self.clock = clock
         self.rng = rng or random.Random()
         self.on_case_done = on_case_done
@@ -383,13 +389,20 @@ class Engine:
             st.round_iterations += 1
 
     def _measure_in_round(self, st: _CaseState, launch: _Launch, rnd: int) -> None:
+        t0 = self.clock()
         ns = self._stage(st, launch, "workload", st.invocations, 1)
         launch.samples.workload += ns
         launch.samples.workload_rounds += [rnd] * len(ns)
+        over = []
         if st.interleave_overhead:
             over = self._stage(st, launch, "overhead", st.invocations, 1)
             launch.samples.overhead += over
             launch.samples.overhead_rounds += [rnd] * len(over)
+        lag = (self.clock() - t0) - (sum(ns) + sum(over)) / 1e9
+        starting = any(not fut.done() for s in self._states for fut in s.ahead)
+        before = self._lag[starting]
+        self._lag[starting] = lag if before is None else before + LAG_WEIGHT * (lag - before)
+        self._lag_n[starting] += 1
 
     # -- judging --------------------------------------------------------------------------------
 
@@ -517,7 +530,7 @@ class Engine:
         GOMAXPROCS and the JVM's GC threads do), and only for cases whose processes differ: they are
         the ones that renew (a case that stops first closes what it started ahead, unused)."""
         job = self.job
-        if (not active or not self.placement.can_start_aside()
+        if (not active or not self.placement.can_start_aside() or self._ahead_hurts()
                 or not all(self.starts_aside(st.case) for st in active)
                 or not any(st.estimate is not None and st.estimate.between_share > 0 for st in active)):
             return
@@ -528,6 +541,23 @@ class Engine:
         for st in active:
             while len(st.ahead) < want:
                 st.ahead.append(self._starter.submit(self.launcher, st.case, len(st.launches) + len(st.ahead)))
+
+    def _ahead_hurts(self) -> bool:
+        """Whether starting ahead slows perflab's own process more than it is worth: on a machine
+        whose other CPUs are busy (another process computing there), a start ahead shares the one
+        CPU perflab has with it, and perflab's reply to each iteration came 2-3.5 ms later instead
+        of 1 — over a start's 30-90 ms, that outweighs the start it saves. Then starts ahead pause
+        for AHEAD_PAUSE_S and are tried afresh: the machine may have quietened."""
+        now = self.clock()
+        if now < self._ahead_paused_until:
+            return True
+        busy, idle = self._lag[True], self._lag[False]
+        if (min(self._lag_n.values()) >= LAG_MIN_SAMPLES and busy is not None and idle is not None
+                and busy > idle + AHEAD_LAG_MAX_S):
+            self._ahead_paused_until = now + AHEAD_PAUSE_S
+            self._lag[True], self._lag_n[True] = None, 0  # measured afresh when they resume
+            return True
+        return False
 
     def _take_ahead(self, active: list[_CaseState], count: int) -> dict[int, tuple[list, BaseException | None, int]]:
         """Up to `count` of each case's processes started ahead: per case (by id), the handles, the
@@ -748,6 +778,10 @@ MIN_ITERATIONS_BUDGET_FACTOR = 5.0  # how far past its budget a case may go to g
 DISAGREE_P = 0.01  # launch ANOVA p-value under which processes are taken to differ
 JUDGE_SPACING = 4.0  # measuring between judgements, as a multiple of what the last judgement took
 JUDGE_WAIT_MAX_S = 0.5  # the longest measuring between two judgements
+LAG_WEIGHT = 0.1  # of a new round iteration in the running averages of perflab's own time per iteration
+LAG_MIN_SAMPLES = 20  # round iterations with and without a start under way before they are compared
+AHEAD_LAG_MAX_S = 0.001  # extra time per round iteration that starting ahead may cost (see _ahead_hurts)
+AHEAD_PAUSE_S = 10.0  # how long starts ahead pause once they cost more
 # A launch's outlier fences are centred on its median (scaled by every launch's spread, see
 # stats/outliers.launch_fences): a median of five holds against two outliers.
 MIN_ITERATIONS_BEFORE_RETIRING = 5
