@@ -175,8 +175,10 @@ class Placement:
         """A process started aside joins the launches: on the measuring CPU if its case is known to
         use one CPU at a time (its first launch was pinned), else with every CPU, as one started the
         ordinary way (its probe decides after its warmup)."""
-        if self.cpu is not None and pid > 0:
-            pin_process(pid, {self.cpu} if single else allowed_cpus())
+        if single and self.cpu is not None and pid > 0:
+            pin_process(pid, {self.cpu})
+        else:
+            self.unpin(pid)
 
     def move_off(self, pid: int) -> None:
         """Move a launch that is done measuring off the measuring CPU: its exit (the runtime's

@@ -128,7 +128,8 @@ class Engine:
         self._lag: dict[bool, float | None] = {True: None, False: None}
         self._lag_n = {True: 0, False: 0}
         self._ahead_paused_until = -math.inf
-        self._states: list[_CaseState] = []
+        # starts ahead not yet done (a done callback removes each): checked at every round iteration
+        self._starting: set[Future] = set()
         self.clock = clock
         self.rng = rng or random.Random()
         self.on_case_done = on_case_done
@@ -143,7 +144,6 @@ class Engine:
         # retired launches exit in the background: waiting for a process to go is not measuring
         self._reaper = self.executor(MAX_CONCURRENT_STARTS)
         self._starter = self.executor(1)  # one start ahead at a time (see _start_ahead)
-        self._states = states
         try:
             self._run_rounds(states)
         finally:
@@ -219,7 +219,7 @@ class Engine:
         t0 = self.clock()
         # starts ahead must not fork while the host has every CPU: they would start on the measuring
         # CPU and go on there once measuring resumes
-        wait([f for s in self._states for f in s.ahead])
+        wait(list(self._starting))
 
         def start(item):
             st, index = item
@@ -399,7 +399,7 @@ class Engine:
             launch.samples.overhead += over
             launch.samples.overhead_rounds += [rnd] * len(over)
         lag = (self.clock() - t0) - (sum(ns) + sum(over)) / 1e9
-        starting = any(not fut.done() for s in self._states for fut in s.ahead)
+        starting = bool(self._starting)
         before = self._lag[starting]
         self._lag[starting] = lag if before is None else before + LAG_WEIGHT * (lag - before)
         self._lag_n[starting] += 1
@@ -540,7 +540,10 @@ class Engine:
             return
         for st in active:
             while len(st.ahead) < want:
-                st.ahead.append(self._starter.submit(self.launcher, st.case, len(st.launches) + len(st.ahead)))
+                fut = self._starter.submit(self.launcher, st.case, len(st.launches) + len(st.ahead))
+                self._starting.add(fut)
+                fut.add_done_callback(self._starting.discard)
+                st.ahead.append(fut)
 
     def _ahead_hurts(self) -> bool:
         """Whether starting ahead slows perflab's own process more than it is worth: on a machine
