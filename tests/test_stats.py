@@ -197,3 +197,34 @@ def test_a_burst_in_the_overhead_does_not_make_the_workload_beside_it_look_fast(
                        overhead=[100, 100, 100] + over, overhead_rounds=[0, 0, 0] + rounds)
     est = estimate([ln], 1, 0.999)
     assert est.mean == pytest.approx(900.0)
+
+
+def test_segment_medians_and_quantiles_equal_numpys_launch_by_launch():
+    """Judging computes every launch's median and quartiles in one pass (stats/segments.py); each must
+    be exactly what np.median and np.percentile give for that launch alone, empty launches aside."""
+    from perflab.stats.segments import Segments
+    rng = np.random.default_rng(5)
+    arrays = [rng.normal(100, 10, int(n)).round(1) for n in rng.integers(0, 12, 40)]
+    segs = Segments(arrays)
+    medians, q1, q3 = segs.medians(), segs.quantiles(0.25), segs.quantiles(0.75)
+    for i, a in enumerate(arrays):
+        if not len(a):
+            assert np.isnan(medians[i]) and np.isnan(q1[i])
+            continue
+        assert medians[i] == np.median(a)
+        assert (q1[i], q3[i]) == tuple(np.percentile(a, [25, 75]))
+
+
+def test_window_medians_of_many_launches_equal_each_launch_alone():
+    from perflab.stats.estimate import _window_medians, _window_medians_many
+    rng = np.random.default_rng(7)
+    r_overs, v_overs, r_works = [], [], []
+    for _ in range(6):  # launches with overlapping round numbers: no window may reach another launch
+        start = int(rng.integers(1, 5))
+        r_overs.append(np.sort(rng.choice(np.arange(start, start + 20), size=12, replace=True)))
+        v_overs.append(rng.normal(100, 10, size=12))
+        r_works.append(np.arange(start, start + 25))
+    together, overall = _window_medians_many(r_overs, v_overs, r_works)
+    for r_over, v_over, r_work, got, over in zip(r_overs, v_overs, r_works, together, overall):
+        assert np.array_equal(got, _window_medians(r_over, v_over, r_work))
+        assert over == np.median(v_over)

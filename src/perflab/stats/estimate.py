@@ -21,7 +21,8 @@ import numpy as np
 from ..model import LaunchSamples
 from .distributions import f_survival, t_quantile
 from .modality import mvalue
-from .outliers import launch_fences, tukey_fences
+from .outliers import launch_fences
+from .segments import Segments
 
 PERCENTILES = (0, 25, 50, 75, 90, 95, 99, 100)
 
@@ -66,23 +67,39 @@ OVERHEAD_WINDOW = 2  # rounds on each side whose overhead iterations are pooled 
 
 def per_op(launch: LaunchSamples, ops_per_invoke: int, subtract_overhead: bool = True
            ) -> tuple[np.ndarray, float]:
-    """`_per_op`, remembered while the launch's samples stay as they are: the engine judges after
-    rounds over every launch so far, and a retired launch's samples no longer change."""
-    key = (id(launch.workload), len(launch.workload), launch.workload[-1:], id(launch.overhead),
-           len(launch.overhead), launch.overhead[-1:], len(launch.overhead_rounds), launch.invocations,
-           ops_per_invoke, subtract_overhead)
-    hit = launch.__dict__.get("_per_op_cache")
-    if hit is not None and hit[0] == key:
-        return hit[1]
-    out = _per_op(launch, ops_per_invoke, subtract_overhead)
-    out[0].setflags(write=False)  # shared between callers
-    launch.__dict__["_per_op_cache"] = (key, out)
+    """Per-operation samples of one launch (overhead subtracted) and that launch's overhead per op
+    (see `per_op_all`)."""
+    return per_op_all([launch], ops_per_invoke, subtract_overhead)[0]
+
+
+def per_op_all(launches: list[LaunchSamples], ops_per_invoke: int, subtract_overhead: bool = True
+               ) -> list[tuple[np.ndarray, float]]:
+    """`per_op` of every launch, remembered per launch while its samples stay as they are (the engine
+    judges after rounds over every launch so far, and a retired launch's samples no longer change);
+    the launches that changed are computed together (`_per_op_many`)."""
+    out: list = [None] * len(launches)
+    stale, keys = [], []
+    for i, launch in enumerate(launches):
+        key = (id(launch.workload), len(launch.workload), launch.workload[-1:], id(launch.overhead),
+               len(launch.overhead), launch.overhead[-1:], len(launch.overhead_rounds),
+               launch.invocations, ops_per_invoke, subtract_overhead)
+        hit = launch.__dict__.get("_per_op_cache")
+        if hit is not None and hit[0] == key:
+            out[i] = hit[1]
+        else:
+            stale.append(i)
+            keys.append(key)
+    fresh = _per_op_many([launches[i] for i in stale], ops_per_invoke, subtract_overhead)
+    for i, key, value in zip(stale, keys, fresh):
+        value[0].setflags(write=False)  # shared between callers
+        launches[i].__dict__["_per_op_cache"] = (key, value)
+        out[i] = value
     return out
 
 
-def _per_op(launch: LaunchSamples, ops_per_invoke: int, subtract_overhead: bool = True
-            ) -> tuple[np.ndarray, float]:
-    """Per-operation samples of one launch (overhead subtracted) and that launch's overhead per op.
+def _per_op_many(launches: list[LaunchSamples], ops_per_invoke: int, subtract_overhead: bool = True
+                 ) -> list[tuple[np.ndarray, float]]:
+    """Per-operation samples of each launch (overhead subtracted) and its overhead per op.
 
     Overhead measured in the rounds (next to the workload) is subtracted locally: each workload sample
     loses the median of the overhead iterations within ±OVERHEAD_WINDOW rounds of it, which follows the
@@ -90,22 +107,48 @@ def _per_op(launch: LaunchSamples, ops_per_invoke: int, subtract_overhead: bool 
     is subtracted from every sample. Upper outliers of the overhead (interference, as in the
     workload) are left out first: a burst in the empty loop would make the samples beside it look
     fast, and removing upper outliers of the workload cannot catch that."""
-    denom = max(1, launch.invocations) * max(1, ops_per_invoke)
-    work = np.asarray(launch.workload, dtype=float)
-    if not (subtract_overhead and launch.overhead):
-        return work / denom, 0.0
-    over_all = np.asarray(launch.overhead, dtype=float)
-    rounds = np.asarray(launch.overhead_rounds, dtype=int) if len(launch.overhead_rounds) == len(
-        over_all) else np.zeros(len(over_all), dtype=int)
-    clean = over_all <= tukey_fences(over_all)[1]
-    over_all, rounds = over_all[clean], rounds[clean]
-    in_rounds = rounds > 0
-    if in_rounds.any() and len(launch.workload_rounds) == len(work):
-        r_over, v_over = rounds[in_rounds], over_all[in_rounds]
-        local = _window_medians(r_over, v_over, np.asarray(launch.workload_rounds, dtype=int))
-        return (work - local) / denom, float(np.median(v_over)) / denom
-    over = float(np.median(over_all))
-    return (work - over) / denom, over / denom
+    out: list = [None] * len(launches)
+    with_over = []
+    for i, launch in enumerate(launches):
+        denom = max(1, launch.invocations) * max(1, ops_per_invoke)
+        work = np.asarray(launch.workload, dtype=float)
+        if subtract_overhead and launch.overhead:
+            with_over.append((i, work, denom))
+        else:
+            out[i] = (work / denom, 0.0)
+    if not with_over:
+        return out
+    overs = [np.asarray(launches[i].overhead, dtype=float) for i, _, _ in with_over]
+    segs = Segments(overs)
+    q1, q3 = segs.quantiles(0.25), segs.quantiles(0.75)
+    upper = np.where(segs.counts >= 4, q3 + 1.5 * (q3 - q1), np.inf)  # Tukey's upper fence
+    local_v, local_r, local_w, local_at = [], [], [], []  # launches whose overhead ran in the rounds
+    plain = []
+    for k, ((i, work, denom), over_all) in enumerate(zip(with_over, overs)):
+        launch = launches[i]
+        rounds = np.asarray(launch.overhead_rounds, dtype=np.int64) if len(launch.overhead_rounds) == len(
+            over_all) else np.zeros(len(over_all), dtype=np.int64)
+        clean = over_all <= upper[k]
+        over_all, rounds = over_all[clean], rounds[clean]
+        in_rounds = rounds > 0
+        if in_rounds.any() and len(launch.workload_rounds) == len(work):
+            local_v.append(over_all[in_rounds])
+            local_r.append(rounds[in_rounds])
+            local_w.append(np.asarray(launch.workload_rounds, dtype=np.int64))
+            local_at.append(k)
+        else:
+            plain.append((k, over_all))
+    if plain:
+        medians = Segments([v for _, v in plain]).medians()
+        for (k, _), over in zip(plain, medians):
+            i, work, denom = with_over[k]
+            out[i] = ((work - over) / denom, float(over) / denom)
+    if local_at:
+        local, over = _window_medians_many(local_r, local_v, local_w)
+        for k, x, o in zip(local_at, local, over):
+            i, work, denom = with_over[k]
+            out[i] = ((work - x) / denom, float(o) / denom)
+    return out
 
 
 def round_means(launches: list[LaunchSamples], ops_per_invoke: int = 1, subtract_overhead: bool = True,
@@ -116,40 +159,54 @@ def round_means(launches: list[LaunchSamples], ops_per_invoke: int = 1, subtract
     the case's mean first: which processes were live changes from round to round when launches retire
     and fresh ones start, and their own levels must not show up as round-to-round noise — the ratio's
     interval takes the between-process variance from the estimates instead (see `ratio_of`)."""
-    values, keys = [], []
     timed = [ln for ln in launches if ln.workload and len(ln.workload_rounds) == len(ln.workload)]
-    xs = [per_op(ln, ops_per_invoke, subtract_overhead)[0] for ln in timed]
-    fences = launch_fences(xs)
-    for launch, x, (_, hi) in zip(timed, xs, fences):
-        r = np.asarray(launch.workload_rounds, dtype=int)
-        if remove_upper_outliers:
-            keep = x <= hi
-            x, r = x[keep], r[keep]
-        values.append(x)
-        keys.append(r)
-    if not values:
+    if not timed:
         return {}
-    grand = float(np.mean(np.concatenate(values)))
-    values = [x - np.mean(x) + grand if len(x) else x for x in values]
-    uniq, inverse = np.unique(np.concatenate(keys), return_inverse=True)
-    means = np.bincount(inverse, weights=np.concatenate(values)) / np.bincount(inverse)
+    xs = [x for x, _ in per_op_all(timed, ops_per_invoke, subtract_overhead)]
+    ids = np.repeat(np.arange(len(xs)), [len(x) for x in xs])
+    values = np.concatenate(xs)
+    keys = np.concatenate([np.asarray(ln.workload_rounds, dtype=int) for ln in timed])
+    if remove_upper_outliers:
+        keep = values <= np.array([hi for _, hi in launch_fences(xs)])[ids]
+        values, keys, ids = values[keep], keys[keep], ids[keep]
+    grand = float(np.mean(values))
+    launch_means = np.bincount(ids, weights=values, minlength=len(xs)) / np.maximum(
+        np.bincount(ids, minlength=len(xs)), 1)
+    values = values - launch_means[ids] + grand
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    means = np.bincount(inverse, weights=values) / np.bincount(inverse)
     return dict(zip(uniq.tolist(), means.tolist()))
 
 
 def _window_medians(r_over: np.ndarray, v_over: np.ndarray, r_work: np.ndarray) -> np.ndarray:
     """For every workload round, the median of the overhead values measured within ±OVERHEAD_WINDOW
-    rounds of it (the launch's overall overhead median where there are none). Vectorised: the
-    engine judges after every round, over every sample so far."""
-    order = np.argsort(r_over, kind="stable")
-    r_sorted, v_sorted = r_over[order], v_over[order]
-    lo = np.searchsorted(r_sorted, r_work - OVERHEAD_WINDOW, side="left")
-    hi = np.searchsorted(r_sorted, r_work + OVERHEAD_WINDOW, side="right")
+    rounds of it (the launch's overall overhead median where there are none)."""
+    return _window_medians_many([r_over], [v_over], [r_work])[0][0]
+
+
+def _window_medians_many(r_overs: list[np.ndarray], v_overs: list[np.ndarray],
+                         r_works: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
+    """`_window_medians` of many launches at once, and each launch's overall overhead median. The
+    launches' rounds are keyed apart (launch × stride + round) so one sorted array holds them all and
+    no window reaches into another launch; windows of equal width take one vectorised median each."""
+    stride = int(max(max((r.max() for r in r_overs if len(r)), default=0),
+                     max((r.max() for r in r_works if len(r)), default=0))) + 2 * OVERHEAD_WINDOW + 2
+    overall = Segments(v_overs).medians()
+    key_over = np.concatenate([r + k * stride for k, r in enumerate(r_overs)])
+    key_work = np.concatenate([r + k * stride for k, r in enumerate(r_works)])
+    values = np.concatenate(v_overs).astype(float)
+    order = np.argsort(key_over, kind="stable")
+    key_sorted, v_sorted = key_over[order], values[order]
+    lo = np.searchsorted(key_sorted, key_work - OVERHEAD_WINDOW, side="left")
+    hi = np.searchsorted(key_sorted, key_work + OVERHEAD_WINDOW, side="right")
     width = hi - lo
-    out = np.full(len(r_work), float(np.median(v_over)))
-    for w in np.unique(width[width > 0]):  # windows of equal width: one vectorised median each
+    out = overall[np.repeat(np.arange(len(r_works)), [len(r) for r in r_works])]
+    for w in np.unique(width[width > 0]):
         rows = np.flatnonzero(width == w)
-        out[rows] = np.median(v_sorted[lo[rows, None] + np.arange(w)[None, :]], axis=1)
-    return out
+        block = np.sort(v_sorted[lo[rows, None] + np.arange(w)[None, :]], axis=1)
+        out[rows] = (block[:, (w - 1) // 2] + block[:, w // 2]) / 2
+    bounds = np.cumsum([len(r) for r in r_works])[:-1]
+    return np.split(out, bounds), overall
 
 
 def _t(confidence: float, df: float) -> float:
@@ -163,48 +220,43 @@ def estimate(launches: list[LaunchSamples], ops_per_invoke: int = 1, confidence:
              modality: bool = True) -> Estimate | None:
     """`modality=False` skips the mValue (a kernel density estimate), which only the final judgement
     needs, not the engine's stopping decision after every round."""
-    groups: list[np.ndarray] = []
-    rounds: list[np.ndarray] = []
-    overheads: list[float] = []
-    removed = lower = 0
-    gross: list[float] = []
-    iteration_ns: list[float] = []
     timed = [ln for ln in launches if ln.workload]
-    converted = [per_op(ln, ops_per_invoke, subtract_overhead) for ln in timed]
-    fences = launch_fences([x for x, _ in converted])
-    for launch, (x, over), (lo, hi) in zip(timed, converted, fences):
-        r = np.asarray(launch.workload_rounds if len(launch.workload_rounds) == len(x)
-                       else range(len(x)), dtype=int)
-        if remove_upper_outliers:
-            keep = x <= hi
-            removed += int((~keep).sum())
-            x, r = x[keep], r[keep]
-        lower += int((x < lo).sum())
-        groups.append(x)
-        rounds.append(r)
-        overheads.append(over)
-        gross.extend((x + over).tolist())
-        iteration_ns.extend(launch.workload)
-    if not groups:
+    if not timed:
         return None
-    allx = np.concatenate(groups)
-    n, L = len(allx), len(groups)
+    converted = per_op_all(timed, ops_per_invoke, subtract_overhead)
+    xs = [x for x, _ in converted]
+    fences = launch_fences(xs)
+    # every launch's samples end to end (`ids`: the launch of each), as the per-launch sums below need
+    sizes = [len(x) for x in xs]
+    ids = np.repeat(np.arange(len(xs)), sizes)
+    x_all = np.concatenate(xs)
+    r_all = np.concatenate([np.asarray(ln.workload_rounds if len(ln.workload_rounds) == n else range(n),
+                                       dtype=int) for ln, n in zip(timed, sizes)])
+    lo = np.array([f[0] for f in fences])[ids]
+    hi = np.array([f[1] for f in fences])[ids]
+    keep = x_all <= hi if remove_upper_outliers else np.ones(len(x_all), dtype=bool)
+    removed = int((~keep).sum())
+    allx, ids, r_all = x_all[keep], ids[keep], r_all[keep]
+    lower = int((allx < lo[keep]).sum())
+    overheads = np.array([over for _, over in converted])
+    n, L = len(allx), len(xs)
+    counts = np.bincount(ids, minlength=L)
     mean = float(np.mean(allx))
     sd = float(np.std(allx, ddof=1)) if n > 1 else 0.0
-    means = [float(np.mean(g)) for g in groups]
+    launch_means = np.bincount(ids, weights=allx, minlength=L) / counts
+    means = launch_means.tolist()
     if L > 1 and n > L:
         # Within-launch variance from the raw samples (it includes the machine's drift over time);
         # the between-launch component from samples with each round's common shift removed, so a
         # burst of noise that hit every process in the same round is not mistaken for processes
         # that differ.
-        ssw = sum(float(np.sum((g - np.mean(g)) ** 2)) for g in groups)
-        msw = ssw / (n - L)
-        adjusted = _remove_round_effects(groups, rounds, mean)
-        amean = float(np.mean(np.concatenate(adjusted)))
-        assw = sum(float(np.sum((g - np.mean(g)) ** 2)) for g in adjusted)
-        amsw = assw / (n - L)
-        msb = sum(len(g) * (np.mean(g) - amean) ** 2 for g in adjusted) / (L - 1)
-        n0 = (n - sum(len(g) ** 2 for g in groups) / n) / (L - 1)
+        msw = float(np.sum((allx - launch_means[ids]) ** 2)) / (n - L)
+        adjusted = allx - _round_shifts(allx, r_all, mean)
+        amean = float(np.mean(adjusted))
+        a_means = np.bincount(ids, weights=adjusted, minlength=L) / counts
+        amsw = float(np.sum((adjusted - a_means[ids]) ** 2)) / (n - L)
+        msb = float(np.sum(counts * (a_means - amean) ** 2)) / (L - 1)
+        n0 = (n - float(np.sum(counts.astype(float) ** 2)) / n) / (L - 1)
         var_b = max(0.0, (msb - amsw) / n0)
         a, b = var_b / L, msw / n
         se2 = a + b
@@ -215,6 +267,8 @@ def estimate(launches: list[LaunchSamples], ops_per_invoke: int = 1, confidence:
     else:
         se2 = sd ** 2 / n if n > 1 else float("inf")
         df, between, p = float(n - 1), 0.0, 1.0
+    gross_mean = float(np.mean(allx + overheads[ids]))
+    iteration_ns = np.concatenate([np.asarray(ln.workload, dtype=float) for ln in timed])
     se = float(np.sqrt(se2))
     half = _t(confidence, df) * se if n > 1 else float("inf")
     pct = np.percentile(allx, PERCENTILES)
@@ -224,21 +278,17 @@ def estimate(launches: list[LaunchSamples], ops_per_invoke: int = 1, confidence:
         n=n, launches=L, confidence=confidence, se=se, df=float(df),
         percentiles={f"p{int(q)}": float(v) for q, v in zip(PERCENTILES, pct)},
         outliers_upper_removed=removed, outliers_lower=lower,
-        overhead_per_op=float(np.mean(overheads)), gross_mean=float(np.mean(gross)),
+        overhead_per_op=float(np.mean(overheads)), gross_mean=gross_mean,
         launch_means=means, between_share=float(between), launch_anova_p=p,
         mvalue=mvalue(allx) if modality else 2.0, iteration_ns_median=float(np.median(iteration_ns)),
     )
 
 
-def _remove_round_effects(groups: list[np.ndarray], rounds: list[np.ndarray], grand: float
-                          ) -> list[np.ndarray]:
-    """Subtract from every sample the mean of its round (over the launches measured in that round)
-    and add back the grand mean. Rounds seen by a single launch carry no shared information and are
-    left as they are."""
-    values, keys = np.concatenate(groups), np.concatenate(rounds).astype(int)
-    uniq, inverse = np.unique(keys, return_inverse=True)
+def _round_shifts(values: np.ndarray, rounds: np.ndarray, grand: float) -> np.ndarray:
+    """For every sample, how far the mean of its round (over the launches measured in that round) is
+    from the grand mean: subtracted, it leaves what differs between launches. Rounds seen by a single
+    launch carry no shared information and are left as they are."""
+    uniq, inverse = np.unique(rounds, return_inverse=True)
     counts = np.bincount(inverse)
     means = np.bincount(inverse, weights=values) / counts
-    shift = np.where(counts > 1, means - grand, 0.0)[inverse]
-    bounds = np.cumsum([len(g) for g in groups])[:-1]
-    return [g - s for g, s in zip(groups, np.split(shift, bounds))]
+    return np.where(counts > 1, means - grand, 0.0)[inverse]

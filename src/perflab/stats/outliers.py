@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .segments import Segments
+
 
 def tukey_fences(x: np.ndarray, k: float = 1.5) -> tuple[float, float]:
     if len(x) < 4:
@@ -19,18 +21,11 @@ def launch_fences(launches: list[np.ndarray], k: float = 1.5) -> list[tuple[floa
     its outliers from its spread: two slow iterations of eight move its quartiles and survive. Pooled
     fences would do worse: they would cut a whole process that is slower than the others."""
     sized = [x for x in launches if len(x)]
-    if len(sized) < 2:
+    if len(sized) < 2 or sum(len(x) for x in sized) < 8:
         return [tukey_fences(x, k) for x in launches]
-    residuals = np.concatenate([x - np.median(x) for x in sized])
-    if len(residuals) < 8:
-        return [tukey_fences(x, k) for x in launches]
-    q1, q3 = np.percentile(residuals, [25, 75])
+    segs = Segments(launches)
+    medians = segs.medians()
+    q1, q3 = np.percentile(segs.values - medians[segs.ids], [25, 75])
     iqr = q3 - q1
-    out = []
-    for x in launches:
-        if not len(x):
-            out.append((-np.inf, np.inf))
-            continue
-        m = float(np.median(x))
-        out.append((m + q1 - k * iqr, m + q3 + k * iqr))
-    return out
+    return [(-np.inf, np.inf) if not n else (float(m) + q1 - k * iqr, float(m) + q3 + k * iqr)
+            for m, n in zip(medians, segs.counts)]
