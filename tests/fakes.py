@@ -27,7 +27,7 @@ class FakeWorker:
                  noise: float = 0.0, seed: int = 0, launch_offset_ns: float = 0.0,
                  slow_warmup: int = 0, warmup_factor: float = 1.0, fail_stage: str | None = None,
                  resolution_ns: float = 1.0, alloc_per_call: int = 0, crash_stage: str | None = None,
-                 drift=None):
+                 drift=None, with_overhead: bool = False):
         self.clock = clock
         self.per_call = per_call_ns + launch_offset_ns
         self.overhead = overhead_ns
@@ -40,7 +40,8 @@ class FakeWorker:
         self.alloc = alloc_per_call
         self.drift = drift  # machine-wide slowdown factor as a function of (fake) time, shared by all
         self.hello = Hello(language="fake", runtime={"name": "fake"}, clock_resolution_ns=resolution_ns,
-                           capabilities=["alloc", "gc"], unroll=1, pid=4242)
+                           capabilities=["alloc", "gc"] + (["with_overhead"] if with_overhead else []),
+                           unroll=1, pid=4242)
         self.calls: list[tuple] = []
         self.closed = False
 
@@ -49,6 +50,9 @@ class FakeWorker:
 
     def run(self, stage, invocations, iterations, timeout):
         self.calls.append(("run", stage, invocations, iterations))
+        return self._samples(stage, invocations, iterations)
+
+    def _samples(self, stage, invocations, iterations):
         if stage == self.fail_stage:
             raise BenchmarkError("exception", "ValueError: planted failure", "Traceback…")
         if stage == self.crash_stage:
@@ -67,6 +71,15 @@ class FakeWorker:
             self.clock.t += ns / 1e9 + 50e-6  # plus a little messaging time
             out.append(int(round(ns)))
         return out
+
+    def run_with_overhead(self, invocations, iterations, timeout):
+        assert "with_overhead" in self.hello.capabilities, "asked a worker without the capability"
+        self.calls.append(("run_with_overhead", invocations, iterations))
+        ns, over = [], []
+        for _ in range(iterations):
+            ns += self._samples("workload", invocations, 1)
+            over += self._samples("overhead", invocations, 1)
+        return ns, over
 
     def diagnose(self, invocations, iterations, timeout):
         self.calls.append(("diagnose", invocations, iterations))

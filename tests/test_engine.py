@@ -435,3 +435,34 @@ def test_a_comparison_limited_by_process_differences_gets_more_processes_not_mor
     assert all(r.stop_reason != "budget exhausted" for r in results), [r.stop_reason for r in results]
     per_launch = sum(len(ln.workload) for ln in results[0].launches) / len(results[0].launches)
     assert per_launch < 15  # (the engine that only grew on a case's own status measured 28 here)
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_overhead_in_the_rounds_costs_one_request_when_the_worker_offers_with_overhead(paired):
+    """When the empty call is a large share of an iteration, every round measures the overhead next to
+    the workload: in the same request when the worker declares `with_overhead` (one round trip per
+    round instead of two), else in a request of its own. Either way each overhead sample is kept with
+    its round, and the estimate subtracts it."""
+    clock = FakeClock()
+    workers = []
+
+    def launch(case, i):
+        workers.append(FakeWorker(clock, 20.0, overhead_ns=30.0, noise=0.01, seed=i, with_overhead=paired))
+        return workers[-1]
+
+    [res] = engine_for(get_job("short"), launch, clock).run_group([make_case()])
+    assert res.ok
+    paired_calls = [c for w in workers for c in w.calls if c[0] == "run_with_overhead"]
+    lone_overheads = [c for w in workers for c in w.calls if c[:2] == ("run", "overhead")]
+    workloads = [c for w in workers for c in w.calls if c[:2] == ("run", "workload")]
+    if paired:
+        assert paired_calls and not workloads
+        assert all(c[2] == 1 for c in paired_calls)  # one pair per round
+    else:
+        assert not paired_calls and len(lone_overheads) > len(workloads) > 0
+    for ln in res.launches:
+        in_rounds = [r for r in ln.overhead_rounds if r > 0]
+        assert in_rounds == ln.workload_rounds  # one overhead sample per workload sample, same round
+    from perflab.stats import estimate
+    est = estimate(res.launches, 1, 0.999)
+    assert abs(est.mean - 20.0) < 1.0  # 50 ns gross, 30 ns overhead

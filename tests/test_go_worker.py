@@ -2,6 +2,7 @@
 testing.B benchmarks (timers, sub-benchmarks, b.Loop), the native API, faults and the toolchain."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -13,6 +14,7 @@ import pytest
 from workerkit import REPO, worker, write
 from workerkit import private_cache  # noqa: F401 (autouse: builds go to a temporary perflab cache)
 
+from perflab.conformance import VECTORS, run_vector
 from perflab.engine.worker import BenchmarkError
 from perflab.errors import PrepareError, WorkerFailure
 from perflab.model import Runtime
@@ -88,6 +90,11 @@ def test_hello(fixture_spec, rt):
         assert {"alloc", "allocs", "gc"} <= set(h.capabilities)
         assert h.unroll == 1
         assert h.clock_resolution_ns > 0
+
+
+@pytest.mark.parametrize("vector", sorted(VECTORS.glob("*.json")), ids=lambda p: p.stem)
+def test_conformance_vectors(fixture_spec, vector):
+    run_vector(fixture_spec, json.loads(vector.read_text()))
 
 
 def test_fixture_loads_the_five_benchmarks(fixture_spec):

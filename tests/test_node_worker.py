@@ -20,6 +20,7 @@ try:
 except ImportError:  # not installed yet: use the source tree
     sys.path.insert(0, str(REPO / "src"))
 
+from perflab.conformance import VECTORS, run_vector  # noqa: E402
 from perflab.engine.worker import BenchmarkError, WorkerProcess  # noqa: E402
 from perflab.errors import ProtocolError  # noqa: E402
 from perflab.toolchains.node import NodeToolchain, strips_types  # noqa: E402
@@ -65,8 +66,14 @@ def test_hello(worker):
     assert h.language == "node"
     assert h.runtime["name"] == "Node.js" and h.runtime["version"]
     assert h.unroll == 16
-    assert set(h.capabilities) == {"alloc", "gc"}
+    assert set(h.capabilities) == {"alloc", "gc", "with_overhead"}
     assert 0 < h.clock_resolution_ns < 10_000
+
+
+@pytest.mark.parametrize("vector", sorted(VECTORS.glob("*.json")), ids=lambda p: p.stem)
+def test_conformance_vectors(vector, tmp_path):
+    spec = TOOLCHAIN.prepare(RUNTIMES[0], [FIXTURE], tmp_path)
+    run_vector(spec, json.loads(vector.read_text()))
 
 
 def test_load_conformance_fixture(worker):
@@ -230,7 +237,7 @@ bench('consume', (st) => { if (st.items.length === 0) throw new Error('not refil
   setup: () => ({ items: [] }),
   iterationSetup: (st) => { st.items = [1]; log.push('setup'); },
   iterationTeardown: () => { log.push('teardown'); },
-  teardown: () => { if (log.length !== 2 * (1 + 3)) throw new Error('hooks ran ' + log.length + ' times'); },
+  teardown: () => { if (log.length !== 2 * (1 + 3 + 2)) throw new Error('hooks ran ' + log.length + ' times'); },
 });
 """)
     w = launch([f])
@@ -239,7 +246,10 @@ bench('consume', (st) => { if (st.items.length === 0) throw new Error('not refil
         assert loaded["benchmarks"][0]["iteration_setup"] is True
         w.request("setup", T, benchmark="iter.consume", params={})
         assert len(w.request("run", T, stage="workload", invocations=1, iterations=3)["ns"]) == 3
-        assert w.request("teardown", T)["type"] == "done"  # probe call + 3 iterations, each wrapped
+        # with_overhead: the hooks wrap the workload iteration only, not the empty one after it
+        paired = w.request("run", T, stage="workload", invocations=1, iterations=2, with_overhead=True)
+        assert len(paired["ns"]) == len(paired["overhead_ns"]) == 2
+        assert w.request("teardown", T)["type"] == "done"  # probe call + 3 + 2 iterations, each wrapped
     finally:
         w.close()
 

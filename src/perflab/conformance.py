@@ -55,6 +55,16 @@ def _check(reply: Any, expect: dict, request: dict, ids: dict[str, str]) -> None
             raise VectorFailed(f"1000 calls took 0 ns? {ns!r}")
         if reply.get("invocations") != request.get("invocations"):
             raise VectorFailed("samples.invocations does not echo the request")
+        if "overhead_count" in expect:  # null: the reply must not carry overhead samples
+            over = reply.get("overhead_ns")
+            want = expect["overhead_count"]
+            if want is None and over is not None:
+                raise VectorFailed(f"overhead_ns sent though not asked for: {over!r}")
+            if want is not None and (not isinstance(over, list) or len(over) != want or not all(
+                    isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in over)):
+                raise VectorFailed(f"expected {want} overhead samples (non-negative integers), got {over!r}")
+            if want and expect.get("positive") and not all(x > 0 for x in over):
+                raise VectorFailed(f"overhead iterations took 0 ns? {over!r}")
     if expect["type"] == "loaded":
         if expect.get("no_errors") and reply.get("errors"):
             raise VectorFailed(f"fixture reported load errors: {reply['errors']}")

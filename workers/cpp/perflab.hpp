@@ -684,7 +684,7 @@ class Worker {
             if (b - a < best) best = b - a;
         }
         const char* token = std::getenv("PERFLAB_TOKEN");
-        std::string caps = "\"codesize\"";
+        std::string caps = "\"codesize\",\"with_overhead\"";
 #ifdef PERFLAB_COUNTS_ALLOCS
         caps = "\"alloc\",\"allocs\"," + caps;
 #endif
@@ -845,14 +845,20 @@ class Worker {
         return reply(id, "ready");
     }
 
+    // One timed loop of n calls: the benchmark, or (overhead) the empty function of the same type.
+    uint64_t time_loop(const Def& d, uint64_t n, bool overhead) {
+        return d.cfn ? time_c(overhead ? &perflab_empty_c : d.cfn, n)
+                     : time_cpp(overhead ? &empty_cpp : d.fn, state_, n);
+    }
+
+    // One timed iteration, with the per-iteration hooks around it.
     uint64_t time_once(const Def& d, uint64_t n, bool overhead) {
         if (d.it_setup) {
             bool was = counting.exchange(false);  // hooks are neither timed nor counted
             d.it_setup(state_);
             counting = was;
         }
-        uint64_t ns = d.cfn ? time_c(overhead ? &perflab_empty_c : d.cfn, n)
-                            : time_cpp(overhead ? &empty_cpp : d.fn, state_, n);
+        uint64_t ns = time_loop(d, n, overhead);
         if (d.it_teardown) {
             bool was = counting.exchange(false);
             d.it_teardown(state_);
@@ -873,6 +879,10 @@ class Worker {
         const std::string& s = stage->s;
         if (s != "pilot" && s != "warmup" && s != "overhead" && s != "workload" && s != "diagnose")
             return error(id, "protocol", "unknown stage " + q(s));
+        // with_overhead: each workload iteration is followed by one overhead iteration (no hooks around it)
+        const Json* wo = msg.get("with_overhead");
+        bool with_overhead = wo && wo->kind == Json::Bool && wo->b;
+        if (with_overhead && s != "workload") return error(id, "protocol", "with_overhead is for the workload stage only");
         const Def& d = registry()[case_def_];
         uint64_t n = uint64_t(inv->i);
         if (s == "diagnose") {
@@ -904,13 +914,19 @@ class Worker {
             return reply(id, "diagnostics", rest);
         }
         bool overhead = s == "overhead";
-        std::string ns;
+        std::string ns, over;
         try {
-            for (long long k = 0; k < its->i; ++k) ns += (k ? "," : "") + std::to_string(time_once(d, n, overhead));
+            for (long long k = 0; k < its->i; ++k) {
+                const char* sep = k ? "," : "";
+                ns += sep + std::to_string(time_once(d, n, overhead));
+                if (with_overhead) over += sep + std::to_string(time_loop(d, n, true));
+            }
         } catch (...) {
             return exception_error(id, "", d);
         }
-        return reply(id, "samples", "\"stage\":" + q(s) + ",\"invocations\":" + std::to_string(inv->i) + ",\"ns\":[" + ns + "]");
+        std::string rest = "\"stage\":" + q(s) + ",\"invocations\":" + std::to_string(inv->i) + ",\"ns\":[" + ns + "]";
+        if (with_overhead) rest += ",\"overhead_ns\":[" + over + "]";
+        return reply(id, "samples", rest);
     }
 
     bool on_teardown(const std::string& id) {

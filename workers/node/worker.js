@@ -301,20 +301,28 @@ class Case {
     for (let pass = 0; pass < 1000 && performance.now() - start < 30; pass++) await call(calls);
   }
 
-  async timeIterations(stage, invocations, iterations) {
+  // `iterations` timed iterations of the stage's loop. With `withOverhead` (workload only) each is
+  // followed by one iteration of the overhead loop, outside the per-iteration hooks; its times are
+  // returned in `overheadNs` (null otherwise).
+  async timeIterations(stage, invocations, iterations, withOverhead = false) {
     await this.resolveKind();
     const overhead = stage === 'overhead';
     const loop = overhead ? this.loops.overhead : this.loops.workload;
     const fn = overhead ? this.loops.empty : this.bench.fn;
     const { iterationSetup, iterationTeardown } = this.bench;
     const ns = new Array(iterations);
+    const overheadNs = withOverhead ? new Array(iterations) : null;
     for (let i = 0; i < iterations; i++) {
       if (iterationSetup) await iterationSetup(this.state, this.values);
       const t = loop(fn, this.state, invocations);
       ns[i] = this.isAsync ? await t : t;
       if (iterationTeardown) await iterationTeardown(this.state, this.values);
+      if (overheadNs) {
+        const e = this.loops.overhead(this.loops.empty, this.state, invocations);
+        overheadNs[i] = this.isAsync ? await e : e;
+      }
     }
-    return ns;
+    return { ns, overheadNs };
   }
 }
 
@@ -407,7 +415,7 @@ class Worker {
       runtime: { name: 'Node.js', version: process.versions.node, executable: process.execPath,
         v8: process.versions.v8, arch: process.arch, platform: process.platform },
       clock: { resolution_ns: clockResolutionNs(), source: 'process.hrtime.bigint' },
-      capabilities: HAS_GC_PROFILER ? ['alloc', 'gc'] : [],
+      capabilities: ['with_overhead', ...(HAS_GC_PROFILER ? ['alloc', 'gc'] : [])],
       unroll: UNROLL, pid: process.pid,
     });
   }
@@ -514,6 +522,10 @@ class Worker {
     const invocations = field(msg, 'invocations', 'int');
     const iterations = field(msg, 'iterations', 'int');
     if (invocations < 1 || iterations < 1) return this.error(id, 'protocol', 'invocations and iterations must be >= 1');
+    const withOverhead = msg.with_overhead === true;
+    if (withOverhead && stage !== 'workload') {
+      return this.error(id, 'protocol', 'with_overhead is for the workload stage only');
+    }
     if (stage === 'diagnose') {
       const out = await diagnose(this.case, invocations, iterations);
       throwStray();
@@ -522,9 +534,9 @@ class Worker {
     if (!['pilot', 'warmup', 'overhead', 'workload'].includes(stage)) {
       return this.error(id, 'protocol', `unknown stage '${stage}'`);
     }
-    const ns = await this.case.timeIterations(stage, invocations, iterations);
+    const { ns, overheadNs } = await this.case.timeIterations(stage, invocations, iterations, withOverhead);
     throwStray();
-    this.send({ id, type: 'samples', stage, invocations, ns });
+    this.send({ id, type: 'samples', stage, invocations, ns, ...(overheadNs && { overhead_ns: overheadNs }) });
   }
 
   async teardownCase() {

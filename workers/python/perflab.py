@@ -395,9 +395,12 @@ class _Case:
             self._loops[key] = _make_loop(len(self.call_args), unroll, kind)
         return self._loops[key]
 
-    def time_iterations(self, invocations, iterations, target, kind="workload"):
+    def time_iterations(self, invocations, iterations, target, kind="workload", overhead=None):
+        """`iterations` timed iterations of `target`; with `overhead` (a list), each is followed by
+        one iteration of the empty function, appended there."""
         unroll = UNROLL if invocations % UNROLL == 0 else 1
         loop = self._loop(kind, unroll)
+        empty = self._loop("overhead", unroll) if overhead is not None else None
         outer = invocations // unroll
         samples = []
         repeat = itertools.repeat
@@ -409,6 +412,8 @@ class _Case:
             samples.append(loop(repeat(None, outer), target, clock, *args))
             if self.it_cleanup is not None:
                 self.hook(self.it_cleanup)
+            if empty is not None:
+                overhead.append(empty(repeat(None, outer), self.noop, clock, *args))
         return samples
 
 
@@ -554,7 +559,7 @@ class _Worker:
         self.send({"id": rid, "type": "error", "error": err})
 
     def hello(self):
-        caps = []
+        caps = ["with_overhead"]
         if getattr(gc, "callbacks", None) is not None:
             caps.append("gc")
         if platform.python_implementation() == "CPython":
@@ -650,6 +655,9 @@ class _Worker:
         iterations = _field(msg, "iterations", int)
         if invocations < 1 or iterations < 1:
             return self.error(rid, "protocol", "invocations and iterations must be >= 1")
+        over = [] if msg.get("with_overhead") is True else None
+        if over is not None and stage != "workload":
+            return self.error(rid, "protocol", "with_overhead is for the workload stage only")
         try:
             if stage == "diagnose":
                 out = _diagnose(self.case, invocations, iterations)
@@ -661,13 +669,16 @@ class _Worker:
             if stage == "overhead":
                 ns = self.case.time_iterations(invocations, iterations, self.case.noop, "overhead")
             else:
-                ns = self.case.time_iterations(invocations, iterations, self.case.call)
+                ns = self.case.time_iterations(invocations, iterations, self.case.call,
+                                               overhead=over)
         except BaseException as exc:
             if isinstance(exc, (SystemExit, KeyboardInterrupt)):
                 raise
             return self.error(rid, "exception", _exc_message(exc), exc)
-        self.send({"id": rid, "type": "samples", "stage": stage, "invocations": invocations,
-                   "ns": ns})
+        reply = {"id": rid, "type": "samples", "stage": stage, "invocations": invocations, "ns": ns}
+        if over is not None:
+            reply["overhead_ns"] = over
+        self.send(reply)
 
     def on_teardown(self, rid, msg):
         case, self.case = self.case, None

@@ -29,7 +29,7 @@ from ..model import Case, CaseResult, Diagnostics, LaunchSamples
 from ..stats import estimate, ratio_from_rounds, round_means
 from ..stats.ratio import wilcoxon_rank
 from .affinity import PROBE_S, PROBE_TRIES, Placement
-from .worker import BenchmarkError, Hello
+from .worker import WITH_OVERHEAD, BenchmarkError, Hello
 
 
 class WorkerHandle(Protocol):
@@ -37,6 +37,9 @@ class WorkerHandle(Protocol):
 
     def setup(self, benchmark_id: str, params: dict[str, int], timeout: float) -> None: ...
     def run(self, stage: str, invocations: int, iterations: int, timeout: float) -> list[int]: ...
+    # only called when hello.capabilities has WITH_OVERHEAD
+    def run_with_overhead(self, invocations: int, iterations: int, timeout: float
+                          ) -> tuple[list[int], list[int]]: ...
     def diagnose(self, invocations: int, iterations: int, timeout: float) -> dict[str, Any]: ...
     def teardown(self, timeout: float) -> None: ...
     def say_bye(self) -> None: ...
@@ -286,10 +289,9 @@ class Engine:
         if job.overhead:
             # the empty loop warms up like any other code before its times count
             self._stage(st, launch, "overhead", n, 2)  # the empty loop's first passes are discarded
-            # (once the overhead is measured in every round, where it is subtracted from, a later
-            # launch needs one here: a sample before its first round)
-            count = 1 if index > 0 and st.interleave_overhead else max(5, job.iterations_min)
-            over = self._stage(st, launch, "overhead", n, count)
+            if index > 0 and st.interleave_overhead:
+                return  # measured in every round, next to each workload iteration it is subtracted from
+            over = self._stage(st, launch, "overhead", n, max(5, job.iterations_min))
             launch.samples.overhead += over
             launch.samples.overhead_rounds += [0] * len(over)
             # When the empty call is a noticeable share of an iteration, the machine's drift between
@@ -356,15 +358,23 @@ class Engine:
             n = pick_invocations(ns, n, target, unroll)
         st.invocations = n
 
-    def _stage(self, st: _CaseState, launch: _Launch, stage: str, n: int, iterations: int) -> list[int]:
+    def _stage(self, st: _CaseState, launch: _Launch, stage: str, n: int, iterations: int,
+               with_overhead: bool = False):
+        """Run `iterations` iterations of a stage; `with_overhead` (workload only, when the worker
+        offers WITH_OVERHEAD): each followed by an overhead iteration, in one request — returns
+        (workload samples, overhead samples)."""
         t0 = self.clock()
-        ns = self._timed(st, launch.handle.run, stage, n, iterations,
-                         self._run_timeout(st, n, iterations))
+        if with_overhead:
+            ns, over = self._timed(st, launch.handle.run_with_overhead, n, iterations,
+                                   self._run_timeout(st, n, 2 * iterations))
+        else:
+            ns = self._timed(st, launch.handle.run, stage, n, iterations,
+                             self._run_timeout(st, n, iterations))
         if launch.probe is not None:
             self._probe(launch, self.clock() - t0)
         if stage != "overhead" and ns:
             st.per_call_ns = max(1.0, float(np.median(ns)) / n)
-        return ns
+        return (ns, over) if with_overhead else ns
 
     def _probe(self, launch: _Launch, seconds: float) -> None:
         """Once a launch has been watched for PROBE_S of its own measured time, pin it to the
@@ -390,14 +400,17 @@ class Engine:
 
     def _measure_in_round(self, st: _CaseState, launch: _Launch, rnd: int) -> None:
         t0 = self.clock()
-        ns = self._stage(st, launch, "workload", st.invocations, 1)
+        over: list[int] = []
+        if st.interleave_overhead and WITH_OVERHEAD in launch.handle.hello.capabilities:
+            ns, over = self._stage(st, launch, "workload", st.invocations, 1, with_overhead=True)
+        else:
+            ns = self._stage(st, launch, "workload", st.invocations, 1)
+            if st.interleave_overhead:
+                over = self._stage(st, launch, "overhead", st.invocations, 1)
         launch.samples.workload += ns
         launch.samples.workload_rounds += [rnd] * len(ns)
-        over = []
-        if st.interleave_overhead:
-            over = self._stage(st, launch, "overhead", st.invocations, 1)
-            launch.samples.overhead += over
-            launch.samples.overhead_rounds += [rnd] * len(over)
+        launch.samples.overhead += over
+        launch.samples.overhead_rounds += [rnd] * len(over)
         lag = (self.clock() - t0) - (sum(ns) + sum(over)) / 1e9
         starting = bool(self._starting)
         before = self._lag[starting]

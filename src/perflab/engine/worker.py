@@ -25,6 +25,9 @@ from ..toolchains.base import LaunchSpec
 
 MAX_LINE = 64 * 1024 * 1024
 STAGES = ("pilot", "warmup", "overhead", "workload", "diagnose")
+# capability: a `workload` run may ask for one overhead iteration after each workload iteration
+# (`with_overhead`), so a round's pair of iterations costs one round trip instead of two
+WITH_OVERHEAD = "with_overhead"
 
 
 @dataclass
@@ -95,6 +98,13 @@ def validate_reply(msg: Any, rid: int, expected: str, request: dict[str, Any]) -
             raise ProtocolError(f"asked for {request['iterations']} iterations, got {len(ns)} samples")
         if msg.get("invocations") != request["invocations"]:
             raise ProtocolError("samples.invocations does not match the request")
+        if request.get("with_overhead"):
+            over = msg.get("overhead_ns")
+            if not isinstance(over, list) or not all(
+                    isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in over):
+                raise ProtocolError("samples.overhead_ns must be a list of non-negative integers")
+            if len(over) != len(ns):
+                raise ProtocolError(f"got {len(ns)} workload samples but {len(over)} overhead samples")
     if kind == "loaded":
         if not isinstance(msg.get("benchmarks"), list) or not isinstance(msg.get("errors", []), list):
             raise ProtocolError("loaded needs a 'benchmarks' list and an 'errors' list")
@@ -331,6 +341,13 @@ class WorkerProcess:
         reply = self.request("run", timeout, stage=stage, invocations=invocations,
                              iterations=iterations)
         return list(reply["ns"])
+
+    def run_with_overhead(self, invocations: int, iterations: int, timeout: float
+                          ) -> tuple[list[int], list[int]]:
+        """Workload iterations, each followed by one overhead iteration (needs WITH_OVERHEAD)."""
+        reply = self.request("run", timeout, stage="workload", invocations=invocations,
+                             iterations=iterations, with_overhead=True)
+        return list(reply["ns"]), list(reply["overhead_ns"])
 
     def diagnose(self, invocations: int, iterations: int, timeout: float) -> dict[str, Any]:
         return self.request("run", timeout, stage="diagnose", invocations=invocations,

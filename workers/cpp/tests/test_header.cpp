@@ -1,5 +1,6 @@
 // Native test of perflab.hpp: the worker driven over a socketpair in-process (hello, load, stages,
-// params by index, exceptions, state/protocol/version errors, allocation counting, code size, dead-code trap).
+// params by index, exceptions, state/protocol/version errors, allocation counting, code size, dead-code trap,
+// with_overhead).
 #define PERFLAB_MAIN
 #define PERFLAB_NO_MAIN_FUNCTION
 #include "perflab.hpp"
@@ -96,11 +97,18 @@ static std::string type(const Json& r) { return r.get("type") ? r.get("type")->s
 static std::string err_kind(const Json& r) {
     return type(r) == "error" && r.get("error") && r.get("error")->get("kind") ? r.get("error")->get("kind")->s : "(not an error)";
 }
-static std::vector<long long> ns(const Json& r) {
+static std::vector<long long> ns(const Json& r, const char* field = "ns") {
     std::vector<long long> out;
-    if (const Json* a = r.get("ns"))
-        for (auto& x : a->arr) out.push_back(x.i);
+    if (const Json* a = r.get(field))
+        for (auto& x : a->arr) out.push_back(x.kind == Json::Int ? x.i : -1);
     return out;
+}
+static bool has_cap(const Json& hello, const char* cap) {
+    const Json* caps = hello.get("capabilities");
+    if (caps)
+        for (auto& c : caps->arr)
+            if (c.kind == Json::Str && c.s == cap) return true;
+    return false;
 }
 
 // do_not_optimize on an array or a wide object must leave its contents intact (GCC -O2 once wrote
@@ -131,6 +139,7 @@ int main() {
         CHECK(hello.get("token")->s == "feedfacefeedfacefeedfacefeedface");
         CHECK(hello.get("language")->s == "cpp");
         CHECK(hello.get("clock")->get("resolution_ns")->i >= 1);
+        CHECK(has_cap(hello, "with_overhead"));
 
         CHECK(err_kind(h.req("\"type\":\"run\",\"stage\":\"workload\",\"invocations\":1,\"iterations\":1")) == "state");
         Json loaded = h.req("\"type\":\"load\",\"paths\":[],\"root\":\"\"");
@@ -172,6 +181,19 @@ int main() {
         for (const char* stage : {"pilot", "warmup", "overhead", "workload"}) {
             Json r = h.req(std::string("\"type\":\"run\",\"stage\":\"") + stage + "\",\"invocations\":7,\"iterations\":3");
             CHECK(type(r) == "samples" && ns(r).size() == 3 && r.get("invocations")->i == 7);
+            CHECK(!r.get("overhead_ns"));
+        }
+        {  // with_overhead: one overhead sample per workload sample; false means the plain reply
+            Json r = h.req("\"type\":\"run\",\"stage\":\"workload\",\"invocations\":7,\"iterations\":3,\"with_overhead\":true");
+            auto over = ns(r, "overhead_ns");
+            CHECK(type(r) == "samples" && ns(r).size() == 3 && over.size() == 3 && r.get("invocations")->i == 7);
+            CHECK(std::all_of(over.begin(), over.end(), [](long long x) { return x >= 0; }));
+            Json f = h.req("\"type\":\"run\",\"stage\":\"workload\",\"invocations\":7,\"iterations\":2,\"with_overhead\":false");
+            CHECK(type(f) == "samples" && ns(f).size() == 2 && !f.get("overhead_ns"));
+        }
+        for (const char* stage : {"pilot", "warmup", "overhead", "diagnose"}) {
+            Json r = h.req(std::string("\"type\":\"run\",\"stage\":\"") + stage + "\",\"invocations\":7,\"iterations\":1,\"with_overhead\":true");
+            CHECK(err_kind(r) == "protocol" && r.get("error")->get("message")->s.find("with_overhead") != std::string::npos);
         }
         Json d = h.req("\"type\":\"run\",\"stage\":\"diagnose\",\"invocations\":5,\"iterations\":2");
         CHECK(type(d) == "diagnostics");
@@ -200,16 +222,28 @@ int main() {
         Json dc = h.req("\"type\":\"run\",\"stage\":\"diagnose\",\"invocations\":1,\"iterations\":2");
         CHECK(dc.get("allocs") && dc.get("allocs")->i == 0);  // the iteration setup's allocations are not counted
         CHECK(it_setups == 5 && it_teardowns == 5);
+        // the hooks run around the workload iteration only, not around its overhead iteration (which would
+        // also crash here if it called the body: `consumed` is null outside the hooks)
+        Json cw = h.req("\"type\":\"run\",\"stage\":\"workload\",\"invocations\":1,\"iterations\":3,\"with_overhead\":true");
+        CHECK(ns(cw).size() == 3 && ns(cw, "overhead_ns").size() == 3);
+        CHECK(it_setups == 8 && it_teardowns == 8);
         for (auto& b : loaded.get("benchmarks")->arr)
             if (b.get("name")->s == "consume") CHECK(b.get("iteration_setup")->b);
             else CHECK(!b.get("iteration_setup")->b);
 
         CHECK(type(h.req("\"type\":\"setup\",\"benchmark\":\"test_header.c_style\",\"params\":{}")) == "ready");
         CHECK(ns(h.req("\"type\":\"run\",\"stage\":\"workload\",\"invocations\":10,\"iterations\":2")).size() == 2);
+        CHECK(ns(h.req("\"type\":\"run\",\"stage\":\"workload\",\"invocations\":10,\"iterations\":2,\"with_overhead\":true"), "overhead_ns").size() == 2);
 
         CHECK(type(h.req("\"type\":\"setup\",\"benchmark\":\"test_header.trap\",\"params\":{}")) == "ready");
         auto work = ns(h.req("\"type\":\"run\",\"stage\":\"workload\",\"invocations\":100,\"iterations\":5"));
         auto over = ns(h.req("\"type\":\"run\",\"stage\":\"overhead\",\"invocations\":100,\"iterations\":5"));
+        std::sort(work.begin(), work.end());
+        std::sort(over.begin(), over.end());
+        CHECK(work.size() == 5 && over.size() == 5 && work[2] > 20 * over[2]);
+        Json paired = h.req("\"type\":\"run\",\"stage\":\"workload\",\"invocations\":100,\"iterations\":5,\"with_overhead\":true");
+        work = ns(paired);
+        over = ns(paired, "overhead_ns");  // the empty function, not the benchmark
         std::sort(work.begin(), work.end());
         std::sort(over.begin(), over.end());
         CHECK(work.size() == 5 && over.size() == 5 && work[2] > 20 * over[2]);

@@ -211,7 +211,7 @@ func (w *worker) serve() error {
 
 func (w *worker) hello() {
 	exe, _ := os.Executable()
-	caps := []string{"alloc", "allocs", "gc"}
+	caps := []string{"alloc", "allocs", "gc", "with_overhead"}
 	w.send(map[string]any{
 		"type": "hello", "token": os.Getenv("PERFLAB_TOKEN"), "language": "go",
 		"runtime": map[string]any{"name": "go", "version": runtime.Version(), "executable": exe,
@@ -657,48 +657,77 @@ func (w *worker) onRun(id any, msg map[string]any) {
 		return
 	}
 	switch stage {
-	case "pilot", "warmup", "overhead", "workload":
-	case "diagnose":
-		w.diagnose(id, inv, its)
-		return
+	case "pilot", "warmup", "overhead", "workload", "diagnose":
 	default:
 		w.errorf(id, "protocol", "unknown stage %q", stage)
 		return
 	}
-	c := w.cur
+	// with_overhead: each workload iteration is followed by one overhead iteration (PROTOCOL.md, run).
+	withOverhead, _ := msg["with_overhead"].(bool)
+	if withOverhead && stage != "workload" {
+		w.errorf(id, "protocol", "with_overhead is for the workload stage only")
+		return
+	}
+	if stage == "diagnose" {
+		w.diagnose(id, inv, its)
+		return
+	}
+	iteration := w.cur.iteration(stage == "overhead")
+	var empty func(int) (int64, *benchErr)
+	var over []int64
+	if withOverhead {
+		empty = w.cur.iteration(true)
+		over = make([]int64, 0, its)
+	}
 	ns := make([]int64, 0, its)
-	if c.e.nat != nil {
-		fn := c.fn
-		if stage == "overhead" {
-			fn = c.overhead
+	for i := 0; i < its; i++ {
+		d, berr := iteration(inv)
+		if berr != nil {
+			w.fail(id, berr)
+			return
 		}
-		for i := 0; i < its; i++ {
-			d, berr := timeNative(fn, inv)
-			if berr != nil {
+		ns = append(ns, d)
+		if empty != nil {
+			if d, berr = empty(inv); berr != nil {
 				w.fail(id, berr)
 				return
 			}
-			ns = append(ns, d)
-		}
-	} else {
-		name, f, target := c.e.tb.Func, c.e.tb.F, c.target
-		if stage == "overhead" {
-			name, f = "BenchmarkPerflabOverhead", emptyN
-			if c.e.tb.Loop && emptyLoopB != nil {
-				f = emptyLoopB
-			}
-			target = name
-		}
-		for i := 0; i < its; i++ {
-			r := tbRunner(name, f, target, inv, false)
-			if berr := tbError(&r, target); berr != nil {
-				w.fail(id, berr)
-				return
-			}
-			ns = append(ns, r.T.Nanoseconds())
+			over = append(over, d)
 		}
 	}
-	w.send(map[string]any{"id": id, "type": "samples", "stage": stage, "invocations": inv, "ns": ns})
+	reply := map[string]any{"id": id, "type": "samples", "stage": stage, "invocations": inv, "ns": ns}
+	if withOverhead {
+		reply["overhead_ns"] = over
+	}
+	w.send(reply)
+}
+
+// iteration returns a function that runs one timed iteration of the case with inv invocations
+// (b.N = inv) and returns its elapsed nanoseconds: of the benchmark itself, or, with empty, of the
+// empty function of the same shape (the overhead stage, and with_overhead's overhead iterations).
+func (c *liveCase) iteration(empty bool) func(inv int) (int64, *benchErr) {
+	if c.e.nat != nil {
+		fn := c.fn
+		if empty {
+			fn = c.overhead
+		}
+		return func(inv int) (int64, *benchErr) { return timeNative(fn, inv) }
+	}
+	name, f, target := c.e.tb.Func, c.e.tb.F, c.target
+	if empty {
+		name, f = "BenchmarkPerflabOverhead", emptyN
+		if c.e.tb.Loop && emptyLoopB != nil {
+			f = emptyLoopB
+		}
+		target = name
+	}
+	return func(inv int) (int64, *benchErr) {
+		r := tbRunner(name, f, target, inv, false)
+		if berr := tbError(&r, target); berr != nil {
+			return 0, berr
+		}
+		return r.T.Nanoseconds(), nil
+	}
 }
 
 func timeNative(fn func(int), n int) (ns int64, e *benchErr) {

@@ -17,6 +17,9 @@ var opsSeen int
 // twinRan records which of the two "twin" benchmarks (same Name, distinct ID) ran last.
 var twinRan string
 
+// pairRuns records the calls of the "paired" benchmark ("w<n>") and of its empty function ("o<n>").
+var pairRuns []string
+
 func init() {
 	Bench("loop", func(n int) {
 		s := 0
@@ -30,6 +33,9 @@ func init() {
 	Register(Benchmark{Name: "twin", Fn: func(n int) { twinRan = "plain" }})
 	Register(Benchmark{Name: "twin", ID: "twin_large", Categories: []string{"large"},
 		Fn: func(n int) { twinRan = "large" }})
+	Register(Benchmark{Name: "paired",
+		Fn:       func(n int) { pairRuns = append(pairRuns, "w"+strconv.Itoa(n)) },
+		overhead: func(n int) { pairRuns = append(pairRuns, "o"+strconv.Itoa(n)) }})
 	Register(Benchmark{
 		Name:   "sized",
 		Params: []Axis{{Name: "n", Values: []string{"1", "10", "100"}}},
@@ -124,8 +130,7 @@ func TestHello(t *testing.T) {
 	if hello["unroll"] != float64(1) {
 		t.Fatalf("unroll: %v", hello["unroll"])
 	}
-	caps := hello["capabilities"].([]any)
-	if len(caps) != 3 {
+	if caps := hello["capabilities"]; !reflect.DeepEqual(caps, []any{"alloc", "allocs", "gc", "with_overhead"}) {
 		t.Fatalf("capabilities: %v", caps)
 	}
 }
@@ -200,6 +205,75 @@ func TestNativeFlow(t *testing.T) {
 	if err := <-h.done; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// with_overhead: every workload iteration is followed by one overhead iteration of the same
+// invocations, whose times come back in overhead_ns; other stages refuse it.
+func TestWithOverhead(t *testing.T) {
+	h, _ := startWorker(t)
+	h.ask("load", map[string]any{"paths": []string{}})
+	samples := func(r map[string]any, field string, want int) {
+		t.Helper()
+		list, ok := r[field].([]any)
+		if r["type"] != "samples" || !ok || len(list) != want {
+			t.Fatalf("%s: want %d samples, got %v", field, want, r)
+		}
+		for _, x := range list {
+			if v := x.(float64); v < 0 || v != float64(int64(v)) {
+				t.Fatalf("%s: %v is not a non-negative integer", field, x)
+			}
+		}
+	}
+
+	h.ask("setup", map[string]any{"benchmark": "perflab.dev/go/perflab.paired", "params": map[string]any{}})
+	pairRuns = nil
+	r := h.ask("run", map[string]any{"stage": "workload", "invocations": 7, "iterations": 3, "with_overhead": true})
+	samples(r, "ns", 3)
+	samples(r, "overhead_ns", 3)
+	if want := []string{"w7", "o7", "w7", "o7", "w7", "o7"}; !reflect.DeepEqual(pairRuns, want) {
+		t.Fatalf("calls %v, want %v", pairRuns, want)
+	}
+	for _, wo := range []any{false, nil} {
+		pairRuns = nil
+		fields := map[string]any{"stage": "workload", "invocations": 5, "iterations": 2}
+		if wo != nil {
+			fields["with_overhead"] = wo
+		}
+		r = h.ask("run", fields)
+		samples(r, "ns", 2)
+		if _, has := r["overhead_ns"]; has {
+			t.Fatalf("with_overhead=%v: overhead_ns sent though not asked for: %v", wo, r)
+		}
+		if want := []string{"w5", "w5"}; !reflect.DeepEqual(pairRuns, want) {
+			t.Fatalf("with_overhead=%v: calls %v, want %v", wo, pairRuns, want)
+		}
+	}
+	pairRuns = nil
+	for _, stage := range []string{"pilot", "warmup", "overhead", "diagnose"} {
+		r = h.ask("run", map[string]any{"stage": stage, "invocations": 4, "iterations": 1, "with_overhead": true})
+		if errKind(r) != "protocol" || !strings.Contains(r["error"].(map[string]any)["message"].(string), "workload") {
+			t.Fatalf("%s with_overhead: %v", stage, r)
+		}
+	}
+	if len(pairRuns) != 0 {
+		t.Fatalf("a refused run ran %v", pairRuns)
+	}
+	h.ask("teardown", nil)
+
+	// a real benchmark: both kinds of iteration take time
+	h.ask("setup", map[string]any{"benchmark": "perflab.dev/go/perflab.loop", "params": map[string]any{}})
+	r = h.ask("run", map[string]any{"stage": "workload", "invocations": 1000, "iterations": 2, "with_overhead": true})
+	samples(r, "ns", 2)
+	samples(r, "overhead_ns", 2)
+	h.ask("teardown", nil)
+
+	// a panic in the workload iteration is the run's error, as without with_overhead
+	h.ask("setup", map[string]any{"benchmark": "perflab.dev/go/perflab.boom", "params": map[string]any{}})
+	r = h.ask("run", map[string]any{"stage": "workload", "invocations": 1, "iterations": 2, "with_overhead": true})
+	if errKind(r) != "exception" {
+		t.Fatalf("boom with_overhead: %v", r)
+	}
+	h.ask("teardown", nil)
 }
 
 func TestErrors(t *testing.T) {

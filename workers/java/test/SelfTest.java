@@ -25,6 +25,7 @@ public class SelfTest {
         model();
         harness();
         lines();
+        protocol();
         System.out.println(checks + " checks, " + failures + " failed");
         System.exit(failures == 0 ? 0 : 1);
     }
@@ -158,6 +159,125 @@ public class SelfTest {
         eq(Worker.lineOf(text, "b"), 6, "line of a declaration, not of calls, comments or strings");
         eq(Worker.lineOf(text, "a"), 3, "line of a one-line method");
         eq(Worker.lineOf(text, "zzz"), 0, "unknown method");
+    }
+
+    /** A worker serving over a loopback socket pair in this JVM, driven line by line like the host does. */
+    static final class Peer implements AutoCloseable {
+        final java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+        final java.net.Socket client = new java.net.Socket();
+        final java.net.Socket conn;
+        final java.io.BufferedReader in;
+        final java.io.Writer out;
+        final Thread thread;
+        int nextId;
+
+        Peer() throws Exception {
+            client.connect(server.getLocalSocketAddress());
+            conn = server.accept();
+            conn.setSoTimeout(60_000);
+            in = new java.io.BufferedReader(new java.io.InputStreamReader(conn.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+            out = new java.io.OutputStreamWriter(conn.getOutputStream(), java.nio.charset.StandardCharsets.UTF_8);
+            // Worker's constructor and serve() are package-private: the worker is started by its own main
+            java.lang.reflect.Constructor<Worker> ctor = Worker.class.getDeclaredConstructor(java.net.Socket.class);
+            ctor.setAccessible(true);
+            Worker w = ctor.newInstance(client);
+            java.lang.reflect.Method serve = Worker.class.getDeclaredMethod("serve");
+            serve.setAccessible(true);
+            thread = new Thread(() -> {
+                try {
+                    serve.invoke(w);
+                } catch (ReflectiveOperationException e) {
+                    e.printStackTrace();
+                }
+            }, "worker");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        @SuppressWarnings("unchecked")
+        Map<String, Object> read() throws Exception {
+            String line = in.readLine();
+            if (line == null) throw new java.io.EOFException("the worker closed the connection");
+            return (Map<String, Object>) Json.parse(line);
+        }
+
+        Map<String, Object> request(Object... kv) throws Exception {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("v", 1L);
+            m.put("id", (long) ++nextId);
+            for (int i = 0; i < kv.length; i += 2) m.put((String) kv[i], kv[i + 1]);
+            out.write(Json.write(m) + "\n");
+            out.flush();
+            Map<String, Object> reply = read();
+            eq(reply.get("id"), m.get("id"), "reply id of " + m.get("type"));
+            return reply;
+        }
+
+        @Override
+        public void close() throws Exception {
+            thread.join(60_000);
+            conn.close();
+            client.close();
+            server.close();
+        }
+    }
+
+    static Object errorKind(Map<String, Object> reply) {
+        return reply.get("error") instanceof Map ? ((Map<?, ?>) reply.get("error")).get("kind") : null;
+    }
+
+    /** The `run` request through the worker's own protocol loop, `with_overhead` in particular. */
+    static void protocol() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("perflab-selftest");
+        java.nio.file.Path file = dir.resolve("SelfTestBench.java"); // only its name and text are read
+        java.nio.file.Files.write(file, "public class SelfTestBench { }\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        try (Peer p = new Peer()) {
+            Map<String, Object> hello = p.read();
+            eq(hello.get("type"), "hello", "hello comes first");
+            check(((List<?>) hello.get("capabilities")).contains("with_overhead"), "hello announces with_overhead: " + hello);
+            eq(p.request("type", "load", "paths", Arrays.asList(file.toString())).get("type"), "loaded", "load");
+            Map<String, Object> params = new LinkedHashMap<>();
+            params.put("n", 0L);
+            params.put("mode", 0L);
+            eq(p.request("type", "setup", "benchmark", "SelfTestBench.count", "params", params).get("type"), "ready", "setup");
+            SelfTestBench.calls = 0;
+            SelfTestBench.iterationSetups = 0;
+            SelfTestBench.iterationTeardowns = 0;
+
+            Map<String, Object> r = p.request("type", "run", "stage", "workload", "invocations", 1000L, "iterations", 3L,
+                    "with_overhead", true);
+            eq(r.get("type"), "samples", "with_overhead: samples");
+            eq(((List<?>) r.get("ns")).size(), 3, "with_overhead: one workload sample per iteration");
+            Object over = r.get("overhead_ns");
+            check(over instanceof List && ((List<?>) over).size() == 3, "with_overhead: one overhead sample per iteration: " + r);
+            if (over instanceof List) {
+                for (Object x : (List<?>) over) check(x instanceof Long && (Long) x >= 0, "overhead sample is a non-negative integer: " + x);
+            }
+
+            r = p.request("type", "run", "stage", "workload", "invocations", 16L, "iterations", 2L, "with_overhead", false);
+            eq(r.get("type"), "samples", "with_overhead false: samples");
+            check(!r.containsKey("overhead_ns"), "with_overhead false: no overhead_ns: " + r);
+            r = p.request("type", "run", "stage", "workload", "invocations", 16L, "iterations", 1L);
+            check(!r.containsKey("overhead_ns"), "no with_overhead: no overhead_ns: " + r);
+
+            for (String stage : new String[]{"pilot", "warmup", "overhead", "diagnose"}) {
+                r = p.request("type", "run", "stage", stage, "invocations", 16L, "iterations", 1L, "with_overhead", true);
+                eq(errorKind(r), "protocol", "with_overhead refused on the " + stage + " stage");
+            }
+            r = p.request("type", "run", "stage", "workload", "invocations", 16L, "iterations", 1L, "with_overhead", "yes");
+            eq(errorKind(r), "protocol", "with_overhead must be a boolean");
+
+            eq(p.request("type", "teardown").get("type"), "done", "teardown");
+            eq(p.request("type", "bye").get("type"), "done", "bye");
+            p.thread.join(60_000);
+            // read after join: the worker thread's writes are visible
+            eq(SelfTestBench.calls, 1000 * 3 + 16 * 2 + 16, "the overhead iterations never call the benchmark");
+            eq(SelfTestBench.iterationSetups, 3 + 2 + 1, "iteration setup runs around the workload iterations only");
+            eq(SelfTestBench.iterationTeardowns, 3 + 2 + 1, "iteration teardown runs around the workload iterations only");
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+            java.nio.file.Files.deleteIfExists(dir);
+        }
     }
 
     static String genSource(List<Model.Bench> found, String name) throws Exception {

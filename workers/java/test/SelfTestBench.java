@@ -19,8 +19,8 @@ public class SelfTestBench {
 
     enum Mode { FAST, SLOW }
 
-    int trialSetups, iterationSetups, iterationTeardowns;
-    static int calls;
+    int trialSetups;
+    static int calls, iterationSetups, iterationTeardowns; // static: SelfTest counts them across the worker's instance
 
     @Setup
     public void trial() { trialSetups++; }

@@ -2,6 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
@@ -50,6 +53,7 @@ test('hello, load, stages, diagnose, errors, bye', async () => {
     assert.equal(w.hello.token, TOKEN);
     assert.equal(w.hello.language, 'node');
     assert.equal(w.hello.unroll, 16);
+    assert.ok(w.hello.capabilities.includes('with_overhead'));
 
     const loaded = await w.request('load', { paths: [FIXTURE], root: '/' });
     assert.deepEqual(loaded.errors, []);
@@ -64,6 +68,18 @@ test('hello, load, stages, diagnose, errors, bye', async () => {
       assert.equal(r.type, 'samples');
       assert.equal(r.ns.length, 3);
       assert.ok(r.ns.every((x) => Number.isInteger(x) && x > 0));
+    }
+    for (const invocations of [100, 7]) {
+      const r = await w.request('run', { stage: 'workload', invocations, iterations: 3, with_overhead: true });
+      assert.equal(r.type, 'samples');
+      assert.equal(r.ns.length, 3);
+      assert.equal(r.overhead_ns.length, 3);
+      assert.ok(r.overhead_ns.every((x) => Number.isInteger(x) && x >= 0));
+    }
+    assert.ok(!('overhead_ns' in await w.request('run', { stage: 'workload', invocations: 16, iterations: 1, with_overhead: false })));
+    for (const stage of ['pilot', 'warmup', 'overhead', 'diagnose']) {
+      const r = await w.request('run', { stage, invocations: 16, iterations: 1, with_overhead: true });
+      assert.equal(r.error?.kind, 'protocol', stage);
     }
     const d = await w.request('run', { stage: 'diagnose', invocations: 1000, iterations: 1 });
     assert.equal(d.type, 'diagnostics');

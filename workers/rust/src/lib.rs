@@ -562,6 +562,7 @@ impl Worker {
             caps.push(s("allocs"));
         }
         caps.push(s("codesize"));
+        caps.push(s("with_overhead"));
         let version = option_env!("PERFLAB_RUSTC_VERSION").unwrap_or("unknown").to_string();
         let token = std::env::var("PERFLAB_TOKEN").unwrap_or_default();
         self.send(vec![
@@ -756,6 +757,11 @@ impl Worker {
         if !matches!(stage.as_str(), "pilot" | "warmup" | "overhead" | "workload" | "diagnose") {
             return self.error(id, err("protocol", format!("unknown stage {:?}", stage)));
         }
+        // each workload iteration followed by one overhead iteration, in the same request
+        let with_overhead = msg.get("with_overhead") == Some(&Json::Bool(true));
+        if with_overhead && stage != "workload" {
+            return self.error(id, err("protocol", "with_overhead is for the workload stage only"));
+        }
         let case = self.case.as_mut().unwrap();
         let routine = case.routine.as_mut().unwrap();
         let (n, k) = (inv as u64, iters as usize);
@@ -800,18 +806,28 @@ impl Worker {
             );
         }
         let overhead = stage == "overhead";
-        let r = guarded("", || (0..k).map(|_| routine.time(n, overhead)).collect::<Vec<u64>>());
+        let r = guarded("", || {
+            let mut ns = Vec::with_capacity(k);
+            let mut over = Vec::with_capacity(if with_overhead { k } else { 0 });
+            for _ in 0..k {
+                ns.push(routine.time(n, overhead));
+                if with_overhead {
+                    // exactly an `overhead` stage iteration: the same loop over the empty call
+                    over.push(routine.time(n, true));
+                }
+            }
+            (ns, over)
+        });
+        let ints = |v: Vec<u64>| Json::Arr(v.into_iter().map(|x| Json::Int(x as i64)).collect());
         match r {
             Err(e) => self.error(id, e),
-            Ok(ns) => self.reply(
-                id,
-                "samples",
-                vec![
-                    ("stage", s(stage)),
-                    ("invocations", Json::Int(inv)),
-                    ("ns", Json::Arr(ns.into_iter().map(|x| Json::Int(x as i64)).collect())),
-                ],
-            ),
+            Ok((ns, over)) => {
+                let mut fields = vec![("stage", s(stage)), ("invocations", Json::Int(inv)), ("ns", ints(ns))];
+                if with_overhead {
+                    fields.push(("overhead_ns", ints(over)));
+                }
+                self.reply(id, "samples", fields)
+            }
         }
     }
 

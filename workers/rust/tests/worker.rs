@@ -70,11 +70,28 @@ fn err_kind(r: &Json) -> &str {
     assert_eq!(kind(r), "error", "{:?}", r);
     r.get("error").unwrap().get("kind").and_then(Json::as_str).unwrap()
 }
-fn ns(r: &Json) -> Vec<i64> {
-    match r.get("ns") {
+fn ints(r: &Json, field: &str) -> Vec<i64> {
+    match r.get(field) {
         Some(Json::Arr(a)) => a.iter().map(|x| x.as_i64().unwrap()).collect(),
-        _ => panic!("no samples: {:?}", r),
+        _ => panic!("no {}: {:?}", field, r),
     }
+}
+fn ns(r: &Json) -> Vec<i64> {
+    ints(r, "ns")
+}
+/// A `with_overhead` workload run: the workload and the overhead samples, one of each per iteration.
+fn run_with_overhead(h: &mut Host, invocations: i64, iterations: usize) -> (Vec<i64>, Vec<i64>) {
+    let r = h.req(&format!(
+        r#""type":"run","stage":"workload","invocations":{},"iterations":{},"with_overhead":true"#,
+        invocations, iterations
+    ));
+    assert_eq!(kind(&r), "samples", "{:?}", r);
+    assert_eq!(r.get("stage").and_then(Json::as_str), Some("workload"));
+    assert_eq!(r.get("invocations"), Some(&Json::Int(invocations)));
+    let (work, over) = (ns(&r), ints(&r, "overhead_ns"));
+    assert_eq!((work.len(), over.len()), (iterations, iterations), "{:?}", r);
+    assert!(over.iter().all(|&x| x >= 0), "{:?}", r);
+    (work, over)
 }
 
 #[test]
@@ -95,6 +112,8 @@ fn protocol_exchange() {
     assert_eq!(hello.get("token").and_then(Json::as_str), Some("0123456789abcdef0123456789abcdef"));
     assert_eq!(hello.get("language").and_then(Json::as_str), Some("rust"));
     assert!(hello.get("clock").unwrap().get("resolution_ns").and_then(Json::as_i64).unwrap() >= 1);
+    let Some(Json::Arr(caps)) = hello.get("capabilities") else { panic!("{:?}", hello) };
+    assert!(caps.contains(&Json::Str("with_overhead".into())), "{:?}", caps);
 
     // state error before anything is set up
     assert_eq!(err_kind(&h.req(r#""type":"run","stage":"workload","invocations":1,"iterations":1"#)), "state");
@@ -122,7 +141,21 @@ fn protocol_exchange() {
         assert_eq!(kind(&r), "samples");
         assert_eq!(ns(&r).len(), 3);
         assert_eq!(r.get("invocations"), Some(&Json::Int(7)));
+        assert_eq!(r.get("overhead_ns"), None, "{:?}", r);
     }
+    // with_overhead: one overhead sample per workload sample, in the same reply
+    run_with_overhead(&mut h, 7, 3);
+    run_with_overhead(&mut h, 1, 1);
+    let r = h.req(r#""type":"run","stage":"workload","invocations":7,"iterations":2,"with_overhead":false"#);
+    assert_eq!((ns(&r).len(), r.get("overhead_ns")), (2, None), "{:?}", r);
+    for stage in ["pilot", "warmup", "overhead", "diagnose"] {
+        let r = h.req(&format!(r#""type":"run","stage":"{}","invocations":7,"iterations":1,"with_overhead":true"#, stage));
+        assert_eq!(err_kind(&r), "protocol", "{}", stage);
+        let m = r.get("error").unwrap().get("message").and_then(Json::as_str).unwrap();
+        assert!(m.contains("with_overhead"), "{}", m);
+    }
+    // the worker stays usable after the refusal
+    assert_eq!(ns(&h.req(r#""type":"run","stage":"workload","invocations":7,"iterations":1"#)).len(), 1);
     let d = h.req(r#""type":"run","stage":"diagnose","invocations":5,"iterations":2"#);
     assert_eq!(kind(&d), "diagnostics");
     assert_eq!(d.get("allocs"), Some(&Json::Int(10)));
@@ -142,6 +175,8 @@ fn protocol_exchange() {
     let err = e.get("error").unwrap();
     assert!(err.get("message").and_then(Json::as_str).unwrap().contains("boom"));
     assert!(err.get("line").and_then(Json::as_i64).unwrap() > 0);
+    let e = h.req(r#""type":"run","stage":"workload","invocations":1,"iterations":1,"with_overhead":true"#);
+    assert_eq!(err_kind(&e), "exception", "{:?}", e);
 
     // per-iteration setup: inputs prepared outside timing, one per invocation
     let sort = benches.iter().find(|b| b.get("name").and_then(Json::as_str) == Some("sort")).unwrap();
@@ -152,6 +187,7 @@ fn protocol_exchange() {
         let r = h.req(&format!(r#""type":"run","stage":"{}","invocations":3,"iterations":2"#, stage));
         assert_eq!(ns(&r).len(), 2);
     }
+    run_with_overhead(&mut h, 3, 2);
     let d = h.req(r#""type":"run","stage":"diagnose","invocations":1,"iterations":2"#);
     assert_eq!(d.get("allocs"), Some(&Json::Int(0)), "{:?}", d); // the setup's Vec is not counted
     assert!(matches!(d.get("code_size"), Some(Json::Int(n)) if *n > 0), "{:?}", d);
@@ -163,6 +199,11 @@ fn protocol_exchange() {
     work.sort();
     over.sort();
     assert!(work[2] > 20 * over[2], "trap {:?} vs overhead {:?}", work, over);
+    // with_overhead's overhead samples are the empty loop too, not a second workload iteration
+    let (mut work, mut over) = run_with_overhead(&mut h, 100, 5);
+    work.sort();
+    over.sort();
+    assert!(work[2] > 20 * over[2], "with_overhead: trap {:?} vs overhead {:?}", work, over);
 
     // malformed input
     assert_eq!(err_kind(&h.raw("this is not json")), "protocol");

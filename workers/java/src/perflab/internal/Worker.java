@@ -141,6 +141,7 @@ public final class Worker {
         if (allocSupported()) caps.add("alloc");
         caps.add("gc");
         if (diagnosticCommand() != null) caps.add("codesize");
+        caps.add("with_overhead"); // a workload run may ask for an overhead iteration after each one
         Map<String, Object> rt = map(
                 "name", System.getProperty("java.vm.name", "Java"),
                 "version", System.getProperty("java.runtime.version", System.getProperty("java.version")),
@@ -540,6 +541,12 @@ public final class Worker {
         long iterations = (Long) field(msg, "iterations", Long.class);
         if (invocations < 1 || iterations < 1) throw new BadRequest("invocations and iterations must be >= 1");
         if (iterations > 100_000_000L) throw new BadRequest("too many iterations");
+        Object rawWithOverhead = msg.get("with_overhead");
+        if (rawWithOverhead != null && !(rawWithOverhead instanceof Boolean)) {
+            throw new BadRequest("field 'with_overhead' of 'run' must be boolean");
+        }
+        boolean withOverhead = Boolean.TRUE.equals(rawWithOverhead);
+        if (withOverhead && !stage.equals("workload")) throw new BadRequest("with_overhead is for the workload stage only");
         boolean overhead;
         switch (stage) {
             case "pilot": case "warmup": case "workload": overhead = false; break;
@@ -548,10 +555,15 @@ public final class Worker {
             default: throw new BadRequest("unknown stage '" + stage + "'");
         }
         CaseState cs = current;
-        activity = "running " + cs.bench.id + " (" + stage + ")";
+        activity = "running " + cs.bench.id + " (" + stage + (withOverhead ? " with overhead" : "") + ")";
         long[] ns = new long[(int) iterations];
+        long[] overheadNs = withOverhead ? new long[(int) iterations] : null;
         try {
-            for (int it = 0; it < iterations; it++) ns[it] = timeIteration(cs, invocations, overhead);
+            for (int it = 0; it < iterations; it++) {
+                ns[it] = timeIteration(cs, invocations, overhead);
+                // the `overhead` stage's own loop, right after; the iteration hooks belong to the workload
+                if (overheadNs != null) overheadNs[it] = timeLoop(cs, invocations, true);
+            }
         } catch (Throwable t) {
             Throwable u = unwrap(t);
             activity = "idle";
@@ -559,13 +571,24 @@ public final class Worker {
             return;
         }
         activity = "idle";
-        send(map("id", id, "type", "samples", "stage", stage, "invocations", invocations, "ns", ns));
+        Map<String, Object> reply = map("id", id, "type", "samples", "stage", stage, "invocations", invocations, "ns", ns);
+        if (overheadNs != null) reply.put("overhead_ns", overheadNs);
+        send(reply);
     }
 
+    /** One timed iteration, between the benchmark's per-iteration hooks (which are not timed). */
     static long timeIteration(CaseState cs, long invocations, boolean overhead) throws Throwable {
         Model.Bench b = cs.bench;
         hooks(cs, b.setups.get(Level.Iteration));
         hooks(cs, b.setups.get(Level.Invocation));
+        long ns = timeLoop(cs, invocations, overhead);
+        hooks(cs, b.teardowns.get(Level.Invocation));
+        hooks(cs, b.teardowns.get(Level.Iteration));
+        return ns;
+    }
+
+    /** The elapsed nanoseconds of `invocations` calls in the generated workload (or overhead) loop. */
+    static long timeLoop(CaseState cs, long invocations, boolean overhead) throws Throwable {
         long total = 0;
         long left = invocations;
         while (left > 0) {
@@ -573,8 +596,6 @@ public final class Worker {
             total += overhead ? cs.harness.overhead(cs.instance, n, cs.bh) : cs.harness.workload(cs.instance, n, cs.bh);
             left -= n;
         }
-        hooks(cs, b.teardowns.get(Level.Invocation));
-        hooks(cs, b.teardowns.get(Level.Iteration));
         return Math.max(0, total);
     }
 
