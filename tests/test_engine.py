@@ -39,13 +39,15 @@ def test_pick_invocations_grows_at_most_a_thousandfold_and_respects_unroll():
     assert pick_invocations(measured_ns=1_000_000, invocations=100, target_ns=20e6, unroll=16) % 16 == 0
 
 
-def test_quiet_case_stops_at_the_precision_target_with_minimum_launches_and_iterations():
+def test_quiet_case_stops_at_the_precision_target_with_few_launches_and_iterations():
     clock = FakeClock()
     job = get_job("default")
     [res] = engine_for(job, lambda c, i: FakeWorker(clock, 1000.0, noise=0.01, seed=i),
                        clock).run_group([make_case()])
     assert res.stop_reason == "target reached"
-    assert len(res.launches) == job.launches_min
+    # t has L-1 degrees of freedom: three processes (31.6 at 99.9 %) would need ~80 iterations each
+    # to reach ±2 %; doubling them once (6.9) reaches it with a few each
+    assert len(res.launches) == 2 * job.launches_min
     assert all(len(ln.workload) >= job.iterations_min for ln in res.launches)
     assert all(len(ln.overhead) >= 5 for ln in res.launches)
     # it stopped soon after the minimum: a quiet case needs few iterations
@@ -343,10 +345,6 @@ def _swinging_machine(clock, per_call_ns):
                                    seed=i + 17 * len(c.runtime.name), drift=lambda t: 1 + 0.25 * m.sin(t * 70.0))
 
 
-def _rounds(result):
-    return max(r for ln in result.launches for r in ln.workload_rounds)
-
-
 def test_a_comparison_stops_when_its_ratios_are_precise_though_the_means_are_not():
     """Neither mean alone reaches ±2 % soon on a swinging machine, but the swing hits both contenders
     of a round alike, so their paired ratio is precise long before."""
@@ -362,12 +360,13 @@ def test_a_comparison_stops_when_its_ratios_are_precise_though_the_means_are_not
     assert ratio.paired and ratio.ci_low > 1.0 and abs(ratio.value - 1.1) < 0.02
     assert max(ratio.ci_high / ratio.value - 1, 1 - ratio.ci_low / ratio.value) <= job.target_rel_error
 
-    # the same case alone has no ratio: judged on its mean, it needs many more rounds
+    # the same case alone has no ratio: judged on its mean, whose interval takes the swing landing in
+    # the launches' means (t on L-1 degrees of freedom), it needs more processes than the comparison
     clock = FakeClock()
     [alone] = engine_for(job, _swinging_machine(clock, {"old": 1000.0}), clock).run_group(
         [make_case(runtime="old")])
     assert alone.stop_reason != "ratio target reached"
-    assert _rounds(alone) > 3 * _rounds(results[0])
+    assert len(alone.launches) > len(results[0].launches)
 
 
 def test_when_processes_disagree_launches_retire_and_fresh_ones_take_their_places():

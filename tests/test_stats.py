@@ -141,7 +141,8 @@ def test_too_few_pairs_for_a_rank_interval_falls_back_to_the_estimates():
     ea, eb = estimate(launches_from(a)), estimate(launches_from(b))
     r = ratio_of(ea, eb, paired_a=(a[0] + a[1]) / 2, paired_b=(b[0] + b[1]) / 2)
     assert not r.paired
-    assert 1e-6 < r.ci_low <= 2.0 <= r.ci_high < 1e6  # wide (2 launches: t with ~1 df), not absurd
+    # wide (2 launches: t with 1 degree of freedom, 636 at 99.9 %) but finite
+    assert 0 < r.ci_low <= 2.0 <= r.ci_high < float("inf")
 
 
 def test_local_overhead_medians_match_the_plain_definition():
@@ -228,3 +229,49 @@ def test_window_medians_of_many_launches_equal_each_launch_alone():
     for r_over, v_over, r_work, got, over in zip(r_overs, v_overs, r_works, together, overall):
         assert np.array_equal(got, _window_medians(r_over, v_over, r_work))
         assert over == np.median(v_over)
+
+
+def _shared_rounds(levels, samples, noise, rng):
+    """Launches measured in the same rounds (round r of every launch), i.i.d. noise around each level."""
+    from perflab.model import LaunchSamples
+    return [LaunchSamples(index=i, invocations=1,
+                          workload=[int(level * (1 + rng.normal(0, noise))) for _ in range(samples)],
+                          workload_rounds=list(range(1, samples + 1)))
+            for i, level in enumerate(levels)]
+
+
+def test_processes_are_the_units_of_the_interval():
+    """Three processes that happen to agree, with many quiet iterations each, still make an interval
+    on 2 degrees of freedom (t = 31.6 at 99.9 %): three processes cannot show that processes agree."""
+    from perflab.stats.distributions import t_quantile
+    est = estimate(_shared_rounds([100_000] * 3, 60, 0.01, np.random.default_rng(2)), 1, 0.999)
+    assert est.df == 2
+    assert est.error == pytest.approx(t_quantile(2, 0.9995) * est.se)
+    assert est.se >= est.stddev / np.sqrt(est.n) * 0.999  # never below the samples' own
+
+
+def test_launches_weigh_by_what_they_tell_of_the_mean():
+    """Processes that differ weigh alike whatever their iteration counts (the mean of their means);
+    processes that agree weigh by their samples (the plain mean)."""
+    from perflab.model import LaunchSamples
+    rng = np.random.default_rng(4)
+    long_ = LaunchSamples(index=0, invocations=1, workload=[int(x) for x in rng.normal(1000, 5, 200)])
+    shorts = [LaunchSamples(index=i, invocations=1, workload=[int(x) for x in rng.normal(level, 5, 5)])
+              for i, level in enumerate([1100, 1200, 1300, 1400], start=1)]
+    est = estimate([long_] + shorts, 1, 0.999)
+    assert est.mean == pytest.approx(np.mean([1000, 1100, 1200, 1300, 1400]), rel=0.01)
+    agreeing = [LaunchSamples(index=i, invocations=1, workload=[int(x) for x in rng.normal(1000, 5, n)])
+                for i, n in enumerate([200, 5, 5, 5])]
+    plain = np.mean(np.concatenate([ln.workload for ln in agreeing]))
+    assert estimate(agreeing, 1, 0.999).mean == pytest.approx(plain, rel=1e-3)
+
+
+def test_taking_out_round_shifts_does_not_make_agreeing_processes_differ():
+    """Launches at one level, measured in shared rounds: the launch ANOVA's p-value must be uniform
+    (about 5 % under 0.05). Each round's mean taken out costs the residuals a degree of freedom; counted
+    as n - L, four agreeing launches looked different at p < 0.05 in 12.5 % of the datasets. (Outliers
+    are kept here: trimming the upper tail shrinks the within-launch variance and inflates F too.)"""
+    rng = np.random.default_rng(11)
+    ps = [estimate(_shared_rounds([100_000] * 4, 6, 0.02, rng), 1, 0.999,
+                   remove_upper_outliers=False).launch_anova_p for _ in range(400)]
+    assert 0.02 <= np.mean(np.asarray(ps) < 0.05) <= 0.09

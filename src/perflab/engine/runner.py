@@ -27,6 +27,7 @@ from ..errors import ProtocolError, WorkerFailure
 from ..jobs import Job
 from ..model import Case, CaseResult, Diagnostics, LaunchSamples
 from ..stats import estimate, ratio_from_rounds, round_means
+from ..stats.distributions import t_quantile
 from ..stats.ratio import wilcoxon_rank
 from .affinity import PROBE_S, PROBE_TRIES, Placement
 from .worker import WITH_OVERHEAD, BenchmarkError, Hello
@@ -167,6 +168,7 @@ class Engine:
         handles = self._spawn([(st, i) for st in states for i in range(self.job.launches_min)])
         for st in self._shuffled(states):
             self._guard(st, self._attach, st, *handles[id(st)])
+        self._start_ahead(self._active(states))
         rnd = 0
         judged_at, judge_cost = self.clock(), 0.0
         while self._active(states):
@@ -429,7 +431,7 @@ class Engine:
         # what was actually timed (call + loop), so more iterations would not change the verdict
         return est.ci_low <= 0 <= est.ci_high and est.error <= target * max(est.gross_mean, 0.0)
 
-    def _status(self, st: _CaseState) -> str:
+    def _status(self, st: _CaseState, alone: bool = True) -> str:
         """'met' (precision target reached), 'spent' (budget or iteration cap used up), 'grow' (processes
         disagree more than iterations do: more launches are needed) or 'more'."""
         job = self.job
@@ -447,16 +449,46 @@ class Engine:
         short_of_min = min(counts) < job.iterations_min and st.spent < MIN_ITERATIONS_BUDGET_FACTOR * job.budget_s
         if (st.spent >= job.budget_s and not short_of_min) or sum(counts) >= job.iterations_max:
             return "spent"
-        return "grow" if self._wants_processes(st) else "more"
+        return "grow" if self._wants_processes(st, alone) else "more"
 
-    def _wants_processes(self, st: _CaseState) -> bool:
+    def _wants_processes(self, st: _CaseState, alone: bool = True) -> bool:
         """Processes disagree (more iterations cannot help, more processes can; with a few iterations
         each, a between-process share is only believed when the launches' ANOVA says so), or the live
         ones have measured what a process is worth: a fresh process now tells more than an iteration."""
         est, job = st.estimate, self.job
         return (est is not None and len(st.launches) < job.launches_max and st.spent < job.budget_s
                 and ((est.between_share > 0.5 and est.launch_anova_p < DISAGREE_P)
-                     or max(len(ln.samples.workload) for ln in st.live()) >= self._enough(st)))
+                     or max(len(ln.samples.workload) for ln in st.live()) >= self._enough(st)
+                     or (alone and self._doubling_pays(st))))
+
+    def _doubling_pays(self, st: _CaseState) -> bool:
+        """The interval's t has L-1 degrees of freedom (the processes are the independent units, see
+        stats/estimate.py): with three processes it is 31.6 at 99.9 %, with six 6.9. Doubling the live
+        launches pays when the target is predicted to be reached sooner that way — each new launch
+        costing a start and the iterations before it may retire — than by iterating the processes
+        there are."""
+        est, job = st.estimate, self.job
+        if est is None or not st.round_iterations or est.n <= est.launches or not est.mean:
+            return False
+        c_launch = st.launch_seconds / max(1, st.launches_started)
+        c_iteration = st.round_seconds / st.round_iterations
+        if c_iteration <= 0:
+            return False
+        L, n = est.launches, est.n
+        more = min(len(st.live()), job.launches_max - L)
+        if more <= 0:
+            return False
+        each = max(MIN_ITERATIONS_BEFORE_RETIRING, job.iterations_min)
+        q, goal = 0.5 + job.confidence / 2, (job.target_rel_error * est.mean) ** 2
+
+        def iterations_needed(launches: int) -> float:
+            """Samples in all for t²·(var_b/L + var_w/N) to come within the target (inf: never)."""
+            room = goal / t_quantile(launches - 1, q) ** 2 - est.var_between / launches
+            return est.var_within / room if room > 0 else math.inf
+
+        iterating = (max(iterations_needed(L), n) - n) * c_iteration
+        doubling = more * c_launch + (max(iterations_needed(L + more), n + more * each) - n) * c_iteration
+        return doubling < iterating
 
     def _judge_group(self, active: list[_CaseState], group: list[_CaseState]) -> list[_CaseState]:
         """The contenders of a group stop together: a case that reached its target keeps being measured
@@ -464,10 +496,13 @@ class Engine:
         side sat out would mix drift back in). The group stops when all reached the target, or when
         every ratio to the baseline did (see `_ratios_met`), or when one has spent its budget.
         Returns the contenders that need more processes (see `_renew`), if they do."""
+        # a lone case is judged by its mean; the contenders of a comparison by their ratios, whose
+        # paired interval does not need the processes a mean's t on L-1 degrees of freedom does
+        alone = len([st for st in group if not st.result.error]) < 2
         status = {}
         for st in active:
             try:
-                status[id(st)] = self._status(st)
+                status[id(st)] = self._status(st, alone)
             except (WorkerFailure, ProtocolError) as exc:
                 self._guard(st, _raise, exc)
         active = [st for st in active if not st.done]
@@ -480,7 +515,8 @@ class Engine:
         by_ratio = bool(ratios)
         # A comparison whose means are precise but whose ratio is not yet needs processes too when
         # they are what limits it (the ratio's interval carries both sides' between-process variance).
-        wants = "grow" in values or (ratios is False and any(self._wants_processes(st) for st in active))
+        wants = "grow" in values or (ratios is False and any(self._wants_processes(st, alone)
+                                                             for st in active))
         if wants and "spent" not in values and not met:
             return active
         if met or "spent" in values:
@@ -545,7 +581,7 @@ class Engine:
         job = self.job
         if (not active or not self.placement.can_start_aside() or self._ahead_hurts()
                 or not all(self.starts_aside(st.case) for st in active)
-                or not any(st.estimate is not None and st.estimate.between_share > 0 for st in active)):
+                or not any(self._may_renew(st, len(active) == 1) for st in active)):
             return
         live = min(len(st.live()) for st in active)
         want = min(2 * live, job.launches_live, job.launches_max - max(len(st.launches) for st in active))
@@ -557,6 +593,15 @@ class Engine:
                 self._starting.add(fut)
                 fut.add_done_callback(self._starting.discard)
                 st.ahead.append(fut)
+
+    def _may_renew(self, st: _CaseState, alone: bool) -> bool:
+        """Whether a case is likely to want more processes: before its first judgement (with t on L-1
+        degrees of freedom nearly every lone case doubles its first launches), when its processes
+        differ, or, `alone`, when doubling them pays."""
+        if self.job.name == "dry" or self.job.target_rel_error <= 0:
+            return False
+        est = st.estimate
+        return est is None or est.between_share > 0 or (alone and self._doubling_pays(st))
 
     def _ahead_hurts(self) -> bool:
         """Whether starting ahead slows perflab's own process more than it is worth: on a machine
@@ -619,10 +664,9 @@ class Engine:
         overhead) against c_i per iteration, n = sqrt(c_L/c_i · var_w/var_b) iterations per launch
         give the narrowest interval for the time (the optimal allocation of a two-stage sample)."""
         est = st.estimate
-        if est is None or est.between_share <= 0 or est.se <= 0 or not st.round_iterations:
+        if est is None or est.var_between <= 0 or not st.round_iterations:
             return math.inf
-        var_b = est.between_share * est.se ** 2 * est.launches
-        var_w = (1 - est.between_share) * est.se ** 2 * est.n
+        var_b, var_w = est.var_between, est.var_within
         c_launch = st.launch_seconds / max(1, st.launches_started)
         c_iteration = st.round_seconds / st.round_iterations
         if c_iteration <= 0:
