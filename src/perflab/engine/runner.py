@@ -595,13 +595,16 @@ class Engine:
                 st.ahead.append(fut)
 
     def _may_renew(self, st: _CaseState, alone: bool) -> bool:
-        """Whether a case is likely to want more processes: before its first judgement (with t on L-1
-        degrees of freedom nearly every lone case doubles its first launches), when its processes
-        differ, or, `alone`, when doubling them pays."""
+        """Whether a case is likely to want more processes: `alone`, before its first judgement (with t
+        on L-1 degrees of freedom nearly every lone case doubles its first launches) or when doubling
+        pays; and whenever its processes differ. (A comparison is judged by its paired ratios, which
+        often stop it with its first launches: started ahead for it, they mostly went unused.)"""
         if self.job.name == "dry" or self.job.target_rel_error <= 0:
             return False
         est = st.estimate
-        return est is None or est.between_share > 0 or (alone and self._doubling_pays(st))
+        if est is None:
+            return alone
+        return est.between_share > 0 or (alone and self._doubling_pays(st))
 
     def _ahead_hurts(self) -> bool:
         """Whether starting ahead slows perflab's own process more than it is worth: on a machine

@@ -47,9 +47,11 @@ def ratio_of(a: Estimate, b: Estimate, confidence: float = 0.999,
             # Pairing removes the machine's drift, not the processes' own levels: every launch of a
             # runtime has its own memory layout, hash seed, JIT decisions. Their between-launch
             # variance components (relative, from each estimate) widen the interval, with
-            # Satterthwaite's degrees of freedom, so A/A intervals cover process effects.
-            extra = [(e.between_share * e.se ** 2 / e.mean ** 2, e.launches - 1) for e in (a, b)
-                     if e.mean and e.launches > 1 and e.between_share > 0]
+            # Satterthwaite's degrees of freedom, so A/A intervals cover process effects. (The
+            # components, not the means' whole errors: those also carry the drift between
+            # generations of launches, which pairing does cancel.)
+            extra = [(e.var_between / e.launches / e.mean ** 2, e.launches - 1) for e in (a, b)
+                     if e.mean and e.launches > 1 and e.var_between > 0]
             if extra:
                 var = sum(v for v, _ in extra)
                 df = var ** 2 / sum(v * v / d for v, d in extra)
