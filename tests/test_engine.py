@@ -386,7 +386,7 @@ def test_when_processes_disagree_launches_retire_and_fresh_ones_take_their_place
             per_round[r] = per_round.get(r, 0) + 1
     assert max(per_round.values()) <= job.launches_live  # never more processes alive than the live cap
     # a retired launch measured at least the minimum a process is worth; every sample was kept
-    from perflab.engine.runner import MIN_ITERATIONS_BEFORE_RETIRING
+    from perflab.engine.allocation import MIN_ITERATIONS_BEFORE_RETIRING
     assert all(len(ln.workload) >= MIN_ITERATIONS_BEFORE_RETIRING for ln in res.launches[:job.launches_live])
     assert all(w.closed for w in workers)
 
@@ -465,3 +465,21 @@ def test_overhead_in_the_rounds_costs_one_request_when_the_worker_offers_with_ov
     from perflab.stats import estimate
     est = estimate(res.launches, 1, 0.999)
     assert abs(est.mean - 20.0) < 1.0  # 50 ns gross, 30 ns overhead
+
+
+def test_doubling_pays_while_few_processes_make_t_large_and_not_once_it_is_small():
+    """Three agreeing processes: t on 2 degrees of freedom (31.6) needs ~80 iterations each, doubling
+    to six (6.9) a few — doubling pays. Forty-eight: t is near its limit, iterating is cheaper."""
+    from perflab.engine.allocation import doubling_pays
+    from perflab.stats.estimate import Estimate
+    job = get_job("default")
+
+    def est(launches, n):
+        return Estimate(mean=100.0, error=0, ci_low=0, ci_high=0, stddev=1.0, median=100.0, min=0, max=0,
+                        n=n, launches=launches, confidence=0.999, se=0.1, df=launches - 1,
+                        var_between=0.0, var_within=1.0)
+
+    assert doubling_pays(est(3, 15), live=3, c_launch=0.03, c_iteration=0.002, job=job)
+    assert not doubling_pays(est(48, 240), live=24, c_launch=0.03, c_iteration=0.002, job=job)
+    # a launch far dearer than iterations (a JVM start): iterate even three processes
+    assert not doubling_pays(est(3, 15), live=3, c_launch=30.0, c_iteration=0.002, job=job)

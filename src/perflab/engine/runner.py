@@ -27,9 +27,9 @@ from ..errors import ProtocolError, WorkerFailure
 from ..jobs import Job
 from ..model import Case, CaseResult, Diagnostics, LaunchSamples
 from ..stats import estimate, ratio_from_rounds, round_means
-from ..stats.distributions import t_quantile
 from ..stats.ratio import wilcoxon_rank
 from .affinity import PROBE_S, PROBE_TRIES, Placement
+from .allocation import doubling_pays, iterations_per_launch
 from .worker import WITH_OVERHEAD, BenchmarkError, Hello
 
 
@@ -461,34 +461,14 @@ class Engine:
                      or max(len(ln.samples.workload) for ln in st.live()) >= self._enough(st)
                      or (alone and self._doubling_pays(st))))
 
+    def _costs(self, st: _CaseState) -> tuple[float, float]:
+        """What a launch (start, setup, warmup, overhead) and a round iteration have cost this case."""
+        c_iteration = st.round_seconds / st.round_iterations if st.round_iterations else 0.0
+        return st.launch_seconds / max(1, st.launches_started), c_iteration
+
     def _doubling_pays(self, st: _CaseState) -> bool:
-        """The interval's t has L-1 degrees of freedom (the processes are the independent units, see
-        stats/estimate.py): with three processes it is 31.6 at 99.9 %, with six 6.9. Doubling the live
-        launches pays when the target is predicted to be reached sooner that way — each new launch
-        costing a start and the iterations before it may retire — than by iterating the processes
-        there are."""
-        est, job = st.estimate, self.job
-        if est is None or not st.round_iterations or est.n <= est.launches or not est.mean:
-            return False
-        c_launch = st.launch_seconds / max(1, st.launches_started)
-        c_iteration = st.round_seconds / st.round_iterations
-        if c_iteration <= 0:
-            return False
-        L, n = est.launches, est.n
-        more = min(len(st.live()), job.launches_max - L)
-        if more <= 0:
-            return False
-        each = max(MIN_ITERATIONS_BEFORE_RETIRING, job.iterations_min)
-        q, goal = 0.5 + job.confidence / 2, (job.target_rel_error * est.mean) ** 2
-
-        def iterations_needed(launches: int) -> float:
-            """Samples in all for t²·(var_b/L + var_w/N) to come within the target (inf: never)."""
-            room = goal / t_quantile(launches - 1, q) ** 2 - est.var_between / launches
-            return est.var_within / room if room > 0 else math.inf
-
-        iterating = (max(iterations_needed(L), n) - n) * c_iteration
-        doubling = more * c_launch + (max(iterations_needed(L + more), n + more * each) - n) * c_iteration
-        return doubling < iterating
+        return st.estimate is not None and doubling_pays(st.estimate, len(st.live()), *self._costs(st),
+                                                         self.job)
 
     def _judge_group(self, active: list[_CaseState], group: list[_CaseState]) -> list[_CaseState]:
         """The contenders of a group stop together: a case that reached its target keeps being measured
@@ -662,20 +642,10 @@ class Engine:
         st.ahead = []
 
     def _enough(self, st: _CaseState) -> float:
-        """Iterations a launch is worth before a fresh process tells more. With between-process variance
-        var_b, within-process variance var_w, and a launch costing c_L seconds (start, warmup,
-        overhead) against c_i per iteration, n = sqrt(c_L/c_i · var_w/var_b) iterations per launch
-        give the narrowest interval for the time (the optimal allocation of a two-stage sample)."""
-        est = st.estimate
-        if est is None or est.var_between <= 0 or not st.round_iterations:
+        """Iterations a launch is worth before a fresh process tells more (see allocation.py)."""
+        if st.estimate is None:
             return math.inf
-        var_b, var_w = est.var_between, est.var_within
-        c_launch = st.launch_seconds / max(1, st.launches_started)
-        c_iteration = st.round_seconds / st.round_iterations
-        if c_iteration <= 0:
-            return math.inf
-        n = math.sqrt(c_launch / c_iteration * var_w / var_b)
-        return max(MIN_ITERATIONS_BEFORE_RETIRING, self.job.iterations_min, math.ceil(n))
+        return iterations_per_launch(st.estimate, *self._costs(st), self.job)
 
     def _retire(self, st: _CaseState, launches: list[_Launch]) -> None:
         for ln in launches:
@@ -845,6 +815,3 @@ LAG_WEIGHT = 0.1  # of a new round iteration in the running averages of perflab'
 LAG_MIN_SAMPLES = 20  # round iterations with and without a start under way before they are compared
 AHEAD_LAG_MAX_S = 0.001  # extra time per round iteration that starting ahead may cost (see _ahead_hurts)
 AHEAD_PAUSE_S = 10.0  # how long starts ahead pause once they cost more
-# A launch's outlier fences are centred on its median (scaled by every launch's spread, see
-# stats/outliers.launch_fences): a median of five holds against two outliers.
-MIN_ITERATIONS_BEFORE_RETIRING = 5
