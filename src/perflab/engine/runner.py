@@ -360,23 +360,27 @@ class Engine:
             n = pick_invocations(ns, n, target, unroll)
         st.invocations = n
 
-    def _stage(self, st: _CaseState, launch: _Launch, stage: str, n: int, iterations: int,
-               with_overhead: bool = False):
-        """Run `iterations` iterations of a stage; `with_overhead` (workload only, when the worker
-        offers WITH_OVERHEAD): each followed by an overhead iteration, in one request — returns
-        (workload samples, overhead samples)."""
+    def _stage(self, st: _CaseState, launch: _Launch, stage: str, n: int, iterations: int) -> list[int]:
         t0 = self.clock()
-        if with_overhead:
-            ns, over = self._timed(st, launch.handle.run_with_overhead, n, iterations,
-                                   self._run_timeout(st, n, 2 * iterations))
-        else:
-            ns = self._timed(st, launch.handle.run, stage, n, iterations,
-                             self._run_timeout(st, n, iterations))
+        ns = self._timed(st, launch.handle.run, stage, n, iterations, self._run_timeout(st, n, iterations))
+        self._after_stage(st, launch, t0, ns if stage != "overhead" else [], n)
+        return ns
+
+    def _workload_with_overhead(self, st: _CaseState, launch: _Launch, n: int) -> tuple[list[int], list[int]]:
+        """One workload iteration and the overhead iteration after it, in one request (the worker
+        offers WITH_OVERHEAD): one round trip per round instead of two."""
+        t0 = self.clock()
+        ns, over = self._timed(st, launch.handle.run_with_overhead, n, 1, self._run_timeout(st, n, 2))
+        self._after_stage(st, launch, t0, ns, n)
+        return ns, over
+
+    def _after_stage(self, st: _CaseState, launch: _Launch, t0: float, workload_ns: list[int],
+                     n: int) -> None:
+        """The CPU-share probe (see _probe) and the per-call time that sizes timeouts."""
         if launch.probe is not None:
             self._probe(launch, self.clock() - t0)
-        if stage != "overhead" and ns:
-            st.per_call_ns = max(1.0, float(np.median(ns)) / n)
-        return (ns, over) if with_overhead else ns
+        if workload_ns:
+            st.per_call_ns = max(1.0, float(np.median(workload_ns)) / n)
 
     def _probe(self, launch: _Launch, seconds: float) -> None:
         """Once a launch has been watched for PROBE_S of its own measured time, pin it to the
@@ -404,7 +408,7 @@ class Engine:
         t0 = self.clock()
         over: list[int] = []
         if st.interleave_overhead and WITH_OVERHEAD in launch.handle.hello.capabilities:
-            ns, over = self._stage(st, launch, "workload", st.invocations, 1, with_overhead=True)
+            ns, over = self._workload_with_overhead(st, launch, st.invocations)
         else:
             ns = self._stage(st, launch, "workload", st.invocations, 1)
             if st.interleave_overhead:
