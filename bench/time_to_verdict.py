@@ -48,6 +48,25 @@ def pyperf_precision(doc: dict) -> tuple[float, float, int]:
     return est.mean, est.error, len(launches)
 
 
+def floor_line(case: dict) -> str:
+    """The least measuring that could have reached the target, knowing this run's variance components
+    and what a process and an iteration cost it (engine/allocation.cheapest_run): how much of the
+    run's time was the machine's noise and the runtime's start, and how much the engine's choices."""
+    from perflab.engine.allocation import cheapest_run
+    from perflab.jobs import get_job
+    est = case["estimate"]
+    c_l, c_i = case.get("launch_cost_s", 0.0), case.get("iteration_cost_s", 0.0)
+    sd_b, sd_w = (100 * v ** 0.5 / est["mean"] for v in (est["var_between"], est["var_within"]))
+    known = (f"processes {sd_b:.1f} % apart, iterations {sd_w:.1f} %; a process cost {1000 * c_l:.0f} ms, "
+             f"a round iteration {1000 * c_i:.1f} ms")
+    best = cheapest_run(est["var_between"], est["var_within"], est["mean"], c_l, c_i, get_job("default"))
+    if best is None:
+        return f"{known}: no run within the job's processes reaches ±2 %"
+    launches, n, seconds = best
+    return (f"{known}: the cheapest run that reaches ±2 % measures {seconds:.2f} s "
+            f"({launches} processes, {n} iterations)")
+
+
 def run_pyperf(strings: bool) -> tuple[float, float, float, dict]:
     out = Path(tempfile.mkdtemp()) / "pyperf.json"
     setup, stmt = (('TABLE = {"key%d" % i: i for i in range(100)}', 'TABLE["key42"]') if strings
@@ -84,6 +103,7 @@ def main() -> None:
               f"mean {est['mean']:.2f} ns ± {est['error']:.2f} ns ({100 * est['error'] / est['mean']:.2f}%), "
               f"net of {est['overhead_per_op']:.1f} ns call overhead; stop: {case['stop_reason']}; "
               f"{est['n']} iterations in {est['launches']} processes")
+        print("    " + floor_line(case))
         runs.append((wall, measured, case["stop_reason"] == "target reached", est["error"] / est["mean"]))
     walls = sorted(r[0] for r in runs)
     reached = [r for r in runs if r[2]]

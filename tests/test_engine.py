@@ -1,4 +1,5 @@
 """The engine's logic, with a fake clock and fake workers: no process, no real time."""
+import math
 import random
 
 import pytest
@@ -52,6 +53,10 @@ def test_quiet_case_stops_at_the_precision_target_with_few_launches_and_iteratio
     assert all(len(ln.overhead) >= 5 for ln in res.launches)
     # it stopped soon after the minimum: a quiet case needs few iterations
     assert sum(len(ln.workload) for ln in res.launches) < 40
+    # what a launch and a round iteration cost it (fake time) are kept, for bench/time_to_verdict's floor
+    iteration_s = res.launches[0].invocations * 1000.0 / 1e9
+    assert iteration_s <= res.iteration_cost_s < 3 * iteration_s  # workload (+ overhead when interleaved)
+    assert res.launch_cost_s > job.warmup_min * iteration_s  # start, setup, warmup, overhead
 
 
 def test_noisy_case_stops_at_its_budget_and_says_so():
@@ -483,3 +488,29 @@ def test_doubling_pays_while_few_processes_make_t_large_and_not_once_it_is_small
     assert not doubling_pays(est(48, 240), live=24, c_launch=0.03, c_iteration=0.002, job=job)
     # a launch far dearer than iterations (a JVM start): iterate even three processes
     assert not doubling_pays(est(3, 15), live=3, c_launch=30.0, c_iteration=0.002, job=job)
+
+
+def test_cheapest_run_is_the_least_cost_that_reaches_the_target():
+    """The floor a run's measuring is set against: checked against a brute-force search over launches
+    and iterations, and None when processes differ too much for the job's launches to ever reach it."""
+    from perflab.engine.allocation import cheapest_run
+    from perflab.stats.distributions import t_quantile
+    job = get_job("default")
+    var_b, var_w, mean, c_l, c_i = 2.5 ** 2, 8.0 ** 2, 100.0, 0.03, 0.004
+    launches, n, seconds = cheapest_run(var_b, var_w, mean, c_l, c_i, job)
+    t = t_quantile(launches - 1, 0.9995)
+    assert t * math.sqrt(var_b / launches + var_w / n) <= job.target_rel_error * mean * 1.0001
+    assert seconds == pytest.approx(launches * c_l + n * c_i)
+    brute = math.inf
+    for L in range(job.launches_min, job.launches_max + 1):
+        tl = t_quantile(L - 1, 0.9995)
+        for N in range(L * job.iterations_min, 3000):
+            if tl * math.sqrt(var_b / L + var_w / N) <= job.target_rel_error * mean:
+                brute = min(brute, L * c_l + N * c_i)
+                break
+    assert seconds == pytest.approx(brute, abs=c_i)
+    # dearer launches: fewer of them, more iterations each
+    dear = cheapest_run(var_b, var_w, mean, 10 * c_l, c_i, job)
+    assert dear[0] < launches and dear[1] > n
+    # processes 15 % apart: even the job's last launch leaves t·sd_b/√L above 2 %
+    assert cheapest_run(15.0 ** 2, var_w, mean, c_l, c_i, job) is None

@@ -197,6 +197,11 @@ class CaseResult:
     error_detail: str = ""  # traceback / stderr tail
     output_bytes: int = 0  # what the benchmark wrote to stdout/stderr
     wall_seconds: float = 0.0
+    # what a launch (start, setup, warmup, overhead) and a round iteration cost this case, in seconds:
+    # with the estimate's variance components, the cheapest run that could have reached the target
+    # (engine/allocation.cheapest_run)
+    launch_cost_s: float = 0.0
+    iteration_cost_s: float = 0.0
     stop_reason: str = ""  # "target reached", "budget exhausted", "dry job", …
     clock_resolution_ns: float = 1.0
     worker_runtime: dict[str, Any] = field(default_factory=dict)  # from the hello message

@@ -31,6 +31,7 @@ def row_to_json(row: Row) -> dict[str, Any]:
         "status": "ok" if res.ok else "failed",
         "error": res.error, "error_detail": res.error_detail,
         "stop_reason": res.stop_reason, "wall_seconds": res.wall_seconds,
+        "launch_cost_s": res.launch_cost_s, "iteration_cost_s": res.iteration_cost_s,
         "output_bytes": res.output_bytes, "clock_resolution_ns": res.clock_resolution_ns,
         "worker_runtime": res.worker_runtime, "round_group": res.round_group,
         "launches": [ln.to_json() for ln in res.launches],
@@ -125,6 +126,7 @@ def case_result_from_json(c: dict[str, Any]):
     return CaseResult(case=case, launches=launches, diagnostics=diag, error=c.get("error"),
                       error_detail=c.get("error_detail", ""), output_bytes=c.get("output_bytes", 0),
                       wall_seconds=c.get("wall_seconds", 0.0), stop_reason=c.get("stop_reason", ""),
+                      launch_cost_s=c.get("launch_cost_s", 0.0), iteration_cost_s=c.get("iteration_cost_s", 0.0),
                       clock_resolution_ns=c.get("clock_resolution_ns", 1.0),
                       worker_runtime=c.get("worker_runtime", {}),
                       round_group=int(c.get("round_group") or 0))

@@ -38,13 +38,39 @@ def doubling_pays(est: Estimate, live: int, c_launch: float, c_iteration: float,
     if more <= 0:
         return False
     each = max(MIN_ITERATIONS_BEFORE_RETIRING, job.iterations_min)
-    q, goal = 0.5 + job.confidence / 2, (job.target_rel_error * est.mean) ** 2
 
     def samples_needed(launches: int) -> float:
-        """Samples in all for t²·(var_b/L + var_w/N) to come within the target (inf: never)."""
-        room = goal / t_quantile(launches - 1, q) ** 2 - est.var_between / launches
-        return est.var_within / room if room > 0 else math.inf
+        return _samples_needed(est.var_between, est.var_within, est.mean, launches, job)
 
     iterating = (max(samples_needed(L), n) - n) * c_iteration
     doubling = more * c_launch + (max(samples_needed(L + more), n + more * each) - n) * c_iteration
     return doubling < iterating
+
+
+def _samples_needed(var_b: float, var_w: float, mean: float, launches: int, job: Job) -> float:
+    """Samples in all for t²·(var_b/L + var_w/N) to come within the job's target (inf: never), t on
+    L-1 degrees of freedom."""
+    goal = (job.target_rel_error * mean) ** 2
+    room = goal / t_quantile(launches - 1, 0.5 + job.confidence / 2) ** 2 - var_b / launches
+    return var_w / room if room > 0 else math.inf
+
+
+def cheapest_run(var_b: float, var_w: float, mean: float, c_launch: float, c_iteration: float,
+                 job: Job) -> tuple[int, int, float] | None:
+    """The least measuring that reaches the job's target for a case whose processes and iterations
+    vary by var_b and var_w and cost c_launch and c_iteration seconds: (launches, iterations in all,
+    seconds), or None when no allowed number of launches reaches it. Knowing the variances from
+    the start, with nothing spent on finding them out: a floor to set a run's measuring against, by
+    which a target that the machine's noise and a process's cost put out of reach shows as such."""
+    if c_iteration <= 0 or not mean:
+        return None
+    best = None
+    for launches in range(max(2, job.launches_min), job.launches_max + 1):
+        needed = _samples_needed(var_b, var_w, mean, launches, job)
+        if not math.isfinite(needed):
+            continue
+        n = max(math.ceil(needed), launches * max(1, job.iterations_min))
+        seconds = launches * c_launch + n * c_iteration
+        if best is None or seconds < best[2]:
+            best = (launches, n, seconds)
+    return best

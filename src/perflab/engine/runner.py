@@ -702,6 +702,7 @@ class Engine:
 
     def _finish(self, st: _CaseState, reason: str) -> None:
         st.result.stop_reason = reason
+        st.result.launch_cost_s, st.result.iteration_cost_s = self._costs(st)
         first = st.live()[0]
         if self.job.diagnose and {"alloc", "gc", "allocs", "codesize"} & set(first.handle.hello.capabilities):
             try:
