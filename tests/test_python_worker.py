@@ -197,6 +197,50 @@ def test_exceptions_carry_the_benchmarks_file_and_line(tmp_path):
         w.close()
 
 
+REPORT_ORIGIN = """
+    import sys
+    import perflab
+    SEEN = (perflab.__file__, [p for p in sys.path if "python-worker" in p])
+
+    @perflab.benchmark
+    def origin():
+        raise RuntimeError(repr(SEEN))
+"""
+
+
+def _origin(tmp_path):
+    """Where the worker's perflab module came from and what of the bytecode folder a benchmark file
+    sees on sys.path, as the benchmark reports it."""
+    w, loaded = worker_for(tmp_path, REPORT_ORIGIN)
+    try:
+        w.setup(by_name(loaded)["origin"]["id"], {}, 10)
+        with pytest.raises(BenchmarkError) as info:
+            w.run("workload", 1, 1, 10)
+        return info.value.reason
+    finally:
+        w.close()
+
+
+def test_the_worker_module_is_compiled_once_per_interpreter_and_imported_from_its_bytecode(
+        tmp_path, monkeypatch):
+    from perflab.toolchains.python import compiled_worker
+    monkeypatch.setenv("PERFLAB_CACHE", str(tmp_path / "cache"))
+    folder = compiled_worker(RUNTIME)
+    pyc = folder / "perflab.pyc"
+    stamp = pyc.stat().st_mtime_ns
+    assert compiled_worker(RUNTIME) == folder and pyc.stat().st_mtime_ns == stamp  # compiled once
+    reason = _origin(tmp_path)
+    assert str(pyc) in reason and "[]" in reason  # imported from it; gone from the benchmark's path
+
+
+def test_bytecode_the_interpreter_cannot_read_falls_back_to_the_workers_source(tmp_path, monkeypatch):
+    from perflab.toolchains.python import compiled_worker
+    monkeypatch.setenv("PERFLAB_CACHE", str(tmp_path / "cache"))
+    (compiled_worker(RUNTIME) / "perflab.pyc").write_bytes(b"not bytecode at all")
+    reason = _origin(tmp_path)
+    assert "perflab.py'" in reason and "[]" in reason
+
+
 def test_a_benchmark_that_prints_does_not_corrupt_the_protocol(tmp_path):
     w, loaded = worker_for(tmp_path, """
         import perflab, sys

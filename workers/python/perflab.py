@@ -519,7 +519,8 @@ def _user_frame(exc, default_file=""):
     tb = exc.__traceback__
     while tb is not None:
         fname = tb.tb_frame.f_code.co_filename
-        if fname != __file__ and not fname.startswith("<perflab-loop"):
+        # this module's code names its source, also when it was loaded from compiled bytecode
+        if fname != _user_frame.__code__.co_filename and not fname.startswith("<perflab-loop"):
             file, line = fname, tb.tb_lineno
         tb = tb.tb_next
     return file, line

@@ -3,8 +3,13 @@ file injected by putting its directory first on the interpreter's sys.path (noth
 runtime under test)."""
 from __future__ import annotations
 
+import hashlib
+import os
+import subprocess
+import tempfile
 from pathlib import Path
 
+from ..cache import cache_dir
 from ..model import Runtime
 from ..paths import worker_dir
 from ..runtimes import python as pyruntimes
@@ -33,19 +38,57 @@ class PythonToolchain(Toolchain):
     def prepare(self, runtime: Runtime, sources: list[Path], workdir: Path) -> LaunchSpec:
         main = worker_dir("python") / "perflab_main.py"
         root = str(common_root(sources))
+        compiled = compiled_worker(runtime)
         return LaunchSpec(
             argv=[runtime.executable, *runtime.flags, str(main)],
-            # No bytecode beside the user's files. (Caching it in perflab's cache with
-            # PYTHONPYCACHEPREFIX saved 9 ms of a worker's start, but moved bench/known_ratio.py's
-            # 2.00 to 2.02-2.07 on its integer-summing workload: code loaded from .pyc leaves the
-            # process's heap in another state. Not worth an unexplained shift.)
-            env={"PYTHONDONTWRITEBYTECODE": "1", **dict(runtime.env)},
+            # No bytecode beside the user's files, and none cached for them: the user's code is
+            # compiled at every start, as in a plain run. (A PYTHONPYCACHEPREFIX cache for every
+            # module once moved bench/known_ratio.py's 2.00 to 2.02-2.07, on a workload that
+            # allocated and so followed the heap's state; only the worker's own module is cached now.)
+            env={"PYTHONDONTWRITEBYTECODE": "1", **dict(runtime.env),
+                 **({"PERFLAB_WORKER_BYTECODE": str(compiled)} if compiled else {})},
             cwd=root, load_paths=[str(s) for s in sources], root=root,
             # CPython and PyPy size nothing by the CPUs they may use when they start. (A benchmark
             # file that calls os.process_cpu_count() at import would count the host's CPUs only.)
             starts_aside=True,
         )
 
+
+
+def compiled_worker(runtime: Runtime) -> Path | None:
+    """A folder holding the worker module (perflab.py) compiled by this interpreter, which the worker
+    imports instead of compiling its source at every start (11 of a CPython worker's 37 ms start; a
+    case starts dozens). Compiled once per interpreter and worker source into perflab's cache; None
+    when the interpreter cannot (the worker then compiles its source, as before)."""
+    source = worker_dir("python") / "perflab.py"
+    try:
+        text = source.read_bytes()
+    except OSError:
+        return None
+    key = hashlib.sha256(b"\0".join([text, runtime.executable.encode(), runtime.version.encode(),
+                                      runtime.implementation.encode(),
+                                      *(f.encode() for f in runtime.flags)])).hexdigest()[:20]
+    folder = cache_dir() / "python-worker" / key
+    target = folder / "perflab.pyc"
+    if target.is_file():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".perflab-", suffix=".pyc")
+    os.close(fd)
+    try:
+        # dfile: tracebacks through the worker name its source
+        subprocess.run([runtime.executable, *runtime.flags, "-c",
+                        "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], "
+                        "dfile=sys.argv[1], doraise=True)", str(source), tmp],
+                       check=True, capture_output=True, timeout=60,
+                       env={**os.environ, **dict(runtime.env)})
+        os.replace(tmp, target)  # atomic: runs preparing at once never read half a file
+    except (OSError, subprocess.SubprocessError):
+        return None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return folder
 
 
 def _default() -> Runtime | None:
