@@ -257,6 +257,24 @@ def test_trimming_outliers_does_not_make_agreeing_processes_look_different():
     assert np.sqrt(est.var_between) == pytest.approx(np.std(levels, ddof=1), rel=0.25)
 
 
+def test_fences_do_not_spread_the_launch_means_of_agreeing_processes():
+    """The mean's own trimming: a launch whose median lies within the case's pooled fences gets those,
+    not fences around its own noisy median (which spread 24 agreeing launches' kept means 5 % more than
+    six samples' means spread, and so widened the interval). A process that differs keeps its own
+    fences, and with them all its samples."""
+    from perflab.stats.outliers import launch_fences
+    rng = np.random.default_rng(14)
+    spread = [np.std(estimate(_shared_rounds([100_000] * 24, 6, 0.02, rng), 1, 0.999,
+                              modality=False).launch_means, ddof=1) / (2000 / np.sqrt(6))
+              for _ in range(300)]
+    assert np.mean(spread) < 1.02  # was 1.049
+    launches = _shared_rounds([100_000] * 23 + [115_000], 6, 0.02, rng)
+    xs = [np.asarray(ln.workload, dtype=float) for ln in launches]
+    fences = launch_fences(xs)
+    assert fences[0] == fences[1]  # agreeing launches share the case's fences
+    assert np.all(xs[-1] <= fences[-1][1]) and fences[-1][0] > fences[0][1]  # its own, around 115 000
+
+
 def test_processes_are_the_units_of_the_interval():
     """Three processes that happen to agree, with many quiet iterations each, still make an interval
     on 2 degrees of freedom (t = 31.6 at 99.9 %): three processes cannot show that processes agree."""

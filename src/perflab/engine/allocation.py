@@ -9,7 +9,7 @@ from ..jobs import Job
 from ..stats.distributions import t_quantile
 from ..stats.estimate import Estimate
 
-# A launch's outlier fences are centred on its median (scaled by every launch's spread, see
+# A launch's median decides whether it gets the case's outlier fences or its own, centred on it (see
 # stats/outliers.launch_fences): a median of five holds against two outliers.
 MIN_ITERATIONS_BEFORE_RETIRING = 5
 
