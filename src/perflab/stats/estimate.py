@@ -260,10 +260,10 @@ def estimate(launches: list[LaunchSamples], ops_per_invoke: int = 1, confidence:
         # The within-launch variance that weighs the launches is the kept samples' own, what their
         # means are made of (the clamped samples' is larger by the tails the mean left out).
         if remove_upper_outliers:
-            _, var_b, _, p = _components(np.minimum(x_all, hi), ids_all, r_full, L)
+            _, var_b, p = _components(np.minimum(x_all, hi), ids_all, r_full, L)
             msw = float(np.sum((allx - launch_means[ids]) ** 2)) / (n - L)
         else:
-            msw, var_b, _, p = _components(allx, ids, r_all, L)
+            msw, var_b, p = _components(allx, ids, r_all, L)
         mean, se2 = _launch_weighted(launch_means, counts, var_b, msw)
         a, b = var_b / L, msw / n
         between = a / (a + b) if a + b > 0 else 0.0
@@ -291,9 +291,9 @@ def estimate(launches: list[LaunchSamples], ops_per_invoke: int = 1, confidence:
 
 
 def _components(x: np.ndarray, ids: np.ndarray, rounds: np.ndarray, L: int
-                ) -> tuple[float, float, float, float]:
-    """Within-launch variance, between-launch variance, the between share of a mean's variance and the
-    launch ANOVA's p-value, from samples `x` of launches `ids` measured in `rounds`."""
+                ) -> tuple[float, float, float]:
+    """Within-launch variance, between-launch variance and the launch ANOVA's p-value, from samples
+    `x` of launches `ids` measured in `rounds`."""
     n = len(x)
     counts = np.bincount(ids, minlength=L)
     mean = float(np.mean(x))
@@ -315,10 +315,8 @@ def _components(x: np.ndarray, ids: np.ndarray, rounds: np.ndarray, L: int
     msb = float(np.sum(counts * (a_means - amean) ** 2)) / (L - 1)
     n0 = (n - float(np.sum(counts.astype(float) ** 2)) / n) / (L - 1)
     var_b = max(0.0, (msb - amsw) / n0)
-    a, b = var_b / L, msw / n
-    between = a / (a + b) if a + b > 0 else 0.0
     p = f_survival(L - 1, resid_df, msb / amsw) if amsw > 0 else (0.0 if msb > 0 else 1.0)
-    return msw, var_b, between, p
+    return msw, var_b, p
 
 
 def _launch_weighted(means: np.ndarray, counts: np.ndarray, var_b: float, msw: float
