@@ -29,5 +29,12 @@ def perflab_run(path: Path, *args: str) -> tuple[dict, float]:
     return json.loads(doc_path.read_text()), wall
 
 
+def called_different(value: float, ci_low: float, ci_high: float) -> bool:
+    """A ratio's verdict as `perflab compare` gives one: its interval excludes 1.00 and it is more than
+    compare's noise threshold (2 %) away from 1.00."""
+    from perflab.compare import DEFAULT_THRESHOLD
+    return not (ci_low <= 1.0 <= ci_high) and abs(value - 1.0) > DEFAULT_THRESHOLD
+
+
 def host_python() -> str:
     return sys.executable

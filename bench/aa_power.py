@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import perflab_run, write_bench
+from _common import called_different, perflab_run, write_bench
 
 SOURCE = """
     import os
@@ -42,9 +42,6 @@ SOURCE = """
             total ^= x
         return total
 """
-THRESHOLD = 0.02
-
-
 def trial(path: Path, factor: float, job: str, extra: list[str]
           ) -> tuple[bool, float, tuple[float, float], float]:
     py = sys.executable
@@ -52,7 +49,7 @@ def trial(path: Path, factor: float, job: str, extra: list[str]
                          "--job", job, "--store", "none", *extra)
     case = next(c for c in doc["cases"] if not c["is_baseline"])
     r = case["ratio"]
-    different = (not (r["ci_low"] <= 1.0 <= r["ci_high"])) and abs(r["value"] - 1) > THRESHOLD
+    different = called_different(r["value"], r["ci_low"], r["ci_high"])
     return different, r["value"], (r["ci_low"], r["ci_high"]), wall
 
 

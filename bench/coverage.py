@@ -16,7 +16,8 @@ fake time they took.
 With --ratio, the same for a comparison: one benchmark on two runtimes that cost exactly the same (an
 A/A pair, true ratio 1.00), measured in interleaved rounds under a drift shared by both (the machine's
 speed wandering ±`--drift` %), judged by the ratio's interval (as the table's Ratio column), and how
-often the pair is called different (interval without 1.00 and the ratio over 2 % away). `--call-ms`
+often the pair is called different (interval without 1.00 and the ratio over 2 % away, as
+bench/aa_power.py and `perflab compare` call it). `--call-ms`
 makes every call that slow (one call per iteration), so the job's budget holds only a few rounds:
 
     .venv/bin/python bench/coverage.py --ratio --job short --call-ms 40 --between 0,2 --within 2,5
@@ -30,9 +31,11 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/_common, also when run from elsewhere
 
 from fakes import FakeClock, FakeWorker, InlineExecutor, make_case  # noqa: E402
 
+from _common import called_different  # noqa: E402
 from perflab.engine.runner import Engine  # noqa: E402
 from perflab.jobs import get_job  # noqa: E402
 from perflab.stats import estimate, ratio_from_rounds, round_means  # noqa: E402
@@ -78,11 +81,9 @@ def one_pair(between: float, within: float, start_s: float, seed: int, job, call
     a, b = engine.run_group([make_case(runtime="rt1"), make_case(runtime="rt2")])
     ea, eb = (estimate(r.launches, 1, job.confidence, modality=False) for r in (a, b))
     r = ratio_from_rounds(ea, eb, round_means(a.launches), round_means(b.launches), job.confidence)
-    # called different as bench/aa.py calls it: the interval excludes 1.00 and the ratio is more than
-    # the 2 % noise threshold away from it
-    different = not (r.ci_low <= 1.0 <= r.ci_high) and abs(r.value - 1.0) > 0.02
     return (r.ci_low <= 1.0 <= r.ci_high, a.stop_reason in ("target reached", "ratio target reached"),
-            len(a.launches), clock.t, r.paired, r.ci_high - r.ci_low, different)
+            len(a.launches), clock.t, r.paired, r.ci_high - r.ci_low,
+            called_different(r.value, r.ci_low, r.ci_high))
 
 
 def main_ratio(args) -> None:
