@@ -38,7 +38,7 @@ from fakes import FakeClock, FakeWorker, InlineExecutor, make_case  # noqa: E402
 from _common import called_different  # noqa: E402
 from perflab.engine.runner import Engine  # noqa: E402
 from perflab.jobs import get_job  # noqa: E402
-from perflab.stats import estimate, ratio_from_rounds, round_means  # noqa: E402
+from perflab.stats import estimate, ratio_from_launches  # noqa: E402
 
 TRUE_NS = 100.0
 
@@ -80,7 +80,7 @@ def one_pair(between: float, within: float, start_s: float, seed: int, job, call
     engine = Engine(job, launch, clock=clock, rng=random.Random(seed), executor=InlineExecutor)
     a, b = engine.run_group([make_case(runtime="rt1"), make_case(runtime="rt2")])
     ea, eb = (estimate(r.launches, 1, job.confidence, modality=False) for r in (a, b))
-    r = ratio_from_rounds(ea, eb, round_means(a.launches), round_means(b.launches), job.confidence)
+    r = ratio_from_launches(ea, eb, a.launches, b.launches, confidence=job.confidence)
     return (r.ci_low <= 1.0 <= r.ci_high, a.stop_reason in ("target reached", "ratio target reached"),
             len(a.launches), clock.t, r.paired, r.ci_high - r.ci_low,
             called_different(r.value, r.ci_low, r.ci_high))

@@ -514,3 +514,33 @@ def test_cheapest_run_is_the_least_cost_that_reaches_the_target():
     assert dear[0] < launches and dear[1] > n
     # processes 15 % apart: even the job's last launch leaves t·sd_b/√L above 2 %
     assert cheapest_run(15.0 ** 2, var_w, mean, c_l, c_i, job) is None
+
+
+def test_a_comparison_stops_at_its_budget_when_its_means_are_precise_but_its_ratio_is_not():
+    """Without drift a ratio's interval is about √2 times as wide as each mean's, so both means can
+    reach the target while the ratio does not. The group goes on for its ratio, but only until its
+    budget is spent (it used to judge rounds past any budget: each case said 'met', none 'spent')."""
+    from fakes import InlineExecutor
+    job = get_job("short")
+    for seed in range(80, 100):  # 92 went on for ever
+        clock = FakeClock()
+        rng = random.Random(seed)
+        judged = [0]
+
+        class Counting(Engine):
+            def _judge_group(self, active, group):
+                judged[0] += 1
+                assert judged[0] < 3000, f"seed {seed}: the group never stopped"
+                return super()._judge_group(active, group)
+
+        def launch(case, i):
+            clock.t += 0.03
+            return FakeWorker(clock, 10e6, noise=0.02, seed=rng.randrange(1 << 30),
+                              launch_offset_ns=rng.gauss(0.0, 0.02 * 10e6))
+
+        results = Counting(job, launch, clock=clock, rng=random.Random(seed),
+                           executor=InlineExecutor).run_group(
+            [make_case(runtime="rt1"), make_case(runtime="rt2")])
+        assert {r.stop_reason for r in results} <= {"ratio target reached", "target reached",
+                                                     "budget exhausted"}
+        assert clock.t < 1.5 * len(results) * job.budget_s

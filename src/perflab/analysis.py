@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 
 from .model import CaseResult
-from .stats import Estimate, Ratio, estimate, ratio_from_rounds, ratio_of, round_means
+from .stats import Estimate, Ratio, estimate, ratio_from_launches, ratio_of
 from .stats.modality import MULTIMODAL_THRESHOLD
 from .units import format_time
 
@@ -84,12 +84,10 @@ def analyse(results: list[CaseResult], confidence: float = 0.999, target_rel_err
                 row.ratio = Ratio(1.0, 0.0, 1.0, 1.0, True)
         elif row.estimate and base.estimate:
             if base.result.round_group and base.result.round_group == row.result.round_group:
-                ops = row.result.case.benchmark.ops_per_invoke
-                row.ratio = ratio_from_rounds(
-                    row.estimate, base.estimate,
-                    round_means(row.result.launches, ops, overhead),
-                    round_means(base.result.launches, base.result.case.benchmark.ops_per_invoke, overhead),
-                    confidence)
+                row.ratio = ratio_from_launches(
+                    row.estimate, base.estimate, row.result.launches, base.result.launches,
+                    row.result.case.benchmark.ops_per_invoke, base.result.case.benchmark.ops_per_invoke,
+                    overhead, confidence)
             else:
                 row.ratio = ratio_of(row.estimate, base.estimate, confidence)
         da, db = row.result.diagnostics, base.result.diagnostics

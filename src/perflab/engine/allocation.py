@@ -1,6 +1,7 @@
 """How many processes and how many iterations each: the arithmetic behind the engine's renewals, from
 a case's variance components (stats/estimate.py) and what a launch and an iteration cost it. Pure
-functions, so the engine's rounds stay about running things."""
+functions, so the engine's rounds stay about running things. A comparison's ratio is planned the same
+way from its launch pairs' components (stats/ratio.PairSpread, with the same field names)."""
 from __future__ import annotations
 
 import math
@@ -8,13 +9,14 @@ import math
 from ..jobs import Job
 from ..stats.distributions import t_quantile
 from ..stats.estimate import Estimate
+from ..stats.ratio import PairSpread
 
 # A launch's median decides whether it gets the case's outlier fences or its own, centred on it (see
 # stats/outliers.launch_fences): a median of five holds against two outliers.
 MIN_ITERATIONS_BEFORE_RETIRING = 5
 
 
-def iterations_per_launch(est: Estimate, c_launch: float, c_iteration: float, job: Job) -> float:
+def iterations_per_launch(est: Estimate | PairSpread, c_launch: float, c_iteration: float, job: Job) -> float:
     """Iterations a launch is worth before a fresh process tells more. With between-process variance
     var_b, within-process variance var_w, and a launch costing c_L seconds (start, warmup, overhead)
     against c_i per iteration, n = sqrt(c_L/c_i · var_w/var_b) iterations per launch give the
@@ -26,7 +28,7 @@ def iterations_per_launch(est: Estimate, c_launch: float, c_iteration: float, jo
     return max(MIN_ITERATIONS_BEFORE_RETIRING, job.iterations_min, math.ceil(n))
 
 
-def doubling_pays(est: Estimate, live: int, c_launch: float, c_iteration: float, job: Job) -> bool:
+def doubling_pays(est: Estimate | PairSpread, live: int, c_launch: float, c_iteration: float, job: Job) -> bool:
     """The interval's t has L-1 degrees of freedom (the processes are the independent units): with
     three processes it is 31.6 at 99.9 %, with six 6.9. Doubling the `live` launches pays when the
     target is predicted to be reached sooner that way — each new launch costing a start and the

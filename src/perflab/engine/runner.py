@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import ProtocolError, WorkerFailure
 from ..jobs import Job
 from ..model import Case, CaseResult, Diagnostics, LaunchSamples
-from ..stats import estimate, ratio_from_rounds, round_means
+from ..stats import Ratio, estimate, ratio_from_launches
 from ..stats.ratio import wilcoxon_rank
 from .affinity import PROBE_S, PROBE_TRIES, Placement
 from .allocation import doubling_pays, iterations_per_launch
@@ -185,11 +185,11 @@ class Engine:
             if self.clock() - judged_at < min(JUDGE_SPACING * judge_cost, JUDGE_WAIT_MAX_S):
                 continue
             t0 = self.clock()
-            renew = self._judge_group(self._active(states), states)
+            renew, enough = self._judge_group(self._active(states), states)
             judged_at = self.clock()
             judge_cost = judged_at - t0
             if renew:
-                self._renew(renew)
+                self._renew(renew, enough)
             self._start_ahead(self._active(states))
 
     def _round_order(self, active: list[_CaseState]) -> list[tuple[_CaseState, _Launch]]:
@@ -451,9 +451,13 @@ class Engine:
         # the job's minimum iterations per launch are always measured (an interval from one iteration
         # per launch is meaningless), unless the case runs far past its budget
         short_of_min = min(counts) < job.iterations_min and st.spent < MIN_ITERATIONS_BUDGET_FACTOR * job.budget_s
-        if (st.spent >= job.budget_s and not short_of_min) or sum(counts) >= job.iterations_max:
+        if (self._out_of_budget(st) and not short_of_min) or sum(counts) >= job.iterations_max:
             return "spent"
         return "grow" if self._wants_processes(st, alone) else "more"
+
+    def _out_of_budget(self, st: _CaseState) -> bool:
+        return (st.spent >= self.job.budget_s
+                or sum(len(ln.samples.workload) for ln in st.launches) >= self.job.iterations_max)
 
     def _wants_processes(self, st: _CaseState, alone: bool = True) -> bool:
         """Processes disagree (more iterations cannot help, more processes can; with a few iterations
@@ -474,14 +478,15 @@ class Engine:
         return st.estimate is not None and doubling_pays(st.estimate, len(st.live()), *self._costs(st),
                                                          self.job)
 
-    def _judge_group(self, active: list[_CaseState], group: list[_CaseState]) -> list[_CaseState]:
+    def _judge_group(self, active: list[_CaseState], group: list[_CaseState]
+                     ) -> tuple[list[_CaseState], float | None]:
         """The contenders of a group stop together: a case that reached its target keeps being measured
         while another still needs rounds, so every round stays paired (a ratio judged over rounds one
         side sat out would mix drift back in). The group stops when all reached the target, or when
-        every ratio to the baseline did (see `_ratios_met`), or when one has spent its budget.
-        Returns the contenders that need more processes (see `_renew`), if they do."""
-        # a lone case is judged by its mean; the contenders of a comparison by their ratios, whose
-        # paired interval does not need the processes a mean's t on L-1 degrees of freedom does
+        every ratio to the baseline did (see `_group_ratios`), or when one has spent its budget.
+        Returns the contenders that need more processes (see `_renew`), if they do, and the
+        iterations a launch is worth for the comparison (None: as each case's own estimate says)."""
+        # a lone case is judged by its mean; the contenders of a comparison by their ratios
         alone = len([st for st in group if not st.result.error]) < 2
         status = {}
         for st in active:
@@ -491,18 +496,26 @@ class Engine:
                 self._guard(st, _raise, exc)
         active = [st for st in active if not st.done]
         if not active:
-            return []
+            return [], None
+        ratios = self._group_ratios(group)
+        met = (all(self._ratio_met(r) for r in ratios) if ratios is not None
+               else all(status[id(st)] == "met" for st in active))
+        if ratios is not None and not met:
+            # a comparison goes on while its ratios are short of the target, however precise its
+            # means are, until a contender has spent its budget
+            for st in active:
+                if status[id(st)] == "met" and self._out_of_budget(st):
+                    status[id(st)] = "spent"
         values = [status[id(st)] for st in active]
-        # a comparison is judged by its ratios (when it has any), a lone case by its mean
-        ratios = self._ratios_met(group)
-        met = ratios if ratios is not None else all(v == "met" for v in values)
-        by_ratio = bool(ratios)
-        # A comparison whose means are precise but whose ratio is not yet needs processes too when
-        # they are what limits it (the ratio's interval carries both sides' between-process variance).
-        wants = "grow" in values or (ratios is False and any(self._wants_processes(st, alone)
-                                                             for st in active))
+        by_ratio = ratios is not None and met
+        enough = None
+        wants = "grow" in values
+        if ratios is not None and not met and not wants:
+            # the ratio's interval is the launch pairs': it needs processes as a lone mean does
+            enough = self._ratios_want_processes(active, ratios)
+            wants = enough is not None or any(self._wants_processes(st, alone) for st in active)
         if wants and "spent" not in values and not met:
-            return active
+            return active, enough
         if met or "spent" in values:
             for st in active:
                 reason = {"met": "target reached", "more": "budget exhausted"}.get(status[id(st)])
@@ -516,17 +529,19 @@ class Engine:
                 elif self.job.target_rel_error <= 0:
                     reason = "iterations done"
                 self._guard(st, self._finish, st, reason)
-        return []
+        return [], None
 
-    def _renew(self, active: list[_CaseState]) -> None:
+    def _renew(self, active: list[_CaseState], enough: float | None = None) -> None:
         """More processes are needed. Launches that have measured what a process is worth (`_enough`)
         retire — their samples stay, their processes exit — and the live launches double (up to the
         job's live cap, total cap and what the budget left can attach), all started together: a case
         that needs 24 launches gets there in three steps. Launch k of every contender starts and
-        retires with the others, so each launch keeps its partners in the rounds' blocks."""
+        retires with the others, so each launch keeps its partners in the rounds' blocks. `enough`:
+        the iterations a launch pair is worth to a comparison's ratio (None: each case's own)."""
         job = self.job
         live = min(len(st.live()) for st in active)
-        enough = max(self._enough(st) for st in active)
+        if enough is None:
+            enough = max(self._enough(st) for st in active)
         # positions whose launches (in every contender) have measured enough
         done = [k for k in range(live)
                 if all(len(st.live()[k].samples.workload) >= enough for st in active)]
@@ -565,7 +580,7 @@ class Engine:
         job = self.job
         if (not active or not self.placement.can_start_aside() or self._ahead_hurts()
                 or not all(self.starts_aside(st.case) for st in active)
-                or not any(self._may_renew(st, len(active) == 1) for st in active)):
+                or not any(self._may_renew(st) for st in active)):
             return
         live = min(len(st.live()) for st in active)
         want = min(2 * live, job.launches_live, job.launches_max - max(len(st.launches) for st in active))
@@ -578,17 +593,16 @@ class Engine:
                 fut.add_done_callback(self._starting.discard)
                 st.ahead.append(fut)
 
-    def _may_renew(self, st: _CaseState, alone: bool) -> bool:
-        """Whether a case is likely to want more processes: `alone`, before its first judgement (with t
-        on L-1 degrees of freedom nearly every lone case doubles its first launches) or when doubling
-        pays; and whenever its processes differ. (A comparison is judged by its paired ratios, which
-        often stop it with its first launches: started ahead for it, they mostly went unused.)"""
+    def _may_renew(self, st: _CaseState) -> bool:
+        """Whether a case is likely to want more processes: before its first judgement (with t on L-1
+        degrees of freedom nearly every case doubles its first launches, and a comparison's ratio is
+        judged on as many launch pairs), when doubling pays, and whenever its processes differ."""
         if self.job.name == "dry" or self.job.target_rel_error <= 0:
             return False
         est = st.estimate
         if est is None:
-            return alone
-        return est.between_share > 0 or (alone and self._doubling_pays(st))
+            return True
+        return est.between_share > 0 or self._doubling_pays(st)
 
     def _ahead_hurts(self) -> bool:
         """Whether starting ahead slows perflab's own process more than it is worth: on a machine
@@ -659,46 +673,66 @@ class Engine:
             self.placement.move_off(ln.samples.pid)
             self._reaper.submit(ln.handle.close)
 
-    def _ratios_met(self, group: list[_CaseState]) -> bool | None:
-        """Whether every contender's paired ratio to its baseline (the group's baseline method, else the
-        same method, on the group's first runtime — the order runtimes were given in) is within the
-        precision target; None when the group has no ratio to judge (a lone case, a failed baseline).
-        A comparison is stopped by this, not by its means: drift that hits both sides of a round
+    def _group_ratios(self, group: list[_CaseState]) -> list[Ratio | None] | None:
+        """Every contender's ratio to its baseline (the group's baseline method, else the same method,
+        on the group's first runtime — the order runtimes were given in), an entry None while it cannot
+        be judged yet; None when the group has no ratio to judge (a lone case, a failed baseline).
+        A comparison is stopped by its ratios, not by its means: drift that hits both sides of a round
         cancels in the ratio, not in the means, so a ratio is often precise long before the means —
-        and sometimes later, when processes differ. The rule looks at the intervals' widths only,
-        never at where they lie, so stopping on it does not bias the verdicts."""
-        target = self.job.target_rel_error
+        and sometimes later, when processes differ."""
         live = [st for st in group if not st.result.error]
-        if len(live) < 2 or target <= 0:
+        if len(live) < 2 or self.job.target_rel_error <= 0:
             return None
         if any(st.done or st.estimate is None for st in live):
-            return False
-        # a paired interval needs enough rounds;
-        # before that, spare the per-round means
+            return [None]
+        # a paired interval needs enough rounds; before that, spare the work
         if wilcoxon_rank(min(st.rounds for st in live), self.job.confidence) < 0:
-            return False
+            return [None]
         first_runtime = group[0].case.runtime.label  # a group shares its parameters: one plan key
-        group = live
-        base_id = next((st.case.benchmark.id for st in group if st.case.benchmark.baseline), None)
-        ops = {id(st): st.case.benchmark.ops_per_invoke for st in group}
-        rounds = {id(st): round_means([ln.samples for ln in st.launches], ops[id(st)], self.job.overhead)
-                  for st in group}
-        compared = 0
-        for st in group:
-            base = next((b for b in group if b.case.runtime.label == first_runtime
+        base_id = next((st.case.benchmark.id for st in live if st.case.benchmark.baseline), None)
+        out = []
+        for st in live:
+            base = next((b for b in live if b.case.runtime.label == first_runtime
                          and b.case.benchmark.id == (base_id or st.case.benchmark.id)), None)
             if base is None:
                 return None
-            if base is st:
+            if base is not st:
+                out.append(ratio_from_launches(
+                    st.estimate, base.estimate, [ln.samples for ln in st.launches],
+                    [ln.samples for ln in base.launches], st.case.benchmark.ops_per_invoke,
+                    base.case.benchmark.ops_per_invoke, self.job.overhead, self.job.confidence))
+        return out or None
+
+    def _ratio_met(self, r: Ratio | None) -> bool:
+        """A paired ratio whose interval is within the precision target. The rule looks at the
+        interval's width only, never at where it lies, so stopping on it does not bias the verdict."""
+        if r is None or not r.paired or r.ci_low <= 0 or not math.isfinite(r.ci_high):
+            return False
+        return max(r.ci_high / r.value - 1, 1 - r.ci_low / r.value) <= self.job.target_rel_error
+
+    def _ratios_want_processes(self, active: list[_CaseState], ratios: list[Ratio | None]
+                               ) -> float | None:
+        """Whether a ratio short of its target needs more launch pairs: they differ (their ANOVA says
+        so), the live ones have measured what a pair is worth, or doubling them reaches the target
+        sooner (t on P-1 degrees of freedom). A pair costs a launch and a round iteration of every
+        contender. Returns the iterations a launch pair is worth (inf: any number), or None."""
+        job = self.job
+        if (max(len(st.launches) for st in active) >= job.launches_max
+                or any(st.spent >= job.budget_s for st in active)):
+            return None
+        c_launch = sum(self._costs(st)[0] for st in active)
+        c_iteration = sum(self._costs(st)[1] for st in active)
+        live = min(len(st.live()) for st in active)
+        longest = max(len(ln.samples.workload) for st in active for ln in st.live())
+        for r in ratios:
+            spread = r.spread() if r is not None and not self._ratio_met(r) else None
+            if spread is None:
                 continue
-            r = ratio_from_rounds(st.estimate, base.estimate, rounds[id(st)], rounds[id(base)],
-                                  self.job.confidence)
-            if r is None or not r.paired or r.ci_low <= 0 or not math.isfinite(r.ci_high):
-                return False
-            if max(r.ci_high / r.value - 1, 1 - r.ci_low / r.value) > target:
-                return False
-            compared += 1
-        return True if compared else None
+            worth = iterations_per_launch(spread, c_launch, c_iteration, job)
+            if ((spread.between_share > 0.5 and spread.anova_p < DISAGREE_P) or longest >= worth
+                    or doubling_pays(spread, live, c_launch, c_iteration, job)):
+                return worth
+        return None
 
     def _finish(self, st: _CaseState, reason: str) -> None:
         st.result.stop_reason = reason

@@ -7,7 +7,7 @@ The error honours launches: iterations inside one process are not independent of
 memory layout, address randomisation), so we use a one-way random-effects model. With L launches of
 n_i samples, within-launch mean square MSW and between-launch variance component s²_B, each launch
 weighs w_i = 1/(s²_B + MSW/n_i), and the interval is the modified Hartung-Knapp-Sidik-Jonkman one
-(`_launch_weighted`): t with L−1 degrees of freedom, the processes being the independent units.
+(`launch_weighted`): t with L−1 degrees of freedom, the processes being the independent units.
 Upper outliers are removed by Tukey's fences: the case's pooled fences, or a launch's own when its median
 lies outside them (see `launch_fences`). The variance components come from every sample clamped to the
 same fences.
@@ -160,7 +160,7 @@ def round_means(launches: list[LaunchSamples], ops_per_invoke: int = 1, subtract
     of the mean (one launch's hiccup would otherwise move its whole round). Each launch is centred on
     the case's mean first: which processes were live changes from round to round when launches retire
     and fresh ones start, and their own levels must not show up as round-to-round noise — the ratio's
-    interval takes the between-process variance from the estimates instead (see `ratio_of`)."""
+    interval takes the processes' differences from its launch pairs instead (see stats/ratio.py)."""
     timed = [ln for ln in launches if ln.workload and len(ln.workload_rounds) == len(ln.workload)]
     if not timed:
         return {}
@@ -256,7 +256,7 @@ def estimate(launches: list[LaunchSamples], ops_per_invoke: int = 1, confidence:
         # launch's own noisy median did worse: with 24 agreeing launches of 6 iterations, p < 0.05 in
         # 17 % of datasets, p < 0.01 in 6 %, and a made-up between-process sd of a sixth of the
         # iterations'. Now 6.5 % and 1.5 %.) The spread of the kept means still widens the interval
-        # through the weighted spread in _launch_weighted.
+        # through the weighted spread in launch_weighted.
         # The within-launch variance that weighs the launches is the kept samples' own, what their
         # means are made of (the clamped samples' is larger by the tails the mean left out).
         if remove_upper_outliers:
@@ -264,7 +264,7 @@ def estimate(launches: list[LaunchSamples], ops_per_invoke: int = 1, confidence:
             msw = float(np.sum((allx - launch_means[ids]) ** 2)) / (n - L)
         else:
             msw, var_b, p = _components(allx, ids, r_all, L)
-        mean, se2 = _launch_weighted(launch_means, counts, var_b, msw)
+        mean, se2 = launch_weighted(launch_means, counts, var_b, msw)
         a, b = var_b / L, msw / n
         between = a / (a + b) if a + b > 0 else 0.0
         df = float(L - 1)
@@ -319,7 +319,7 @@ def _components(x: np.ndarray, ids: np.ndarray, rounds: np.ndarray, L: int
     return msw, var_b, p
 
 
-def _launch_weighted(means: np.ndarray, counts: np.ndarray, var_b: float, msw: float
+def launch_weighted(means: np.ndarray, counts: np.ndarray, var_b: float, msw: float
                      ) -> tuple[float, float]:
     """The mean over launches and its squared standard error, by the modified Hartung-Knapp-Sidik-
     Jonkman method of random-effects meta-analysis: each launch weighs 1/(var_b + msw/n_i), and the
