@@ -138,8 +138,9 @@ def test_methods_compared_with_a_baseline_are_interleaved_and_paired(tmp_path):
                      "    @perflab.benchmark(baseline=True)\n    def once(self):\n        return sum(DATA)\n"
                      "    @perflab.benchmark\n    def twice(self):\n        return sum(DATA) + sum(DATA)\n")
     # an unreachable target and short iterations: the whole budget is spent in many rounds, so there
-    # are enough pairs for the paired (rank) interval, which needs ≥ 14 at 99.9 %
-    r = perflab("run", str(bench), "--job", "short", "--budget", "2", "--target", "0.0001",
+    # are enough pairs for the paired (rank) interval, which needs ≥ 14 at 99.9 %; the budget is
+    # Python's own (the 600 s for the other languages would not end before the test's timeout)
+    r = perflab("run", str(bench), "--job", "short", "--budget", "600,python=2", "--target", "0.0001",
                 "--iteration-time", "0.002", "-o", str(tmp_path / "out"))
     assert r.returncode == 0, r.stderr
     doc = only_json(tmp_path / "out")
@@ -150,6 +151,17 @@ def test_methods_compared_with_a_baseline_are_interleaved_and_paired(tmp_path):
     assert rounds(once) == rounds(twice)
     assert len(rounds(twice)) >= 14
     assert twice["ratio"]["paired"] is True
+    assert max(c["wall_seconds"] for c in doc["cases"]) < 60
+
+
+def test_a_bad_budget_is_a_usage_error_naming_the_flag():
+    for bad in ("soon", "0", "java=", "=6", "2,jvm=6"):
+        r = perflab("run", "examples/python", "--budget", bad)
+        assert r.returncode == 2 and "--budget" in r.stderr and len(r.stderr.strip().splitlines()) == 1, (bad, r.stderr)
+    from perflab.jobs import parse_budget
+    assert parse_budget("2,java=6") == (2.0, {"java": 6.0})
+    assert parse_budget("java=6") == (None, {"java": 6.0})
+    assert parse_budget(None) == (None, {})
 
 
 def test_without_runtimes_a_language_with_no_runtime_is_skipped_not_fatal(monkeypatch):

@@ -67,3 +67,25 @@ def get_job(name: str, **overrides) -> Job:
         raise UsageError(f"--job: unknown job '{name}'; choose one of {', '.join(JOBS)}") from None
     changes = {k: v for k, v in overrides.items() if v is not None}
     return dataclasses.replace(job, **changes) if changes else job
+
+
+def parse_budget(text) -> tuple[float | None, dict[str, float]]:
+    """`--budget`: seconds per case, and per language where it differs — `2`, `java=6`, `2,java=6`.
+    (None, {}) when not given; the job's own budget then stands for the languages not named."""
+    if text is None or str(text).strip() == "":
+        return None, {}
+    default, per_language = None, {}
+    for item in str(text).split(","):
+        lang, eq, value = item.strip().rpartition("=")
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = -1.0
+        if seconds <= 0 or (eq and not lang.strip()):
+            raise UsageError(f"--budget: '{item.strip()}' is not a number of seconds above 0 or "
+                             "LANGUAGE=SECONDS; e.g. --budget 2,java=6")
+        if eq:
+            per_language[lang.strip().lower()] = seconds
+        else:
+            default = seconds
+    return default, per_language

@@ -1,6 +1,8 @@
 """`perflab run`: plan, measure (engine), judge, print the table, write the results and the history."""
 from __future__ import annotations
 
+import dataclasses
+
 import datetime as dt
 import random
 import sys
@@ -17,11 +19,12 @@ from ..engine.plan import build_plan, open_worker
 from ..engine.runner import Engine
 from ..environment import collect
 from ..errors import UsageError, WorkerFailure
-from ..jobs import get_job
+from ..jobs import get_job, parse_budget
 from ..report.exporters import EXPORTERS, to_csv, to_markdown, to_terminal, write_text_atomic
 from ..report.table import build_table
 from ..results import document, write_atomic
 from ..stats.distributions import preload
+from ..toolchains import languages
 from ..store import StoreError, open_store
 from .common import check_out_dir, prepare_all
 
@@ -49,7 +52,11 @@ def cmd_run(args) -> int:
     bad = [e for e in exporters if e not in EXPORTERS]
     if bad:
         raise UsageError(f"--exporters: unknown '{bad[0]}'; choose from {', '.join(EXPORTERS)}")
-    job = get_job(args.job, timeout_s=args.timeout, budget_s=args.budget,
+    budget, budget_per_language = parse_budget(args.budget)
+    unknown = sorted(set(budget_per_language) - set(languages()))
+    if unknown:
+        raise UsageError(f"--budget: unknown language '{unknown[0]}'; languages: {', '.join(languages())}")
+    job = get_job(args.job, timeout_s=args.timeout, budget_s=budget,
                   target_rel_error=args.target, iteration_time_s=args.iteration_time, overhead=False if args.no_overhead else None)
     out_dir = Path(args.out)
     check_out_dir(out_dir)
@@ -144,6 +151,11 @@ def cmd_run(args) -> int:
                         starts_aside=lambda case: by_label[case.runtime.label].spec.starts_aside)
         for group in plan.groups:
             progress.update(task, current=group[0].benchmark.full_name)
+            # a group is one language's: a JVM process costs ten times a CPython one, and a budget
+            # that pays for a dozen of one pays for two or three of the other
+            language = group[0].runtime.language
+            engine.job = (dataclasses.replace(job, budget_s=budget_per_language[language])
+                          if language in budget_per_language else job)
             engine.run_group(group)
     rows = save(complete=True)
     to_store(rows)  # final judgement (ratios need every case) replaces the provisional one
