@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-
 import datetime as dt
 import random
 import sys
@@ -24,8 +23,8 @@ from ..report.exporters import EXPORTERS, to_csv, to_markdown, to_terminal, writ
 from ..report.table import build_table
 from ..results import document, write_atomic
 from ..stats.distributions import preload
-from ..toolchains import languages
 from ..store import StoreError, open_store
+from ..toolchains import languages
 from .common import check_out_dir, prepare_all
 
 # the arguments of `run` a resumed run takes from the interrupted one

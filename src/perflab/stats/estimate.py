@@ -260,10 +260,10 @@ def estimate(launches: list[LaunchSamples], ops_per_invoke: int = 1, confidence:
         # The within-launch variance that weighs the launches is the kept samples' own, what their
         # means are made of (the clamped samples' is larger by the tails the mean left out).
         if remove_upper_outliers:
-            _, var_b, p = _components(np.minimum(x_all, hi), ids_all, r_full, L)
+            _, var_b, p = components(np.minimum(x_all, hi), ids_all, r_full, L)
             msw = float(np.sum((allx - launch_means[ids]) ** 2)) / (n - L)
         else:
-            msw, var_b, p = _components(allx, ids, r_all, L)
+            msw, var_b, p = components(allx, ids, r_all, L)
         mean, se2 = launch_weighted(launch_means, counts, var_b, msw)
         a, b = var_b / L, msw / n
         between = a / (a + b) if a + b > 0 else 0.0
@@ -290,10 +290,11 @@ def estimate(launches: list[LaunchSamples], ops_per_invoke: int = 1, confidence:
     )
 
 
-def _components(x: np.ndarray, ids: np.ndarray, rounds: np.ndarray, L: int
-                ) -> tuple[float, float, float]:
+def components(x: np.ndarray, ids: np.ndarray, rounds: np.ndarray | None, L: int
+               ) -> tuple[float, float, float]:
     """Within-launch variance, between-launch variance and the launch ANOVA's p-value, from samples
-    `x` of launches `ids` measured in `rounds`."""
+    `x` of launches `ids` measured in `rounds` (None: no common shift per round to take out, as in a
+    ratio's launch pairs, where pairing cancelled it)."""
     n = len(x)
     counts = np.bincount(ids, minlength=L)
     mean = float(np.mean(x))
@@ -302,7 +303,7 @@ def _components(x: np.ndarray, ids: np.ndarray, rounds: np.ndarray, L: int
     # between-launch component from samples with each round's common shift removed, so a burst of
     # noise that hit every process in the same round is not mistaken for processes that differ.
     msw = float(np.sum((x - launch_means[ids]) ** 2)) / (n - L)
-    shifts, shared = _round_shifts(x, rounds, mean)
+    shifts, shared = _round_shifts(x, rounds, mean) if rounds is not None else (np.zeros(n), 0)
     # each round mean taken out costs the residuals a degree of freedom (the two-way layout of
     # launches × rounds): dividing by n - L alone made launches that agree look different
     resid_df = n - L - max(0, shared - 1)

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import LaunchSamples
-from .distributions import f_survival, normal_quantile, t_quantile
-from .estimate import Estimate, launch_weighted, per_op_all, round_means
+from .distributions import normal_quantile, t_quantile
+from .estimate import Estimate, components, launch_weighted, per_op_all, round_means
 from .outliers import launch_fences
 
 
@@ -183,12 +183,7 @@ def pair_spread(units: list[np.ndarray]) -> PairSpread | None:
     d = np.concatenate(units)
     ids = np.repeat(np.arange(P), counts.astype(int))
     means = np.bincount(ids, weights=d, minlength=P) / counts
-    grand = float(np.mean(d))
-    msw = float(np.sum((d - means[ids]) ** 2)) / (n - P)
-    msb = float(np.sum(counts * (means - grand) ** 2)) / (P - 1)
-    n0 = (n - float(np.sum(counts ** 2)) / n) / (P - 1)
-    var_b = max(0.0, (msb - msw) / n0)
-    p = f_survival(P - 1, n - P, msb / msw) if msw > 0 else (0.0 if msb > 0 else 1.0)
+    msw, var_b, p = components(d, ids, None, P)
     centre, se2 = launch_weighted(means, counts, var_b, msw)
     return PairSpread(centre, float(np.sqrt(se2)), P, n, var_b, msw, p)
 
