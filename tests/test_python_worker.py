@@ -289,3 +289,51 @@ def test_python_workers_may_start_while_others_are_measured(tmp_path):
     path.write_text("def bench_x():\n    return 1\n")
     assert PythonToolchain().prepare(RUNTIME, [path], tmp_path).starts_aside
     assert not LaunchSpec(argv=["x"]).starts_aside
+
+
+def test_descriptions_come_from_docstrings_and_hooks_get_the_parameters_they_name(tmp_path):
+    log = tmp_path / "log.txt"
+    w, loaded = worker_for(tmp_path, f"""
+        import perflab
+
+        def note(*parts):
+            open({str(log)!r}, "a").write(" ".join(map(str, parts)) + "\\n")
+
+        def make(n, unused=None):          # names n: gets it
+            note("make", n, unused)
+
+        def drop(**values):                # takes any: gets every parameter
+            note("drop", sorted(values.items()))
+
+        @perflab.params(n=[3])
+        @perflab.benchmark(setup=make, teardown=drop)
+        def f(n):
+            '''
+
+            Builds a list of n items.
+            More lines that the table does not show.'''
+            return n
+
+        class Base:
+            def bench_doc(self):
+                '''Inherited description.'''
+
+        class Child(Base):
+            params = {{"size": [5]}}
+            def setup(self):               # a class's parameters are attributes
+                note("setup", self.size)
+            def bench_doc(self):
+                return 1
+    """)
+    try:
+        b = by_name(loaded)
+        assert b["f"]["description"] == "Builds a list of n items."
+        child = [d for d in loaded["benchmarks"] if d["group"] == "Child"][0]
+        assert child["description"] == "Inherited description."
+        w.setup(b["f"]["id"], {"n": 0}, 10)
+        w.teardown(10)
+        w.setup(child["id"], {"size": 0}, 10)
+        w.teardown(10)
+        assert log.read_text().split("\n")[:3] == ["make 3 None", "drop [('n', 3)]", "setup 5"]
+    finally:
+        w.close()
