@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from perflab.engine.runner import Engine, is_stable, pick_invocations
+from perflab.engine.runner import Engine, is_stable, later_warmup, pick_invocations, settled_after
 from perflab.jobs import get_job
 
 from perflab.engine.worker import BenchmarkError
@@ -56,7 +56,7 @@ def test_quiet_case_stops_at_the_precision_target_with_few_launches_and_iteratio
     # what a launch and a round iteration cost it (fake time) are kept, for bench/time_to_verdict's floor
     iteration_s = res.launches[0].invocations * 1000.0 / 1e9
     assert iteration_s <= res.iteration_cost_s < 3 * iteration_s  # workload (+ overhead when interleaved)
-    assert res.launch_cost_s > job.warmup_min * iteration_s  # start, setup, warmup, overhead
+    assert res.launch_cost_s > iteration_s  # start, setup, warmup, overhead
 
 
 def test_noisy_case_stops_at_its_budget_and_says_so():
@@ -95,6 +95,41 @@ def test_warmup_runs_until_times_stop_trending():
     assert len(first.warmup) + len(first.pilot) > 15
     n = first.invocations
     assert max(first.workload) / n < 1.5 * 1000.0  # no slow iteration reached the workload
+
+
+def test_later_launches_warm_up_briefly_only_when_the_first_launch_settled_at_once():
+    clock = FakeClock()
+    job = get_job("default")
+    # flat code (an interpreter): the first launch checks its full window, later ones warm up one
+    # iteration more than the first needed to settle
+    [res] = engine_for(job, lambda c, i: FakeWorker(clock, 1000.0, noise=0.01, seed=i),
+                       clock).run_group([make_case()])
+    first, later = res.launches[0], res.launches[1:]
+    assert len(first.warmup) >= 6 and later
+    assert all(len(ln.warmup) == settled_after(first.warmup) + 1 == 1 for ln in later)
+    # every process warms up like a JIT: the first launch's times trended, so every later launch
+    # keeps checking until its own times stop trending, and none of it reaches the workload
+    [res] = engine_for(job, lambda c, i: FakeWorker(clock, 1000.0, noise=0.0, seed=i, slow_warmup=9,
+                                                    warmup_factor=3.0), clock).run_group([make_case()])
+    later = res.launches[1:]
+    assert later and all(len(ln.warmup) >= 4 for ln in later)
+    assert all(max(ln.workload) / ln.invocations < 1.5 * 1000.0 for ln in res.launches)
+
+
+def test_settled_after_counts_the_leading_iterations_off_the_settled_level():
+    assert settled_after([100, 101, 99, 100, 100, 101]) == 0
+    assert settled_after([130, 101, 99, 100, 100, 101]) == 1
+    assert settled_after([300, 200, 120, 100, 101, 99, 100, 100]) == 3
+    assert settled_after([102, 100, 99, 100, 101, 100]) == 0  # within the 2 % tolerance
+    assert settled_after([104, 100, 99, 100, 101, 100]) == 1
+
+
+def test_later_warmup_is_brief_only_when_the_first_full_iteration_was_already_settled():
+    flat = [10000, 10050, 9990, 10010, 10000, 9995, 10005]
+    assert later_warmup([(64, 150), (6400, 10020)], flat, 6400) == 1
+    assert later_warmup([(64, 150), (6400, 10020)], [10400] + flat[1:], 6400) == 2
+    assert later_warmup([(64, 150), (6400, 13000)], flat, 6400) == 0  # the pilot saw it slower
+    assert later_warmup([(64, 150)], flat, 6400) == 0  # no full-length pilot reading to tell
 
 
 def test_is_stable():

@@ -67,6 +67,52 @@ def is_stable(samples: list[int], tolerance: float = 0.02, least: int = 6) -> bo
     return abs(after - before) <= tolerance * centre + noise
 
 
+def settled_after(samples: list[int], tolerance: float = 0.02) -> int:
+    """How many leading iterations of a finished warmup lie off the level its times settled at (the
+    median of its second half) by more than `tolerance` or three robust standard deviations of that
+    half: the iterations a process of this code spends warming up."""
+    x = np.asarray(samples, dtype=float)
+    if len(x) < 4:
+        return len(x)
+    tail = x[len(x) // 2:]
+    level = float(np.median(tail))
+    sd = 1.4826 * float(np.median(np.abs(tail - level)))
+    off = np.flatnonzero(np.abs(x[:len(x) // 2] - level) > tolerance * level + 3 * sd)
+    return int(off[-1]) + 1 if len(off) else 0
+
+
+def later_warmup(pilot: list[tuple[int, int]], warmup: list[int], invocations: int) -> int:
+    """Warmup iterations for a case's later launches, from its first launch's pilot readings (count,
+    ns) and warmup, whose times were stable at the first look (0: the full check, as the first had).
+    Code whose first full-length iteration was already at the settled level (no JIT still compiling,
+    no cache still filling) settles in the first iterations of every process: later launches, dozens
+    of them, warm up as many iterations as the first spent off that level, and one more."""
+    if len(warmup) < 4 or not pilot or pilot[-1][0] != invocations:
+        return 0
+    tail = np.asarray(warmup[len(warmup) // 2:], dtype=float)
+    if _off_level(np.array([pilot[-1][1]], dtype=float), tail)[0]:
+        return 0
+    return settled_after(warmup) + 1
+
+
+def settled_after(samples: list[int], tolerance: float = 0.02) -> int:
+    """How many leading iterations of a finished warmup lie off the level its times settled at (its
+    second half): the iterations a process of this code spends warming up."""
+    x = np.asarray(samples, dtype=float)
+    if len(x) < 4:
+        return len(x)
+    off = np.flatnonzero(_off_level(x[:len(x) // 2], x[len(x) // 2:], tolerance))
+    return int(off[-1]) + 1 if len(off) else 0
+
+
+def _off_level(x: np.ndarray, tail: np.ndarray, tolerance: float = 0.02) -> np.ndarray:
+    """Which of `x` lie off the level of `tail` (its median) by more than `tolerance` or three robust
+    standard deviations of `tail`."""
+    level = float(np.median(tail))
+    sd = 1.4826 * float(np.median(np.abs(tail - level)))
+    return np.abs(x - level) > tolerance * level + 3 * sd
+
+
 def pick_invocations(measured_ns: int, invocations: int, target_ns: float, unroll: int) -> int:
     """Next invocation count for the pilot: aim at target_ns per iteration, growing at most ×1000 a step
     (a reading near the clock's resolution is too coarse to extrapolate further)."""
@@ -99,6 +145,8 @@ class _CaseState:
     spent: float = 0.0
     done: bool = False
     interleave_overhead: bool = False
+    # warmup iterations of later launches, set when the first launch's warmup was flat (0: the full check)
+    later_warmup: int = 0
     estimate: Any = None  # the latest judgement's estimate (None until the minimum is measured)
     rounds: int = 0  # interleaving rounds this case took part in
     # what a launch costs (start, setup, warmup, overhead) against one of its iterations in a round:
@@ -281,13 +329,16 @@ class Engine:
         launch.samples.invocations = st.invocations
         n = st.invocations
         if job.warmup_max > 0:
-            self._warm(st, launch, n)
+            at_first_look = self._warm(st, launch, n)
             if index == 0 and self._repilot(st, launch):
                 # the warmup so far ran at the old count: kept with the pilot readings (count, ns)
                 launch.samples.pilot[-1:-1] = [(n, ns) for ns in launch.samples.warmup]
                 n = launch.samples.invocations = st.invocations
                 launch.samples.warmup = []
                 self._warm(st, launch, n)
+                at_first_look = False  # it sped up after the pilot: a JIT, whatever its warmup shows
+            if index == 0 and at_first_look:
+                st.later_warmup = later_warmup(launch.samples.pilot, launch.samples.warmup, n)
         if job.overhead:
             # the empty loop warms up like any other code before its times count
             self._stage(st, launch, "overhead", n, 2)  # the empty loop's first passes are discarded
@@ -303,24 +354,34 @@ class Engine:
             if index == 0 and reference and np.median(over) > 0.05 * np.median(reference):
                 st.interleave_overhead = True
 
-    def _warm(self, st: _CaseState, launch: _Launch, n: int) -> None:
+    def _warm(self, st: _CaseState, launch: _Launch, n: int) -> bool:
         """Warm up until stable, but a slow benchmark (one call ≥ an iteration) on a busy machine may
         never look stable: past its share of the budget, the launch goes on to be measured (the
-        warmup samples are kept, so a reader can see the trend)."""
+        warmup samples are kept, so a reader can see the trend). Whether the times were stable at
+        the first look (see `_add_launch`)."""
         job, warm = self.job, launch.samples.warmup
         started = self.clock()
         cap = WARMUP_BUDGET_SHARE * job.budget_s / max(1, job.launches_min)
         if launch.probe is None and launch.samples.cpu_share is None:
             launch.probe = self.placement.probe(launch.samples.pid)
+        if launch.samples.index > 0 and st.later_warmup:
+            # the first launch showed that this code settles within that many iterations
+            warm += self._stage(st, launch, "warmup", n, min(st.later_warmup, job.warmup_max))
+            return True
         # The first launch is judged on 3 against 3 iterations. A later launch, one of dozens, on 2
         # against 2, one iteration at a time: the first has shown how this code warms up, and a
         # launch's warmup is a fifth of its cost when it lives for a dozen iterations.
         first = launch.samples.index == 0
         least, step = (6, 2) if first else (4, 1)
         warm += self._stage(st, launch, "warmup", n, job.warmup_min)
-        while (len(warm) < job.warmup_max and not is_stable(warm, least=least)
-               and (job.budget_s <= 0 or self.clock() - started < cap)):
+        looks = 0
+        while len(warm) < job.warmup_max and (job.budget_s <= 0 or self.clock() - started < cap):
+            if len(warm) >= least:
+                looks += 1
+                if is_stable(warm, least=least):
+                    break
             warm += self._stage(st, launch, "warmup", n, min(step, job.warmup_max - len(warm)))
+        return looks == 1
 
     def _repilot(self, st: _CaseState, launch: _Launch) -> bool:
         """A JIT can make calls many times faster during warmup (a JVM compiling after the pilot saw
