@@ -323,6 +323,13 @@ class Engine:
         if index == 0:
             st.result.clock_resolution_ns = handle.hello.clock_resolution_ns
             st.result.worker_runtime = dict(handle.hello.runtime)
+        else:
+            # A case whose first launch was pinned (it uses one CPU) has every later one measured
+            # from its warmup on where it will be measured, not after a probe window of its own: a
+            # launch lives for a dozen iterations, and one left to the scheduler for its first
+            # several ran a whole process 10-35 % slow (it woke beside perflab or a start ahead).
+            # A process started ahead gets every CPU back otherwise.
+            self.placement.join(handle.hello.pid, st.launches[0].samples.cpu is not None)
         self._timed(st, handle.setup, case.benchmark.id, case.param_indices, job.timeout_s)
         if index == 0:
             self._pilot(st, launch)
@@ -699,9 +706,6 @@ class Engine:
                 except Exception as exc:  # as in _spawn: a failing start fails its case alone
                     error = error or exc
                     continue
-                # Its warmup runs now, beside the retired launches exiting on the host's CPUs: a case
-                # whose first launch was pinned (it uses one CPU) warms it up where it will be measured
-                self.placement.join(handle.hello.pid, st.launches[0].samples.cpu is not None)
                 handles.append(handle)
             out[id(st)] = (handles, error, len(used))
         taken = sum(n for _, _, n in out.values())
