@@ -116,6 +116,24 @@ def test_later_launches_warm_up_briefly_only_when_the_first_launch_settled_at_on
     assert all(max(ln.workload) / ln.invocations < 1.5 * 1000.0 for ln in res.launches)
 
 
+def test_a_later_launch_still_off_the_settled_level_after_its_brief_warmup_gets_the_full_check():
+    """The first launch settled at once, but a later process starts three times slower (its first
+    calls compile what the first launch's pilot had compiled): no slow iteration reaches its workload."""
+    clock = FakeClock()
+    job = get_job("default")
+    workers = []
+
+    def launch(case, i):
+        slow = {} if i == 0 else {"slow_warmup": 6, "warmup_factor": 3.0}
+        workers.append(FakeWorker(clock, 1000.0, noise=0.005, seed=i, **slow))
+        return workers[-1]
+
+    [res] = engine_for(job, launch, clock).run_group([make_case()])
+    later = res.launches[1:]
+    assert later and all(len(ln.warmup) > 1 for ln in later)
+    assert all(max(ln.workload) / ln.invocations < 1.1 * 1000.0 for ln in res.launches)
+
+
 def test_settled_after_counts_the_leading_iterations_off_the_settled_level():
     assert settled_after([100, 101, 99, 100, 100, 101]) == 0
     assert settled_after([130, 101, 99, 100, 100, 101]) == 1
@@ -124,12 +142,16 @@ def test_settled_after_counts_the_leading_iterations_off_the_settled_level():
     assert settled_after([104, 100, 99, 100, 101, 100]) == 1
 
 
-def test_later_warmup_is_brief_only_when_the_first_full_iteration_was_already_settled():
+def test_later_warmup_is_brief_only_when_the_pilot_and_the_warmup_were_already_settled():
     flat = [10000, 10050, 9990, 10010, 10000, 9995, 10005]
-    assert later_warmup([(64, 150), (6400, 10020)], flat, 6400) == 1
-    assert later_warmup([(64, 150), (6400, 10020)], [10400] + flat[1:], 6400) == 2
-    assert later_warmup([(64, 150), (6400, 13000)], flat, 6400) == 0  # the pilot saw it slower
-    assert later_warmup([(64, 150)], flat, 6400) == 0  # no full-length pilot reading to tell
+    pilot = [(1, 900), (64, 150), (640, 1000), (6400, 10020)]  # 1.56 ns a call at 64: under 1000 ns
+    assert later_warmup(pilot, flat, 6400, 1000) == 1
+    assert later_warmup(pilot, [10400] + flat[1:], 6400, 1000) == 2
+    assert later_warmup(pilot[:-1] + [(6400, 13000)], flat, 6400, 1000) == 0  # the pilot saw it slower
+    # a JIT: calls sped up during the pilot (its readings are the process's first calls), however
+    # flat the warmup after it looks
+    assert later_warmup([(1, 90000), (8, 40000), (80, 150000), (6400, 10020)], flat, 6400, 1000) == 0
+    assert later_warmup([(64, 150)], flat, 6400, 1000) == 0  # no full-length pilot reading to tell
 
 
 def test_is_stable():

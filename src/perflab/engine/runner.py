@@ -67,30 +67,20 @@ def is_stable(samples: list[int], tolerance: float = 0.02, least: int = 6) -> bo
     return abs(after - before) <= tolerance * centre + noise
 
 
-def settled_after(samples: list[int], tolerance: float = 0.02) -> int:
-    """How many leading iterations of a finished warmup lie off the level its times settled at (the
-    median of its second half) by more than `tolerance` or three robust standard deviations of that
-    half: the iterations a process of this code spends warming up."""
-    x = np.asarray(samples, dtype=float)
-    if len(x) < 4:
-        return len(x)
-    tail = x[len(x) // 2:]
-    level = float(np.median(tail))
-    sd = 1.4826 * float(np.median(np.abs(tail - level)))
-    off = np.flatnonzero(np.abs(x[:len(x) // 2] - level) > tolerance * level + 3 * sd)
-    return int(off[-1]) + 1 if len(off) else 0
-
-
-def later_warmup(pilot: list[tuple[int, int]], warmup: list[int], invocations: int) -> int:
+def later_warmup(pilot: list[tuple[int, int]], warmup: list[int], invocations: int,
+                 shortest_ns: float) -> int:
     """Warmup iterations for a case's later launches, from its first launch's pilot readings (count,
     ns) and warmup, whose times were stable at the first look (0: the full check, as the first had).
-    Code whose first full-length iteration was already at the settled level (no JIT still compiling,
-    no cache still filling) settles in the first iterations of every process: later launches, dozens
-    of them, warm up as many iterations as the first spent off that level, and one more."""
+    Code whose calls ran at the settled speed in every pilot reading of at least `shortest_ns` (no
+    JIT compiling it meanwhile: the pilot's readings are a JIT's first calls) and whose warmup was
+    flat from its start (no cache still filling) settles in the first iterations of every process:
+    later launches, dozens of them, warm up as many iterations as the first spent off that level,
+    and one more (each still checked against that level, see `Engine._warm`)."""
     if len(warmup) < 4 or not pilot or pilot[-1][0] != invocations:
         return 0
-    tail = np.asarray(warmup[len(warmup) // 2:], dtype=float)
-    if _off_level(np.array([pilot[-1][1]], dtype=float), tail)[0]:
+    tail = np.asarray(warmup[len(warmup) // 2:], dtype=float) / invocations
+    timed = [ns / n for n, ns in pilot if ns >= shortest_ns]
+    if not timed or _off_level(np.asarray(timed, dtype=float), tail).any():
         return 0
     return settled_after(warmup) + 1
 
@@ -345,7 +335,8 @@ class Engine:
                 self._warm(st, launch, n)
                 at_first_look = False  # it sped up after the pilot: a JIT, whatever its warmup shows
             if index == 0 and at_first_look:
-                st.later_warmup = later_warmup(launch.samples.pilot, launch.samples.warmup, n)
+                st.later_warmup = later_warmup(launch.samples.pilot, launch.samples.warmup, n,
+                                               0.1 * job.iteration_time_s * 1e9)
         if job.overhead:
             # the empty loop warms up like any other code before its times count
             self._stage(st, launch, "overhead", n, 2)  # the empty loop's first passes are discarded
@@ -372,9 +363,13 @@ class Engine:
         if launch.probe is None and launch.samples.cpu_share is None:
             launch.probe = self.placement.probe(launch.samples.pid)
         if launch.samples.index > 0 and st.later_warmup:
-            # the first launch showed that this code settles within that many iterations
+            # the first launch showed that this code settles within that many iterations; a
+            # process whose last one is still off the first's settled level gets the full check
             warm += self._stage(st, launch, "warmup", n, min(st.later_warmup, job.warmup_max))
-            return True
+            settled = st.launches[0].samples.warmup
+            settled = np.asarray(settled[len(settled) // 2:], dtype=float)
+            if not _off_level(np.asarray(warm[-1:], dtype=float), settled)[0]:
+                return True
         # The first launch is judged on 3 against 3 iterations. A later launch, one of dozens, on 2
         # against 2, one iteration at a time: the first has shown how this code warms up, and a
         # launch's warmup is a fifth of its cost when it lives for a dozen iterations.
