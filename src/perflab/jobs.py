@@ -4,7 +4,7 @@
 |---------|----------------------------|------------|----------------|-----------|-----------------------------------------|-------------|
 | dry     | 1, 1, 1                    | 0          | 1              | 1 call    | none: checks that every benchmark runs  | —           |
 | short   | 2, ≤ 6, ≤ 24               | 2 – 10     | 3              | 2 ms      | ±5 % of the mean (of the ratio)         | 2 s         |
-| default | 3, ≤ 24, ≤ 96              | 3 – 30     | 3              | 2 ms      | ±2 % of the mean (of the ratio)         | 10 s        |
+| default | 3, ≤ 24, ≤ 192             | 3 – 30     | 3              | 2 ms      | ±2 % of the mean (of the ratio)         | 10 s        |
 | long    | 5, ≤ 40, ≤ 160             | 5 – 60     | 5              | 10 ms     | ±1 % of the mean (of the ratio)         | 60 s        |
 
 A launch is a separate worker process; the engine doubles the live launches (up to the live cap) when
@@ -55,7 +55,7 @@ class Job:
 JOBS = {
     "dry": Job("dry", 1, 1, 0, 0, 1, 1, 0.0, 0.0, 0.0, overhead=False, diagnose=False, pilot=False),
     "short": Job("short", 2, 24, 2, 10, 3, 2000, 0.002, 0.05, 2.0, launches_live=6),
-    "default": Job("default", 3, 96, 3, 30, 3, 20000, 0.002, 0.02, 10.0, launches_live=24),
+    "default": Job("default", 3, 192, 3, 30, 3, 20000, 0.002, 0.02, 10.0, launches_live=24),
     "long": Job("long", 5, 160, 5, 60, 5, 40000, 0.010, 0.01, 60.0, launches_live=40),
 }
 
