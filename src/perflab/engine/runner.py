@@ -514,11 +514,12 @@ class Engine:
         # the job's minimum iterations per launch are always measured (an interval from one iteration
         # per launch is meaningless), unless the case runs far past its budget
         short_of_min = min(counts) < job.iterations_min and st.spent < MIN_ITERATIONS_BUDGET_FACTOR * job.budget_s
-        if (self._out_of_budget(st) and not short_of_min) or sum(counts) >= job.iterations_max:
+        if (st.spent >= job.budget_s and not short_of_min) or sum(counts) >= job.iterations_max:
             return "spent"
         return "grow" if self._wants_processes(st, alone) else "more"
 
     def _out_of_budget(self, st: _CaseState) -> bool:
+        """Its budget or its iteration cap used up."""
         return (st.spent >= self.job.budget_s
                 or sum(len(ln.samples.workload) for ln in st.launches) >= self.job.iterations_max)
 
@@ -778,7 +779,7 @@ class Engine:
         contender. Returns the iterations a launch pair is worth (inf: any number), or None."""
         job = self.job
         if (max(len(st.launches) for st in active) >= job.launches_max
-                or any(st.spent >= job.budget_s for st in active)):
+                or any(self._out_of_budget(st) for st in active)):
             return None
         c_launch = sum(self._costs(st)[0] for st in active)
         c_iteration = sum(self._costs(st)[1] for st in active)
