@@ -91,7 +91,8 @@ def _launch_arrays(case: dict, overhead: bool) -> list[np.ndarray]:
     ops = case["benchmark"].get("ops_per_invoke", 1)
     for ln in case.get("launches", []):
         ls = LaunchSamples(index=ln["index"], invocations=ln["invocations"])
-        for k in ("workload", "overhead", "workload_rounds", "overhead_rounds"):
+        for k in ("workload", "overhead", "workload_rounds", "overhead_rounds", "workload_cpu",
+                  "overhead_cpu"):
             setattr(ls, k, list(ln.get(k, [])))
         if ls.workload:
             x, _ = per_op(ls, ops, overhead)

@@ -153,6 +153,11 @@ class LaunchSamples:
     workload_rounds: list[int] = field(default_factory=list)
     # round of each overhead iteration (0 = measured before the rounds started)
     overhead_rounds: list[int] = field(default_factory=list)
+    # CPU time (ns) the measuring thread got in each workload / overhead iteration (protocol v2
+    # `cpu_ns`/`overhead_cpu_ns`); empty when the worker cannot read it. Wall ≫ CPU means the
+    # iteration was preempted: interference, not slow code.
+    workload_cpu: list[int] = field(default_factory=list)
+    overhead_cpu: list[int] = field(default_factory=list)
     pid: int = 0
     cpu: int | None = None  # the CPU the launch was pinned to after warmup (None: not pinned)
     cpu_share: float | None = None  # its CPU seconds per wall second at the end of warmup
@@ -164,6 +169,7 @@ class LaunchSamples:
             "pilot": [list(p) for p in self.pilot], "warmup": self.warmup,
             "overhead": self.overhead, "workload": self.workload,
             "workload_rounds": self.workload_rounds, "overhead_rounds": self.overhead_rounds,
+            "workload_cpu": self.workload_cpu, "overhead_cpu": self.overhead_cpu,
         }
 
 

@@ -115,7 +115,8 @@ def case_result_from_json(c: dict[str, Any]):
         ls = LaunchSamples(index=ln["index"], invocations=ln["invocations"], pid=ln.get("pid", 0),
                            cpu=ln.get("cpu"), cpu_share=ln.get("cpu_share"))
         ls.pilot = [tuple(p) for p in ln.get("pilot", [])]
-        for k in ("warmup", "overhead", "workload", "workload_rounds", "overhead_rounds"):
+        for k in ("warmup", "overhead", "workload", "workload_rounds", "overhead_rounds",
+                  "workload_cpu", "overhead_cpu"):
             setattr(ls, k, list(ln.get(k, [])))
         launches.append(ls)
     d = c.get("diagnostics")
