@@ -13,6 +13,7 @@ from ..console import out
 from ..engine.plan import build_plan
 from ..runtimes import resolve
 from .common import prepare_all
+from .history import cells
 
 
 def cmd_list(args) -> int:
@@ -32,8 +33,8 @@ def cmd_list(args) -> int:
             entry[2].add(c.runtime.label)
     for b, combos, rts in seen.values():
         axes = "; ".join(f"{a.name} ∈ {{{', '.join(a.values)}}}" for a in b.params)
-        t.add_row(b.full_name + (" (baseline)" if b.baseline else ""), axes, str(len(combos)),
-                  ", ".join(sorted(rts)), f"{os.path.relpath(b.file)}:{b.line}")
+        t.add_row(*cells([b.full_name + (" (baseline)" if b.baseline else ""), axes, str(len(combos)),
+                          ", ".join(sorted(rts)), f"{os.path.relpath(b.file)}:{b.line}"]))
     out.print(t)
     return 1 if any(p.error for p in prepared) else 0
 
@@ -44,8 +45,9 @@ def cmd_runtimes(args) -> int:
         t.add_column(col)
     for tc in toolchains.all_toolchains():
         for rt in tc.discover_runtimes():
-            t.add_row(rt.name, rt.language, rt.version, rt.implementation,
-                      "installed" if rt.installed else (rt.note or "installable"), rt.executable)
+            t.add_row(*cells([rt.name, rt.language, rt.version, rt.implementation,
+                              "installed" if rt.installed else (rt.note or "installable"),
+                              rt.executable]))
     out.print(t)
     return 0
 
