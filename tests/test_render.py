@@ -272,3 +272,71 @@ def test_a_path_with_markup_is_named_verbatim_in_the_error(tmp_path):
                        cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert "[/x]" in r.stderr and "[bold]nope" in r.stderr
+
+
+HOSTILE_BENCH = '''import perflab
+
+@perflab.benchmark(name="[/bogus]closing", baseline=True)
+def a():
+    return 1
+
+@perflab.params(n=["[size=10]", "=1+2"])
+@perflab.benchmark(name="[bold red]x|y")
+def b(n):
+    return n
+'''
+
+
+def test_a_real_run_list_and_json_with_hostile_names(tmp_path):
+    """The trial's crash: a benchmark named `[/bogus]closing` stopped `run` and `list` with a MarkupError,
+    and the .md and .csv were never written."""
+    folder = tmp_path / "dir[x]" / "[bold]y"
+    folder.mkdir(parents=True)
+    (folder / "bench_hostile.py").write_text(HOSTILE_BENCH)
+    out = tmp_path / "out"
+    cli = [sys.executable, "-m", "perflab.cli"]
+    r = subprocess.run(cli + ["run", str(folder), "--job", "dry", "--store", "none", "-o", str(out)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert "[/bogus]closing" in r.stdout and "[bold red]x|y" in r.stdout and "[size=10]" in r.stdout
+    # off a terminal: a line per finished case, with its position and the total
+    assert re.search(r"^\[1/3\] \[/bogus\]closing\(\) python", r.stderr, flags=re.M), r.stderr
+    md = next(out.glob("*.md")).read_text()
+    assert "\\[/bogus\\]closing" in md and "\\[bold red\\]x\\|y" in md
+    rows = list(csv.DictReader(io.StringIO(next(out.glob("*.csv")).read_text())))
+    assert sorted(r_["param:n"] for r_ in rows) == ["", "'=1+2", "[size=10]"]
+    r = subprocess.run(cli + ["list", str(folder)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "[/bogus]closing" in r.stdout and "[size=10]" in r.stdout, r.stderr
+    # --json: the document alone on stdout, progress and table on stderr; --quiet: no progress lines
+    r = subprocess.run(cli + ["run", str(folder), "--job", "dry", "--store", "none", "-o", str(out),
+                              "--json", "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert {c["benchmark"]["name"] for c in doc["cases"]} == {"[/bogus]closing", "[bold red]x|y"}
+    assert not re.search(r"^\[\d+/3\]", r.stderr, flags=re.M)
+
+
+def test_compare_and_history_print_hostile_names_as_text(tmp_path, capsys):
+    from perflab.cli import main
+    from perflab.results import row_to_json
+    from perflab.store import open_store
+    rows = hostile_rows()
+    doc = document(rows, get_job("dry"), env_of(rows), [], dt.datetime.now(dt.timezone.utc), True)
+    old, new = tmp_path / "[bold]old.json", tmp_path / "new.json"
+    old.write_text(json.dumps(doc))
+    new.write_text(json.dumps(doc))
+    assert main(["compare", str(old), str(new), "--store", "none"]) == 0
+    shown = capsys.readouterr().out
+    assert "[/bogus]closing" in shown and "[bold red]x" in shown and "[bold]old.json" in shown
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    store = open_store(url)
+    rid = store.begin_run(command=["perflab"], args={}, job={}, environment=env_of(rows),
+                          fingerprint="f", label="[/bogus]label")
+    for r in rows:
+        store.add_case(rid, row_to_json(r))
+    store.finish_run(rid)
+    assert main(["history", "--store", url]) == 0
+    assert "[/bogus]label" in capsys.readouterr().out
+    assert main(["history", "*closing*", "--store", url]) == 0
+    shown = capsys.readouterr().out
+    assert "[/bogus]closing" in shown and "[red]rt2" in shown
