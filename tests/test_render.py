@@ -93,6 +93,20 @@ def test_every_row_with_a_baseline_shows_its_ratio_and_the_baseline_shows_one():
     assert by[("base", "rt1")][col["Ratio"]] == "1.00" and by[("base", "rt1")][col["Ratio vs rt1"]] == "1.00"
     assert by[("other", "rt2")][col["Ratio"]] == "1.50" and by[("other", "rt2")][col["Ratio vs rt1"]] == "1.00"
     assert by[("sized", "rt2")][col["Ratio"]] == "" and by[("sized", "rt2")][col["Ratio vs rt1"]] == "0.50"
+    # the same pairs in the csv and the json
+    data = {(r["Method"], r["Runtime"]): r for r in csv.DictReader(io.StringIO(to_csv(rows)))}
+    assert float(data[("other", "rt2")]["ratio"]) == rows_by(rows)[("other", "rt2")].ratio.value
+    assert data[("other", "rt2")]["ratio_baseline_method"] == "base"
+    assert data[("other", "rt2")]["ratio_baseline_runtime"] == "rt1"
+    assert data[("sized", "rt2")]["ratio"] == "" and abs(float(data[("sized", "rt2")]["runtime_ratio"]) - 0.5) < 0.01
+    doc = document(rows, get_job("dry"), env_of(rows), [], dt.datetime.now(dt.timezone.utc), True)
+    other2 = next(c for c in doc["cases"] if c["key"] == rows_by(rows)[("other", "rt2")].key)
+    assert other2["ratio"]["value"] == rows_by(rows)[("other", "rt2")].ratio.value
+    assert other2["runtime_baseline"] == rows_by(rows)[("other", "rt1")].key
+
+
+def rows_by(rows):
+    return {(r.result.case.benchmark.name, r.result.case.runtime.label): r for r in rows}
 
 
 def test_report_shows_the_same_ratios_as_the_run(tmp_path):

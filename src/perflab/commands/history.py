@@ -8,6 +8,13 @@ from ..console import err, out
 from ..report.escape import visible
 
 
+def listing(title: str | None = None) -> RichTable:
+    """A table for `list`, `runtimes`, `history`: boxed on a terminal; off one, plain padded columns
+    (grep-able, no box drawing). The title is user data (a store URL, a pattern): text."""
+    return RichTable(title=Text(title) if title else None,
+                     **({} if out.is_terminal else {"box": None, "title_justify": "left"}))
+
+
 def cells(values) -> list[Text]:
     """Table cells of stored user data (names, labels, paths): text, never markup, one line each."""
     return [Text(visible("" if v is None else v)) for v in values]
@@ -48,7 +55,7 @@ def cmd_history(args) -> int:
     if store is None:
         raise UsageError("history needs a store; --store is none")
     if args.pattern is None and not args.changes:
-        t = RichTable(title=Text(f"runs in {store.url}"))
+        t = listing(f"runs in {store.url}")
         for c in ("Run", "Started", "Label", "Cases", "Failed", "Complete", "Fingerprint"):
             t.add_column(c)
         for r in store.runs():
@@ -65,7 +72,7 @@ def cmd_history(args) -> int:
             out.print(Text(f"no shift of {args.min_shift:g}% or more in "
                            f"{len({s['key'] for s in series})} series"))
             return 0
-        t = RichTable(title="change points")
+        t = listing("change points")
         for c in ("Case", "Last run before", "First run after", "Before", "After", "Change", "Runs"):
             t.add_column(c)
         for ch in changes:
@@ -74,7 +81,7 @@ def cmd_history(args) -> int:
                               f"{len(ch.runs_before)} before, {len(ch.runs_after)} after"]))
         out.print(t)
         return 0
-    t = RichTable(title=Text(f"history of {args.pattern}"))
+    t = listing(f"history of {args.pattern}")
     for c in ("Run", "Started", "Benchmark", "Runtime", "Mean", "Error", "Status"):
         t.add_column(c)
     for s_ in series:

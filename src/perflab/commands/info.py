@@ -6,21 +6,19 @@ import os
 import tempfile
 from pathlib import Path
 
-from rich.table import Table as RichTable
-
 from .. import toolchains
 from ..console import out
 from ..engine.plan import build_plan
 from ..runtimes import resolve
 from .common import prepare_all
-from .history import cells
+from .history import cells, listing
 
 
 def cmd_list(args) -> int:
     paths = [Path(p) for p in args.paths]
     prepared = prepare_all(paths, args.runtimes, 60.0, Path(tempfile.mkdtemp(prefix="perflab-")))
     plan = build_plan(prepared, args.filter, args.category)
-    t = RichTable(title="benchmarks")
+    t = listing("benchmarks")
     for col in ("Benchmark", "Params", "Cases", "Runtimes", "Source"):
         t.add_column(col)
     # a group may hold several benchmarks (all methods of a class with a baseline are measured
@@ -40,7 +38,7 @@ def cmd_list(args) -> int:
 
 
 def cmd_runtimes(args) -> int:
-    t = RichTable(title="runtimes")
+    t = listing("runtimes")
     for col in ("Name", "Language", "Version", "Implementation", "Status", "Path"):
         t.add_column(col)
     for tc in toolchains.all_toolchains():

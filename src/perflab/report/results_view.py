@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
-from ..ratios import (METHOD_COLUMN, Identity, Pair, format_ratio, pair, runtime_column)
+from ..ratios import METHOD_COLUMN, Identity, format_ratio, pair, runtime_column
 from ..units import TIME_UNITS, format_in, format_size, pick_unit
 
 RESULTS_SCHEMA = "perflab.results"

@@ -88,7 +88,7 @@ def _units(rows: list[Row]) -> dict[str, tuple[str, float]]:
     return units
 
 
-def _ratio_cells(ratio, has_base: bool, is_base: bool, ok: bool) -> tuple[str, str]:
+def _ratio_cells(ratio, has_base: bool, ok: bool) -> tuple[str, str]:
     if ratio is not None:
         return format_ratio(ratio.value), f"{ratio.sd:.2f}" if math.isfinite(ratio.sd) else "NA"
     if not has_base or not ok:
@@ -145,10 +145,9 @@ def build_table(rows: list[Row], hide: set[str] | None = None, title: str = "") 
             cells[p] = res.case.param_values.get(p, "-")
         for col in TIME_COLUMNS:
             cells[col] = format_in(getattr(e, col.lower()), units[col]) if e else "NA"
-        cells[METHOD_COLUMN], cells["RatioSD"] = _ratio_cells(r.ratio, bool(r.baseline_key),
-                                                              r.is_baseline, res.ok)
+        cells[METHOD_COLUMN], cells["RatioSD"] = _ratio_cells(r.ratio, bool(r.baseline_key), res.ok)
         cells[rt_col], cells[rt_sd_col] = _ratio_cells(r.runtime_ratio, bool(r.runtime_baseline_key),
-                                                       r.is_runtime_baseline, res.ok)
+                                                       res.ok)
         gcs = (d.gc_per_1000_ops if d and d.gc_per_1000_ops else [])
         for g in range(gc_gens):
             cells[f"Gen{g}"] = (number(gcs[g]) if gcs[g] else "-") if g < len(gcs) else "NA"
