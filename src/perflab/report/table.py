@@ -112,7 +112,7 @@ def build_table(rows: list[Row], hide: set[str] | None = None, title: str = "") 
     gc_gens = max((len(d.gc_per_1000_ops) for d in diags if d.gc_per_1000_ops), default=0)
     has_gc = gc_gens and any(any(g > 0 for g in d.gc_per_1000_ops) for d in diags if d.gc_per_1000_ops)
     has_code = any(d.code_size is not None for d in diags)
-    has_notes = any(r.warnings or not r.result.ok for r in rows)
+    has_notes = any(r.warnings or not r.result.ok or _absent(r) for r in rows)
 
     rt_col = runtime_column(base_rt) if has_rt_ratio else ""
     rt_sd_col = rt_col.replace("Ratio", "RatioSD", 1)
@@ -157,14 +157,22 @@ def build_table(rows: list[Row], hide: set[str] | None = None, title: str = "") 
         cells["Code Size"] = f"{d.code_size:,} B" if d and d.code_size is not None else "NA"
         markers = []
         label = case_label(res.case)
-        for note in ([f"FAILED: {res.error}"] if not res.ok else []) + r.warnings:
+        status = "FAILED" if not res.ok else "NA" if _absent(r) else ""
+        reason = [f"{status}: {res.error if not res.ok else _absent(r)}"] if status else []
+        for note in reason + r.warnings:
             table.legend.append(f"[{len(table.legend) + 1}] {label}: {note}")
             markers.append(f"[{len(table.legend)}]")
-        cells["Notes"] = ("FAILED " if not res.ok else "") + " ".join(markers)
+        cells["Notes"] = " ".join([status] + markers if status else markers)
         if not res.ok:
             table.failed_rows.add(i)
         table.rows.append([cells.get(c, "") for c in columns])
     return table
+
+
+def _absent(r: Row) -> str:
+    """Why a case does not exist on its runtime (a file its toolchain cannot build): "" if it does.
+    (`CaseResult.absent` comes with the cli branch; getattr keeps this module working before it.)"""
+    return getattr(r.result, "absent", None) or ""
 
 
 def _alloc_ratio_cell(value: float | None, baseline_key: str | None) -> str:
@@ -217,7 +225,7 @@ def _raw(r: Row, params: list[str], by_key: dict[str, Row]) -> dict:
     out["alloc_ratio"] = r.alloc_ratio if r.alloc_ratio is not None else ""
     out["runtime_alloc_ratio"] = r.runtime_alloc_ratio if r.runtime_alloc_ratio is not None else ""
     out["code_size_bytes"] = d.code_size if d and d.code_size is not None else ""
-    out["status"] = "ok" if r.result.ok else "failed"
+    out["status"] = "failed" if not r.result.ok else "na" if _absent(r) else "ok"
     out["error"] = r.result.error or ""
     out["warnings"] = " | ".join(r.warnings)
     return out
