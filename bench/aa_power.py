@@ -47,8 +47,8 @@ def trial(path: Path, factor: float, job: str, extra: list[str]
     py = sys.executable
     doc, wall = perflab_run(path, "--runtimes", f"{py}:PERFLAB_AA=A PERFLAB_SLOWDOWN=1.00,{py}:PERFLAB_AA=B PERFLAB_SLOWDOWN={factor:.2f}",
                          "--job", job, "--store", "none", *extra)
-    case = next(c for c in doc["cases"] if not c["is_baseline"])
-    r = case["ratio"]
+    case = next(c for c in doc["cases"] if not c["is_runtime_baseline"])
+    r = case["runtime_ratio"]  # two runtimes: "Ratio vs A" (perflab.ratios)
     different = called_different(r["value"], r["ci_low"], r["ci_high"])
     return different, r["value"], (r["ci_low"], r["ci_high"]), wall
 

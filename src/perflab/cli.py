@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from rich.text import Text
+
 from . import __version__
 from .console import err
 from .errors import UsageError
@@ -49,6 +51,11 @@ def _parser() -> argparse.ArgumentParser:
                      help="continue an interrupted run (default: the latest incomplete one), "
                      "measuring only the cases it had not finished")
     run.add_argument("--label", default="", help="a name for this run in the history")
+    run.add_argument("--quiet", "-q", action="store_true",
+                     help="no progress lines (the table and the result files are still written)")
+    run.add_argument("--json", action="store_true",
+                     help="print the results document (JSON) on stdout and nothing else there; "
+                     "progress and the table go to stderr")
     run.add_argument("--disasm", action="store_true",
                      help="write the disassembly of each native (C/C++, Rust) benchmark function "
                      "next to the results")
@@ -97,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return commands[args.command](args)
     except (UsageError, StoreError) as exc:
-        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        # the message names user files, benchmarks and flags: never markup
+        err.print(Text.assemble(("error:", "red"), f" {exc}"), soft_wrap=True)
         return 2
     except KeyboardInterrupt:
         err.print("[red]interrupted[/red]")
