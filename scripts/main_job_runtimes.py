@@ -133,10 +133,14 @@ def choose_cpp(tc) -> Choice:
     return Choice("cpp", [], "none", reason="no C/C++ compiler (g++ or clang++) on PATH")
 
 
-def pick(provision: bool = True, say: Callable[[str], None] | None = None) -> list[Choice]:
+def pick(provision: bool = True, say: Callable[[str], None] | None = None,
+         languages: list[str] | None = None) -> list[Choice]:
+    """A choice per family (only `languages` when given), in perflab's language order."""
     say = say or (lambda m: print(m, file=sys.stderr, flush=True))
     out = []
     for tc in toolchains.all_toolchains():
+        if languages is not None and tc.language not in languages:
+            continue
         if tc.language == "cpp":
             out.append(choose_cpp(tc))
         elif tc.language in WANTED:
