@@ -436,3 +436,12 @@ def test_each_family_has_its_page_with_summary_wins_and_losses_and_the_index_lin
     console = capsys.readouterr().out
     assert "Performance Improvements in Node 18 → 24" in console and "not compared: Go" in console
     assert "seeds-test.md" in console
+
+
+def test_cases_measured_again_make_one_note_per_pair_of_files(tmp_path):
+    a = write(tmp_path, "a.json", doc([case(f"m{i}", "python3.8", 100.0) for i in range(8)]))
+    b = write(tmp_path, "b.json", doc([case(f"m{i}", "python3.8", 90.0) for i in range(8)]))
+    rep = rv.load_report([str(a), str(b)], "t")
+    [note] = rep.notes
+    assert note.startswith(f"8 case(s) measured in {a} and again in {b}; the later file is used: bench_x.m0@python3.8")
+    assert note.endswith("and 2 more.") and all(c.mean == 90.0 for c in rep.cases)
