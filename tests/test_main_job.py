@@ -135,3 +135,10 @@ def test_budget_total_scales_the_remaining_cases_budgets():
     assert budget_scale(100.0, groups, 2.0, {"java": 6.0}) == 1.0
     assert budget_scale(8.0, groups, 2.0, {"java": 6.0}) == pytest.approx(0.5)
     assert budget_scale(-5.0, groups, 2.0, {"java": 6.0}) == MIN_BUDGET_SCALE  # overrun: still measured
+
+
+def test_a_bad_budget_total_is_a_usage_error_naming_the_flag(capsys):
+    from perflab.cli import main
+    assert main(["run", "examples/python", "--budget-total", "0", "--store", "none"]) == 2
+    err = capsys.readouterr().err
+    assert "--budget-total" in err and len(err.strip().splitlines()) == 1
