@@ -12,5 +12,5 @@
 # arguments go to `perflab run`.
 set -euo pipefail
 cd "$(dirname "$0")"
-. ./scripts/venv.sh
+. ./scripts/venv.sh ""  # an argument of its own: run.sh's arguments are not venv.sh's extras
 exec .venv/bin/python scripts/main_job.py "$@"

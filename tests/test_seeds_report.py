@@ -415,8 +415,8 @@ def test_each_family_has_its_page_with_summary_wins_and_losses_and_the_index_lin
         name = "HttpDownload" if i == 0 else f"m{i}"
         cs.append(case(name, "node18", old * 1e3, meta=HTTP if i == 0 else None))
         cs.append(case(name, "node24", new * 1e3, meta=HTTP if i == 0 else None))
-    cs += [case("m0", "python3.8", 1e3), case("m0", "python3.13", 1e3)]
-    p = write(tmp_path, "r.json", doc(cs, runtimes=["node18", "node24", "python3.8", "python3.13"]))
+    cs += [case("m0", "python3.8", 1e3), case("m0", "python3.13", 1e3), case("m0", "jdk17", 1e3)]
+    p = write(tmp_path, "r.json", doc(cs, runtimes=["node18", "node24", "python3.8", "python3.13", "jdk17"]))
     md, page, out = run_report(tmp_path, [p], family="node",
                                extra=["--not-compared", "Go: go1.21 could not be provisioned (offline)"])
     assert md.startswith("# Performance Improvements in Node 18 → 24 — Seeds test")
@@ -432,6 +432,9 @@ def test_each_family_has_its_page_with_summary_wins_and_losses_and_the_index_lin
     assert "[Performance Improvements in Node 18 → 24](seeds-test-node.md)" in index
     assert "[Performance Improvements in CPython 3.8 → 3.13](seeds-test-python.md)" in index
     assert "- Go: go1.21 could not be provisioned (offline)" in index
+    assert "- JDK: only jdk17 was measured; nothing to compare it with" in index
+    lone = (out / "seeds-test-java.md").read_text(encoding="utf-8")
+    assert lone.startswith("# Performance of JDK 17 — Seeds test") and "| m0 | jdk17 |" in lone
     assert "| 003 | Networking | HttpDownload (10 MB)" in index and "| confirmed | — |" in index
     console = capsys.readouterr().out
     assert "Performance Improvements in Node 18 → 24" in console and "not compared: Go" in console
