@@ -95,16 +95,6 @@ def describe(path: str) -> Runtime | None:
     return runtime_for(str(go), info) if info else None
 
 
-def default_modcache() -> Path:
-    go = shutil.which("go")
-    if go:
-        info = probe(go)
-        if info and info.get("GOMODCACHE"):
-            return Path(info["GOMODCACHE"])
-    gopath = os.environ.get("GOPATH") or str(Path.home() / "go")
-    return Path(gopath.split(os.pathsep)[0]) / "pkg" / "mod"
-
-
 def toolchain_cache() -> Path:
     """The module cache perflab downloads Go toolchains into."""
     return cache_dir() / "go-toolchains"
