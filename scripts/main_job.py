@@ -36,6 +36,7 @@ REPORT_RESERVE = 30.0          # seconds kept for the report
 MIN_PASS2 = 60.0               # a pass-2 round needs at least this much time left
 MAX_ROUNDS = 3
 PASS2_CASE_BUDGET = (4.0, 60.0)  # seconds per case in pass 2: at least, at most
+INTERRUPTED = 130             # perflab's status after Ctrl-C: the job stops measuring, still reports
 PASS1_ARGS = ["--job", "short", "--budget", "java=6"]  # a JVM process costs 0.3 s: 6 s buys ~12 a side
 
 
@@ -206,10 +207,14 @@ def main(argv: list[str] | None = None, run: Callable[[list[str]], int] | None =
         say(f"error: pass 1 produced no results (status {rc})")
         return rc or 1
     files = [first]
+    interrupted = rc == INTERRUPTED
 
     # 3. pass 2: the undecided claims get the time left
     from perflab.report.results_view import load_report
     for round_ in range(1, MAX_ROUNDS + 1):
+        if interrupted:
+            say("interrupted: no pass 2; the report covers what was measured")
+            break
         todo = inconclusive(load_report([str(f) for f in files], "main job"))
         time_left = left() - REPORT_RESERVE
         if not todo:
@@ -233,6 +238,9 @@ def main(argv: list[str] | None = None, run: Callable[[list[str]], int] | None =
                 files.append(got)
             elif rc == 2:
                 return rc
+            if rc == INTERRUPTED:
+                interrupted = True
+                break
 
     # 4. the report
     title = "perflab seed corpus — " + ", ".join(args.category or ["quick"]) + " slice"
@@ -249,8 +257,12 @@ def main(argv: list[str] | None = None, run: Callable[[list[str]], int] | None =
     out.mkdir(parents=True, exist_ok=True)
     (out / "main-job.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     say(f"report: {out / 'report'}")
-    return rc_report or (1 if rc else 0)
+    return INTERRUPTED if interrupted else rc_report or (1 if rc else 0)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # between runs: each `perflab run` already saved what it measured
+        print("interrupted", file=sys.stderr)
+        sys.exit(INTERRUPTED)

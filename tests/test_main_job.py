@@ -32,8 +32,8 @@ class FakePerflab:
     on each runtime; the claim's interval is wide in pass 1 (inconclusive) and narrow when measured
     with the default job. Each call costs `cost` seconds of the fake clock."""
 
-    def __init__(self, clock, cost=100.0, narrow_in_pass2=True):
-        self.clock, self.cost, self.narrow = clock, cost, narrow_in_pass2
+    def __init__(self, clock, cost=100.0, narrow_in_pass2=True, status=0):
+        self.clock, self.cost, self.narrow, self.status = clock, cost, narrow_in_pass2, status
         self.calls = []
 
     def __call__(self, cmd):
@@ -52,7 +52,7 @@ class FakePerflab:
         out = Path(_arg(cmd, "--out"))
         out.mkdir(parents=True, exist_ok=True)
         (out / f"perflab-2026010{len(self.calls)}.json").write_text(json.dumps(doc(cs, runtimes=runtimes)))
-        return 0
+        return self.status
 
 
 def choices(mj_rt):
@@ -142,3 +142,9 @@ def test_a_bad_budget_total_is_a_usage_error_naming_the_flag(capsys):
     assert main(["run", "examples/python", "--budget-total", "0", "--store", "none"]) == 2
     err = capsys.readouterr().err
     assert "--budget-total" in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_interrupted_pass_1_is_reported_without_pass_2(tmp_path):
+    rc, calls, said, summary = drive(tmp_path, 1200, status=130)
+    assert rc == 130 and [c[3] for c in calls] == ["run", "report"]
+    assert summary["inconclusive"] == 1 and any(s.startswith("interrupted: no pass 2") for s in said)
