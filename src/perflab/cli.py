@@ -37,6 +37,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=float, help="seconds to wait for any single worker reply")
     run.add_argument("--budget", help="seconds of measurement per case (overrides the job), and per "
                      "language where it differs: '2,java=6'")
+    run.add_argument("--budget-total", type=float, metavar="SECONDS",
+                     help="seconds of measurement for the whole run: each case's budget shrinks to its "
+                     "share of the time left when the run would overrun (a target, not a hard stop)")
     run.add_argument("--target", type=float, help="precision target as a fraction, e.g. 0.02")
     run.add_argument("--iteration-time", type=float, help="seconds per iteration (overrides the job)")
     run.add_argument("--no-overhead", action="store_true", help="do not measure/subtract call overhead")

@@ -24,7 +24,7 @@ SEED_TITLES = {
     "003": "Performance Improvements in .NET Core 3.0",
     "004": "Performance improvements in ASP.NET Core 6",
 }
-# Section order of each seed document (from /work/shared/seeds/README.md); unknown sections follow.
+# Section order of each seed document (from ../shared/seeds/README.md, beside the repository); unknown sections follow.
 SEED_SECTIONS = {
     "000": ["Benchmarking Setup", "JIT", "GC", "Threading", "System Types", "Arrays, Strings, Spans",
             "Buffering", "IO", "Networking", "Reflection", "Collections and LINQ", "Cryptography",
@@ -38,6 +38,7 @@ SEED_SECTIONS = {
     "004": ["Benchmarking Setup", "Span<T>", "Idle Connections", "EF Core", "Blazor", "Hodgepodge"],
 }
 CONFIDENCE = 0.999
+MAX_LISTED = 6  # cases named in a note before "and N more"
 SAME_BAND = (0.95, 1.05)
 
 # -- loading ------------------------------------------------------------------------------------
@@ -221,6 +222,7 @@ def load_report(paths: list[str], title: str, baseline: str | None = None) -> Re
     by_key: dict[tuple, Case] = {}
     order: list[tuple] = []
     seen_keys: set = set()
+    again: dict[tuple[str, str], list[str]] = {}
     for i, (p, doc) in enumerate(zip(paths, docs)):
         cases = [Case(i, p, c) for c in doc["cases"]]
         keys = {c.key for c in cases}
@@ -233,11 +235,16 @@ def load_report(paths: list[str], title: str, baseline: str | None = None) -> Re
         for c in cases:
             k = (c.key, c.runtime)
             if k in by_key:
-                notes.append(f"{c.bench_id} {dict(c.key[1]) or ''} @ {c.runtime}: measured in "
-                             f"{by_key[k].path} and {p}; the later file is used.")
+                again.setdefault((by_key[k].path, p), []).append(
+                    f"{c.bench_id}{'[' + _params_text(c) + ']' if c.params else ''}@{c.runtime}")
             else:
                 order.append(k)
             by_key[k] = c
+    # one note per pair of files: a second pass measures dozens of cases again
+    for (first, later), which in again.items():
+        shown = ", ".join(which[:MAX_LISTED]) + (f" and {len(which) - MAX_LISTED} more" if len(which) > MAX_LISTED else "")
+        notes.append(f"{len(which)} case(s) measured in {first} and again in {later}; the later "
+                     f"file is used: {shown}.")
     cases = [by_key[k] for k in order]
     runtimes: list[str] = []
     for doc in docs:
