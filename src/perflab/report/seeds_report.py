@@ -77,10 +77,12 @@ def _env_lines(report: Report) -> list[tuple[str, str]]:
 _md_escape = md_cell  # every cell: `|`, backslashes, newlines, HTML (perflab.report.escape)
 
 
-def _md_table(columns: list[str], rows: list[list[str]]) -> list[str]:
+def _md_table(columns: list[str], rows: list[list[str]], escaped: bool = False) -> list[str]:
+    """`escaped`: the rows' cells are Markdown already (links whose text went through md_cell)."""
+    cell = (lambda x: x) if escaped else _md_escape
     out = ["| " + " | ".join(_md_escape(c) for c in columns) + " |",
            "|" + "|".join("---:" if is_numeric_column(c) else "---" for c in columns) + "|"]
-    out += ["| " + " | ".join(_md_escape(x) for x in r) + " |" for r in rows]
+    out += ["| " + " | ".join(cell(x) for x in r) + " |" for r in rows]
     return out
 
 
