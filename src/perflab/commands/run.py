@@ -29,7 +29,7 @@ from .common import check_out_dir, prepare_all
 
 # the arguments of `run` a resumed run takes from the interrupted one
 RESUMABLE = ("paths", "runtimes", "filter", "category", "job", "exporters", "out", "hide", "timeout",
-             "budget", "target", "iteration_time", "no_overhead", "max_cases", "label")
+             "budget", "target", "iteration_time", "no_overhead", "max_cases", "label", "exclude")
 
 
 def cmd_run(args) -> int:
@@ -64,7 +64,7 @@ def cmd_run(args) -> int:
     started = dt.datetime.now(dt.timezone.utc)
     stamp = started.strftime("%Y%m%d-%H%M%S")
     workdir = Path(tempfile.mkdtemp(prefix="perflab-"))
-    prepared = prepare_all(paths, args.runtimes, job.timeout_s, workdir)
+    prepared = prepare_all(paths, args.runtimes, job.timeout_s, workdir, args.exclude)
     plan = build_plan(prepared, args.filter, args.category, args.max_cases)
     if not plan.groups and not plan.failed:
         if any(p.error for p in prepared):

@@ -38,13 +38,17 @@ class Plan:
         return sum(len(g) for g in self.groups) + len(self.failed)
 
 
-def find_sources(paths: list[Path], toolchains: list[Toolchain]) -> dict[str, list[Path]]:
+def find_sources(paths: list[Path], toolchains: list[Toolchain], exclude: list[str] = ()
+                 ) -> dict[str, list[Path]]:
+    """Each language's benchmark sources under `paths`; a folder's walk skips fixtures, ignored files
+    and the `exclude` globs (perflab.excludes)."""
+    from ..excludes import filter_sources
     by_lang: dict[str, list[Path]] = {}
     for p in paths:
         if not p.exists():
             raise UsageError(f"{p}: no such file or directory")
         for tc in toolchains:
-            for src in tc.find_sources(p):
+            for src in filter_sources(p, tc.find_sources(p), list(exclude)):
                 lst = by_lang.setdefault(tc.language, [])
                 if src not in lst:
                     lst.append(src)

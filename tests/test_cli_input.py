@@ -1,0 +1,143 @@
+"""Bad input is one line and exit status 2; every command and option explains itself; a project's
+[tool.perflab] settings are defaults the command line overrides."""
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from perflab import cli, config
+from perflab.errors import UsageError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def perflab(*args, cwd=ROOT, timeout=300):
+    return subprocess.run([sys.executable, "-m", "perflab.cli", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def _walk(parser: argparse.ArgumentParser, path: str):
+    for action in parser._actions:
+        yield path, action
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _walk(sub, f"{path} {name}")
+
+
+def test_every_command_and_option_has_help():
+    parser = cli._parser()
+    missing = [f"{path}: {action.option_strings or action.dest}" for path, action in _walk(parser, "perflab")
+               if not (action.help or "").strip() and action.help != argparse.SUPPRESS]
+    assert missing == []
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {a.dest: a.help for a in subs._choices_actions}
+    assert all(helps.get(name) for name in subs.choices), helps
+
+
+def test_top_level_help_is_for_users_and_lists_the_commands():
+    text = cli._parser().format_help()
+    for name in ("run", "list", "compare", "history", "runtimes", "report"):
+        assert f"\n    {name}" in text
+    assert "dispatches" not in text and "This module" not in text
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "--timeout", "nan"], ["run", "--timeout", "-5"], ["run", "--timeout", "0"],
+    ["run", "--iteration-time", "inf"], ["run", "--target", "-1"], ["run", "--target", "nan"],
+    ["run", "--budget", "java=abc"], ["run", "--budget", "inf"], ["run", "--budget", "nan"],
+    ["run", "--max-cases", "0"], ["history", "--min-shift", "-1"], ["compare", "a", "b", "--threshold", "nan"],
+    ["compare", "a", "b", "--fail-on-regression", "-3"],
+])
+def test_bad_numbers_are_one_line_and_exit_2(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli._parser().parse_args(argv)
+    assert exc.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and argv[-2] in lines[0], lines
+
+
+def test_good_numbers_pass():
+    args = cli._parser().parse_args(["run", "--timeout", "5", "--target", "0.02", "--budget", "2,java=6",
+                                     "--iteration-time", "0.01"])
+    assert (args.timeout, args.target, args.budget, args.iteration_time) == (5.0, 0.02, "2,java=6", 0.01)
+
+
+# -- project settings ------------------------------------------------------------------------------
+
+def _project(tmp_path, text, name="pyproject.toml"):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / name).write_text(text)
+    sub = tmp_path / "a" / "b"
+    sub.mkdir(parents=True)
+    return sub
+
+
+def test_project_settings_are_found_upwards_and_flags_win(tmp_path):
+    sub = _project(tmp_path, '[tool.perflab]\npaths = ["benches"]\nruntimes = ["python3.11", "python3.13"]\n'
+                   'job = "short"\nout = "res"\nexclude = ["old/*"]\n')
+    cfg = config.load(sub)
+    assert cfg.file == tmp_path / "pyproject.toml"
+    args = cli._parser().parse_args(["run"])
+    config.apply(args, cfg)
+    assert args.paths == [str(tmp_path / "benches")] and args.runtimes == "python3.11,python3.13"
+    assert args.job == "short" and args.out == str(tmp_path / "res") and args.exclude == ["old/*"]
+    args = cli._parser().parse_args(["run", "x", "-j", "dry", "-r", "python3.12", "--exclude", "y"])
+    config.apply(args, cfg)
+    assert args.paths == ["x"] and args.job == "dry" and args.runtimes == "python3.12"
+    assert args.exclude == ["old/*", "y"]
+
+
+def test_perflab_toml_and_the_search_stops_at_the_repository_root(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.perflab]\njob = "long"\n')  # above the repo: ignored
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    sub = _project(repo, 'job = "short"\n', name="perflab.toml")
+    assert config.load(sub).get("job") == "short"
+    (repo / "perflab.toml").unlink()
+    assert config.load(sub).file is None
+
+
+@pytest.mark.parametrize("text, words", [
+    ('[tool.perflab]\njobs = "short"\n', ["'jobs'", "unknown key"]),
+    ('[tool.perflab]\npaths = "benches"\n', ["'paths'", "list"]),
+    ('[tool.perflab]\njob = 3\n', ["'job'", "string"]),
+    ('[tool.perflab\n', ["not valid TOML"]),
+])
+def test_a_bad_settings_file_is_one_line_naming_file_and_key(tmp_path, text, words):
+    sub = _project(tmp_path, text)
+    with pytest.raises(UsageError) as exc:
+        config.load(sub)
+    msg = str(exc.value)
+    assert str(tmp_path / "pyproject.toml") in msg and "\n" not in msg
+    assert all(w in msg for w in words), msg
+    r = perflab("list", cwd=sub)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_walks_skip_fixtures_excludes_and_git_ignored_files(tmp_path):
+    from perflab.engine.plan import find_sources
+    from perflab.toolchains import all_toolchains
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("scratch/\n")
+    for rel in ("benches/bench_a.py", "tests/fixtures/bad/bench_bad.py", "scratch/bench_tmp.py",
+                "old/bench_old.py", "node_modules/x/bench_n.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("def bench_x():\n    pass\n")
+    found = find_sources([tmp_path], all_toolchains(), ["old"])
+    assert [p.name for p in found["python"]] == ["bench_a.py"]
+    # a folder named explicitly is measured even if a walk from above would skip it
+    found = find_sources([tmp_path / "tests" / "fixtures" / "bad"], all_toolchains())
+    assert [p.name for p in found["python"]] == ["bench_bad.py"]
+
+
+def test_perflab_lists_its_own_examples_from_its_root():
+    cfg = config.load(ROOT)
+    assert cfg.file == ROOT / "pyproject.toml" and cfg.get("paths")
+    from perflab.engine.plan import find_sources
+    from perflab.toolchains import all_toolchains
+    found = find_sources([ROOT / p for p in cfg.get("paths")], all_toolchains(), cfg.get("exclude") or [])
+    files = [p for lst in found.values() for p in lst]
+    assert files and not any("fixtures" in p.parts for p in files)
