@@ -141,3 +141,63 @@ def test_perflab_lists_its_own_examples_from_its_root():
     found = find_sources([ROOT / p for p in cfg.get("paths")], all_toolchains(), cfg.get("exclude") or [])
     files = [p for lst in found.values() for p in lst]
     assert files and not any("fixtures" in p.parts for p in files)
+
+
+# -- results files -----------------------------------------------------------------------------------
+
+def _results(cases):
+    return {"schema": "perflab.results", "version": 1, "environment": {}, "job": {}, "cases": cases}
+
+
+def _case(**changes):
+    c = {"key": "g.a[]@py", "benchmark": {"group": "g", "name": "a", "ops_per_invoke": 1}, "params": {},
+         "runtime": {"label": "py"}, "status": "ok", "estimate": {"mean": 1.0},
+         "launches": [{"index": 0, "invocations": 10, "workload": [10, 11, 12, 10, 11, 12]}]}
+    for k, v in changes.items():
+        if v is ...:
+            del c[k]
+        else:
+            c[k] = v
+    return c
+
+
+@pytest.mark.parametrize("bad, words", [
+    (_case(key=...), "case 2 lacks 'key'"),
+    (_case(status=None), "case 2 has 'status' null"),
+    (_case(benchmark=None), "case 2 lacks 'benchmark'"),
+    (_case(runtime={"label": 3}), "case 2 has 'runtime.label' int"),
+    (_case(estimate={"mean": "fast"}), "case 2 has 'estimate.mean' str"),
+    (_case(launches=[{"index": 0, "invocations": None}]), "case 2 launch 1 has 'invocations' null"),
+    (_case(params=[1]), "case 2 has 'params' list"),
+    ("oops", "case 2 is str"),
+])
+def test_compare_names_the_file_and_case_of_a_malformed_results_file(tmp_path, bad, words):
+    good, broken = tmp_path / "good.json", tmp_path / "broken.json"
+    good.write_text(json.dumps(_results([_case()])))
+    broken.write_text(json.dumps(_results([_case(key="g.b[]@py"), bad])))
+    r = perflab("compare", str(good), str(broken), "--store", "none")
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "broken.json: " + words in lines[0], lines
+
+
+def test_results_files_written_before_keys_were_quoted_read_with_todays_keys(tmp_path):
+    from perflab.results import load_document
+    c = _case(key="g.a[p=x,q=y,q=z]@py", params={"p": "x", "q": "y,q=z"})
+    (tmp_path / "old.json").write_text(json.dumps(_results([c])))
+    doc = load_document(tmp_path / "old.json")
+    assert doc["cases"][0]["key"] == 'g.a[p=x,q="y,q=z"]@py'
+
+
+def test_results_json_is_an_ordinary_file_not_a_private_one(tmp_path):
+    import os
+    from perflab.results import write_atomic
+    old = os.umask(0o022)
+    try:
+        write_atomic(tmp_path / "r.json", _results([]))
+        os.umask(0o027)
+        write_atomic(tmp_path / "s.json", _results([]))
+    finally:
+        os.umask(old)
+    assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "s.json").stat().st_mode & 0o777 == 0o640
