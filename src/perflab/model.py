@@ -227,6 +227,9 @@ class CaseResult:
     launches: list[LaunchSamples] = field(default_factory=list)
     diagnostics: Diagnostics | None = None
     error: str | None = None  # set when the case failed; the reason shown in the table
+    # set when the benchmark legitimately does not exist on this runtime (a Go file behind
+    # `//go:build go1.24` on go1.21): nothing to measure, shown as NA with this reason, not a failure
+    absent: str = ""
     error_detail: str = ""  # traceback / stderr tail
     output_bytes: int = 0  # what the benchmark wrote to stdout/stderr
     wall_seconds: float = 0.0

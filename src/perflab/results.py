@@ -28,8 +28,8 @@ def row_to_json(row: Row) -> dict[str, Any]:
         "benchmark": c.benchmark.to_json(),
         "params": c.param_values,
         "runtime": c.runtime.to_json(),
-        "status": "ok" if res.ok else "failed",
-        "error": res.error, "error_detail": res.error_detail,
+        "status": "failed" if not res.ok else "na" if res.absent else "ok",
+        "error": res.error, "error_detail": res.error_detail, "absent": res.absent,
         "stop_reason": res.stop_reason, "wall_seconds": res.wall_seconds,
         "launch_cost_s": res.launch_cost_s, "iteration_cost_s": res.iteration_cost_s,
         "output_bytes": res.output_bytes, "clock_resolution_ns": res.clock_resolution_ns,
@@ -193,6 +193,7 @@ def case_result_from_json(c: dict[str, Any]):
                                                 "binary")},
                        notes=list(d.get("notes", []))) if d else None
     return CaseResult(case=case, launches=launches, diagnostics=diag, error=c.get("error"),
+                      absent=c.get("absent") or "",
                       error_detail=c.get("error_detail", ""), output_bytes=c.get("output_bytes", 0),
                       wall_seconds=c.get("wall_seconds", 0.0), stop_reason=c.get("stop_reason", ""),
                       launch_cost_s=c.get("launch_cost_s", 0.0), iteration_cost_s=c.get("iteration_cost_s", 0.0),

@@ -112,6 +112,9 @@ def cmd_run(args) -> int:
     for case, reason in plan.failed:
         if case.key not in done_keys:
             results.append(CaseResult(case=case, error=reason, stop_reason="failed"))
+    for case, reason in plan.absent:
+        if case.key not in done_keys:
+            results.append(CaseResult(case=case, absent=reason, stop_reason="not on this runtime"))
 
     def launch(case, index):
         prep = by_label[case.runtime.label]
@@ -165,7 +168,7 @@ def cmd_run(args) -> int:
     # in the order they were given (as the seeds' tables list them)
     runtime_rank = {p.runtime.label: i for i, p in enumerate(prepared)}
     bench_rank: dict[tuple, int] = {}
-    for c in [c for g in plan.groups for c in g] + [c for c, _ in plan.failed]:
+    for c in [c for g in plan.groups for c in g] + [c for c, _ in plan.failed + plan.absent]:
         bench_rank.setdefault((c.benchmark.id, c.params), len(bench_rank))
     rows.sort(key=lambda r: (bench_rank.get((r.result.case.benchmark.id, r.result.case.params), 0),
                              runtime_rank.get(r.result.case.runtime.label, 0)))

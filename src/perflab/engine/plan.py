@@ -32,6 +32,9 @@ class Plan:
     groups: list[list[Case]]
     prepared: list[Prepared]
     failed: list[tuple[Case, str]]  # cases that cannot run at all, with the reason
+    # cases that legitimately do not exist on their runtime (a file that version does not build),
+    # with the reason: shown as NA, not failed
+    absent: list[tuple[Case, str]] = field(default_factory=list)
 
     @property
     def case_count(self) -> int:
@@ -127,6 +130,7 @@ def build_plan(prepared: list[Prepared], filters: list[str], categories: list[st
 
     groups: list[list[Case]] = []
     failed: list[tuple[Case, str]] = []
+    absent: list[tuple[Case, str]] = []
     index: dict[tuple, list[Case]] = {}
     # A group with a baseline method is compared against it: all its methods with the same
     # parameters are measured together (interleaved, paired), like the runtimes of one benchmark.
@@ -166,9 +170,14 @@ def build_plan(prepared: list[Prepared], filters: list[str], categories: list[st
                 if p.runtime.label in have:
                     continue
                 case = Case(template.benchmark, template.params, p.runtime)
+                absence = getattr(p.toolchain, "absence_reason", None)
+                why_absent = absence(p.runtime, template.benchmark) if absence and not p.error else None
+                if why_absent:
+                    absent.append((case, why_absent))
+                    continue
                 reason = p.error or next(
                     (format_load_error(e) for e in p.load_errors
                      if e.get("file") == template.benchmark.file),
                     "benchmark not found on this runtime")
                 failed.append((case, reason))
-    return Plan(groups=groups, prepared=prepared, failed=failed)
+    return Plan(groups=groups, prepared=prepared, failed=failed, absent=absent)

@@ -44,7 +44,7 @@ def build_table(rows: list[Row], hide: set[str] | None = None) -> Table:
                    if r.result.diagnostics and r.result.diagnostics.gc_per_1000_ops), default=0)
     has_gc = gc_gens and any(any(g > 0 for g in r.result.diagnostics.gc_per_1000_ops) for r in rows
                              if r.result.diagnostics and r.result.diagnostics.gc_per_1000_ops)
-    has_notes = any(r.warnings or not r.result.ok for r in rows)
+    has_notes = any(r.warnings or not r.result.ok or r.result.absent for r in rows)
 
     columns = ["Method"] + (["Runtime"] if runtimes else []) + params + list(TIME_COLUMNS)
     if has_ratio:
@@ -97,6 +97,8 @@ def build_table(rows: list[Row], hide: set[str] | None = None) -> Table:
         cells["Code Size"] = f"{d.code_size:,} B" if d and d.code_size is not None else "NA"
         if not res.ok:
             cells["Notes"] = f"FAILED: {res.error}"
+        elif res.absent:
+            cells["Notes"] = f"NA: {res.absent}"
         elif r.warnings:
             cells["Notes"] = "; ".join(_short(w) for w in r.warnings)
         else:
@@ -107,6 +109,8 @@ def build_table(rows: list[Row], hide: set[str] | None = None) -> Table:
         label = f"{_method(r, True)} [{', '.join(f'{k}={v}' for k, v in r.result.case.param_values.items())}] @ {r.result.case.runtime.label}"
         if not r.result.ok:
             table.footnotes.append(f"{label}: FAILED: {r.result.error}")
+        elif r.result.absent:
+            table.footnotes.append(f"{label}: NA: {r.result.absent}")
         for w in r.warnings:
             table.footnotes.append(f"{label}: {w}")
     return table
@@ -130,7 +134,7 @@ def _raw(r: Row, params: list[str]) -> dict:
     out["allocated_bytes"] = d.alloc_bytes_per_op if d and d.alloc_bytes_per_op is not None else ""
     out["alloc_ratio"] = r.alloc_ratio if r.alloc_ratio is not None else ""
     out["code_size_bytes"] = d.code_size if d and d.code_size is not None else ""
-    out["status"] = "ok" if r.result.ok else "failed"
+    out["status"] = "failed" if not r.result.ok else "na" if r.result.absent else "ok"
     out["error"] = r.result.error or ""
     out["warnings"] = " | ".join(r.warnings)
     return out

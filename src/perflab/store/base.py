@@ -208,7 +208,7 @@ class Store(ABC):
         rows = self._query(
             "SELECT r.id, r.started, r.finished, r.complete, r.label, r.fingerprint, "
             "(SELECT COUNT(*) FROM cases c WHERE c.run_id = r.id), "
-            "(SELECT COUNT(*) FROM cases c WHERE c.run_id = r.id AND c.status <> 'ok') "
+            "(SELECT COUNT(*) FROM cases c WHERE c.run_id = r.id AND c.status = 'failed') "
             "FROM runs r ORDER BY r.id")
         return [{"id": r[0], "started": r[1], "finished": r[2], "complete": bool(r[3]),
                  "label": r[4], "fingerprint": r[5], "cases": r[6], "failed": r[7]} for r in rows]

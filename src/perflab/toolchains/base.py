@@ -52,6 +52,12 @@ class Toolchain(ABC):
         """Make an installable runtime installed (only from the registries allowed). Raise PrepareError."""
         raise NotImplementedError(f"{runtime.name} cannot be provisioned")
 
+    def absence_reason(self, runtime: Runtime, bench) -> str | None:
+        """Why a benchmark found on another runtime of this language is legitimately absent on
+        `runtime` (its file is not built by this version, say): the case is then NA with this
+        reason, not a failure. None: it should be there (its absence is a failure)."""
+        return None
+
     @abstractmethod
     def prepare(self, runtime: Runtime, sources: list[Path], workdir: Path) -> LaunchSpec:
         """Build/generate what the worker needs for `runtime` (once) and say how to launch it."""
