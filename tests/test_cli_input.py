@@ -201,3 +201,29 @@ def test_results_json_is_an_ordinary_file_not_a_private_one(tmp_path):
         os.umask(old)
     assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644
     assert (tmp_path / "s.json").stat().st_mode & 0o777 == 0o640
+
+
+# -- a benchmark that cannot be described, a file that hangs at import --------------------------------
+
+FIX = ROOT / "tests" / "fixtures"
+
+
+def test_a_benchmark_whose_parameters_cannot_be_printed_fails_alone(tmp_path):
+    r = perflab("run", str(FIX / "describe"), "-j", "dry", "-o", str(tmp_path), "--store", "none")
+    assert r.returncode == 1, r.stderr
+    [path] = tmp_path.glob("perflab-*.json")
+    cases = {c["benchmark"]["name"]: c for c in json.loads(path.read_text())["cases"]}
+    assert cases["bench_fine"]["status"] == "ok"
+    assert cases["bench_unprintable"]["status"] == "failed"
+    assert "cannot describe its parameters (RuntimeError: no text for you)" in cases["bench_unprintable"]["error"]
+
+
+def test_a_file_that_hangs_at_import_is_named(tmp_path):
+    r = perflab("run", str(FIX / "hang"), "-j", "dry", "--timeout", "2", "-o", str(tmp_path),
+                "--store", "none")
+    assert r.returncode == 2
+    [line] = r.stderr.strip().splitlines()
+    assert "bench_hangs_at_import.py: timed out after 2.0s while loading this file" in line
+    r = perflab("run", str(FIX / "hang" / "bench_hangs_at_import.py"), "-j", "dry", "--timeout", "2",
+                "-o", str(tmp_path), "--store", "none")
+    assert "failed while loading " + str(FIX / "hang" / "bench_hangs_at_import.py") in r.stderr

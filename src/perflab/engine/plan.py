@@ -77,19 +77,48 @@ def prepare(runtime: Runtime, toolchain: Toolchain, sources: list[Path], workdir
             runtime = toolchain.provision(runtime)
             prep.runtime = runtime
         prep.spec = toolchain.prepare(runtime, sources, workdir)
-        worker, loaded = open_worker(prep.spec, timeout)
-        worker.close()
+        try:
+            worker, loaded = open_worker(prep.spec, timeout)
+            worker.close()
+        except WorkerFailure:
+            if len(prep.spec.load_paths) < 2:
+                raise
+            loaded = _load_each(prep.spec, timeout)
     except (PrepareError, NotImplementedError) as exc:
         prep.error = str(exc)
         return prep
     except (WorkerFailure, ProtocolError) as exc:
         detail = getattr(exc, "detail", "")
-        prep.error = f"worker for {runtime.label} failed while loading benchmarks: {exc}" + (
+        paths = prep.spec.load_paths if prep.spec else []
+        what = paths[0] if len(paths) == 1 else "benchmarks"
+        prep.error = f"worker for {runtime.label} failed while loading {what}: {exc}" + (
             f"\n{detail}" if detail else "")
         return prep
     prep.benchmarks = [Benchmark.from_json(b, runtime.language) for b in loaded["benchmarks"]]
     prep.load_errors = list(loaded.get("errors") or [])
     return prep
+
+
+def _load_each(spec: LaunchSpec, timeout: float) -> dict:
+    """Loading every file at once failed (a file hangs or kills the worker at import): load them one
+    by one, so each file that does so is named in a load error and the others still run."""
+    benchmarks, errors, good = [], [], []
+    for path in spec.load_paths:
+        try:
+            worker, loaded = open_worker(spec, timeout, [path])
+            worker.close()
+        except WorkerFailure as exc:
+            errors.append({"file": path, "line": 0, "kind": "load",
+                           "message": f"{exc.reason} while loading this file (does it hang or exit "
+                                      "at import?)"})
+            continue
+        benchmarks += loaded["benchmarks"]
+        errors += list(loaded.get("errors") or [])
+        good.append(path)
+    if not good:
+        raise WorkerFailure("no file could be loaded: " + "; ".join(format_load_error(e) for e in errors))
+    spec.load_paths = good  # launches never load a file that hangs
+    return {"benchmarks": benchmarks, "errors": errors}
 
 
 def _matches(bench: Benchmark, filters: list[str], categories: list[str]) -> bool:
@@ -123,6 +152,8 @@ def build_plan(prepared: list[Prepared], filters: list[str], categories: list[st
         failing: dict[str, list[dict]] = {}
         for p in usable:
             for err in p.load_errors:
+                if isinstance(err.get("benchmark"), dict):
+                    continue  # one benchmark's error: it fails alone (below)
                 failing.setdefault(f"{err.get('file')}:{err.get('message')}", []).append(err)
         for errs in failing.values():
             if len(errs) == len(usable):
@@ -159,6 +190,18 @@ def build_plan(prepared: list[Prepared], filters: list[str], categories: list[st
                     index[key] = []
                     groups.append(index[key])
                 index[key].append(case)
+    # a benchmark the worker found but could not describe (a parameter whose repr raises) fails
+    # alone, as one case per runtime, with the worker's reason
+    for p in prepared:
+        for err in p.load_errors:
+            who = err.get("benchmark")
+            if not isinstance(who, dict) or not isinstance(who.get("id"), str):
+                continue
+            bench = Benchmark(id=who["id"], name=str(who.get("name") or who["id"]),
+                              group=str(who.get("group") or ""), language=p.runtime.language,
+                              file=str(err.get("file") or ""), line=int(err.get("line") or 0))
+            if _matches(bench, filters, categories):
+                failed.append((Case(bench, (), p.runtime), format_load_error(err)))
     # benchmarks that exist on some runtimes but not others (a file failing on one version)
     for group in groups:
         templates: dict[str, Case] = {}
