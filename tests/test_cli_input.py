@@ -208,14 +208,22 @@ def test_results_json_is_an_ordinary_file_not_a_private_one(tmp_path):
 FIX = ROOT / "tests" / "fixtures"
 
 
-def test_a_benchmark_whose_parameters_cannot_be_printed_fails_alone(tmp_path):
-    r = perflab("run", str(FIX / "describe"), "-j", "dry", "-o", str(tmp_path), "--store", "none")
+@pytest.mark.parametrize("folder, fine, unprintable, why", [
+    ("describe", "bench_fine", "bench_unprintable", "RuntimeError: no text for you"),
+    ("describe_node", "fine", "unprintable", "Error: no text for you"),
+])
+def test_a_benchmark_whose_parameters_cannot_be_printed_fails_alone(tmp_path, folder, fine, unprintable, why):
+    if folder.endswith("node"):
+        import shutil
+        if not shutil.which("node"):
+            pytest.skip("no node on PATH")
+    r = perflab("run", str(FIX / folder), "-j", "dry", "-o", str(tmp_path), "--store", "none")
     assert r.returncode == 1, r.stderr
     [path] = tmp_path.glob("perflab-*.json")
     cases = {c["benchmark"]["name"]: c for c in json.loads(path.read_text())["cases"]}
-    assert cases["bench_fine"]["status"] == "ok"
-    assert cases["bench_unprintable"]["status"] == "failed"
-    assert "cannot describe its parameters (RuntimeError: no text for you)" in cases["bench_unprintable"]["error"]
+    assert cases[fine]["status"] == "ok"
+    assert cases[unprintable]["status"] == "failed"
+    assert f"cannot describe its parameters ({why})" in cases[unprintable]["error"]
 
 
 def test_a_file_that_hangs_at_import_is_named(tmp_path):
