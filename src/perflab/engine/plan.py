@@ -214,7 +214,10 @@ def build_plan(prepared: list[Prepared], filters: list[str], categories: list[st
                     continue
                 case = Case(template.benchmark, template.params, p.runtime)
                 absence = getattr(p.toolchain, "absence_reason", None)
-                why_absent = absence(p.runtime, template.benchmark) if absence and not p.error else None
+                load_error = next((e for e in p.load_errors
+                                   if e.get("file") == template.benchmark.file), None)
+                why_absent = (absence(p.runtime, template.benchmark, load_error)
+                              if absence and not p.error else None)
                 if why_absent:
                     absent.append((case, why_absent))
                     continue

@@ -52,10 +52,11 @@ class Toolchain(ABC):
         """Make an installable runtime installed (only from the registries allowed). Raise PrepareError."""
         raise NotImplementedError(f"{runtime.name} cannot be provisioned")
 
-    def absence_reason(self, runtime: Runtime, bench) -> str | None:
+    def absence_reason(self, runtime: Runtime, bench, load_error: dict | None = None) -> str | None:
         """Why a benchmark found on another runtime of this language is legitimately absent on
-        `runtime` (its file is not built by this version, say): the case is then NA with this
-        reason, not a failure. None: it should be there (its absence is a failure)."""
+        `runtime` (its file is not built by this version, say; `load_error` is what loading its file
+        there said, if anything): the case is then NA with this reason, not a failure. None: it
+        should be there (its absence is a failure)."""
         return None
 
     @abstractmethod

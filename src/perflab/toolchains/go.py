@@ -280,7 +280,7 @@ class GoToolchain(Toolchain):
         """The newest installed toolchain the modules' go.mod allow (go_versions.choose_default)."""
         return go_versions.choose_default(self.discover_runtimes(), sources)
 
-    def absence_reason(self, runtime: Runtime, bench) -> str | None:
+    def absence_reason(self, runtime: Runtime, bench, load_error: dict | None = None) -> str | None:
         return go_versions.absence_reason(runtime, bench)
 
     def resolve_path(self, path: str) -> Runtime | None:
