@@ -90,6 +90,13 @@ def test_project_settings_are_found_upwards_and_flags_win(tmp_path):
     assert args.exclude == ["old/*", "y"]
 
 
+def test_a_relative_sqlite_store_is_relative_to_the_settings_file(tmp_path):
+    sub = _project(tmp_path, 'store = "sqlite://.perflab/history.db"\n', name="perflab.toml")
+    args = cli._parser().parse_args(["history"])
+    config.apply(args, config.load(sub))
+    assert args.store == f"sqlite://{tmp_path}/.perflab/history.db"
+
+
 def test_perflab_toml_and_the_search_stops_at_the_repository_root(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.perflab]\njob = "long"\n')  # above the repo: ignored
     repo = tmp_path / "repo"

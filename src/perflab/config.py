@@ -112,6 +112,10 @@ def apply(args, config: Config) -> None:
     for key in ("runtimes", "job", "store"):
         if hasattr(args, key) and getattr(args, key) is None and config.get(key) is not None:
             setattr(args, key, config.get(key))
+    store = config.get("store")
+    if getattr(args, "store", None) == store and store and store.startswith("sqlite://") \
+            and not store[len("sqlite://"):].startswith(("/", "~")):
+        args.store = "sqlite://" + str(config.folder / store[len("sqlite://"):])  # the file's folder
     if hasattr(args, "out") and args.out is None and config.get("out"):
         args.out = str(config.folder / config.get("out"))
     if hasattr(args, "exclude"):
