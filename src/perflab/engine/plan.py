@@ -77,13 +77,20 @@ def prepare(runtime: Runtime, toolchain: Toolchain, sources: list[Path], workdir
             runtime = toolchain.provision(runtime)
             prep.runtime = runtime
         prep.spec = toolchain.prepare(runtime, sources, workdir)
+        # a worker that cannot start fails its runtime; one that fails while loading several
+        # files is asked file by file, to name the file that hangs or exits at import
+        worker = WorkerProcess(prep.spec, connect_timeout=max(timeout, 30.0))
         try:
-            worker, loaded = open_worker(prep.spec, timeout)
+            loaded = worker.load(prep.spec.load_paths, prep.spec.root, timeout)
             worker.close()
         except WorkerFailure:
+            worker.close()
             if len(prep.spec.load_paths) < 2:
                 raise
             loaded = _load_each(prep.spec, timeout)
+        except BaseException:
+            worker.close()
+            raise
     except (PrepareError, NotImplementedError) as exc:
         prep.error = str(exc)
         return prep
