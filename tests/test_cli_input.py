@@ -124,6 +124,17 @@ def test_a_bad_settings_file_is_one_line_naming_file_and_key(tmp_path, text, wor
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 
+def test_exclude_globs_match_whole_folder_names_below_the_folder_walked():
+    from perflab.excludes import matches
+    base = Path("/home/oldman/proj")
+    f = base / "benches" / "old" / "bench_x.py"
+    assert matches(f, base, "old") and matches(f, base, "benches/old") and matches(f, base, "ol*")
+    assert matches(f, base, "**/bench_*.py") and matches(f, base, "benches/*/bench_x.py")
+    assert not matches(base / "benches" / "bench_y.py", base, "ol*")  # not /home/oldman above it
+    assert not matches(f, base, "proj") and not matches(f, base, "bench")
+    assert not matches(f, base / "benches" / "old", "old")  # the folder walked is not excluded
+
+
 def test_walks_skip_fixtures_excludes_and_git_ignored_files(tmp_path):
     from perflab.engine.plan import find_sources
     from perflab.toolchains import all_toolchains
@@ -242,3 +253,17 @@ def test_a_file_that_hangs_at_import_is_named(tmp_path):
     r = perflab("run", str(FIX / "hang" / "bench_hangs_at_import.py"), "-j", "dry", "--timeout", "2",
                 "-o", str(tmp_path), "--store", "none")
     assert "failed while loading " + str(FIX / "hang" / "bench_hangs_at_import.py") in r.stderr
+
+
+def test_run_with_no_arguments_does_the_projects_run(tmp_path):
+    sub = _project(tmp_path, 'paths = ["benches"]\njob = "dry"\nout = "res"\nstore = "none"\n'
+                   'exclude = ["benches/old"]\n', name="perflab.toml")
+    for rel in ("benches/bench_a.py", "benches/old/bench_old.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("def bench_x():\n    return 1\n")
+    r = perflab("run", cwd=sub)
+    assert r.returncode == 0, r.stderr
+    [path] = (tmp_path / "res").glob("perflab-*.json")
+    doc = json.loads(path.read_text())
+    assert [c["benchmark"]["file"] for c in doc["cases"]] == [str(tmp_path / "benches" / "bench_a.py")]
+    assert doc["job"]["name"] == "dry"

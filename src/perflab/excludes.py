@@ -6,7 +6,8 @@ explicitly (`perflab run tests/fixtures/faults`) is never excluded by its own na
 """
 from __future__ import annotations
 
-import fnmatch
+import functools
+import re
 import subprocess
 from pathlib import Path
 
@@ -15,16 +16,37 @@ from pathlib import Path
 DEFAULT_EXCLUDES = ("tests/fixtures", "test/fixtures", "testdata")
 
 
-def matches(rel: str, pattern: str) -> bool:
-    """Does a glob match a relative path or one of its leading folders, anchored anywhere (as in
-    .gitignore: `fixtures` and `tests/fixtures` match at any depth, `*` also crosses `/`)."""
-    parts = rel.split("/")
-    pattern = pattern.strip("/")
-    for i in range(1, len(parts) + 1):
-        prefix = "/".join(parts[:i])
-        if fnmatch.fnmatchcase(prefix, pattern) or fnmatch.fnmatchcase(prefix, "*/" + pattern):
+def matches(path: Path, base: Path, pattern: str) -> bool:
+    """Does a glob match `path` or one of its folders below `base`, anchored at any folder (as in
+    .gitignore: `fixtures` and `tests/fixtures` match at any depth)? The glob
+    may name folders above `base` (`benches/old` while walking benches/), but what it matches must
+    lie below `base`: the folder walked is never excluded by its own name."""
+    regex = _glob_regex(pattern)
+    parts = path.parts
+    for i in range(len(base.parts) + 1, len(parts) + 1):
+        if regex.match("/".join(parts[:i])):
             return True
     return False
+
+
+@functools.lru_cache(maxsize=256)
+def _glob_regex(pattern: str) -> re.Pattern:
+    """`*` and `?` stay within one folder name, `**` crosses folders; anchored at any folder."""
+    out, i, pattern = [], 0, pattern.strip("/")
+    while i < len(pattern):
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("(?:.*/)?" + "".join(out) + "$")
 
 
 def git_ignored(folder: Path) -> list[Path] | None:
@@ -55,12 +77,10 @@ def filter_sources(folder: Path, sources: list[Path], patterns: list[str]) -> li
     kept = []
     for src in sources:
         path = Path(src).resolve()
-        try:
-            rel = path.relative_to(base).as_posix()
-        except ValueError:
+        if base not in path.parents:
             kept.append(src)
             continue
-        if any(matches(rel, g) for g in globs):
+        if any(matches(path, base, g) for g in globs):
             continue
         if any(path == ig or ig in path.parents for ig in ignored if ig != base and ig not in base.parents):
             continue
