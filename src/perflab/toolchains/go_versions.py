@@ -163,4 +163,4 @@ def absence_reason(runtime: Runtime, bench: Benchmark) -> str | None:
     expr = build_constraint(Path(bench.file))
     if expr is None or evaluate(expr, _tags(runtime)):
         return None
-    return f"not built by {runtime.name}: //go:build {expr}"
+    return f"not built by {runtime.label}: //go:build {expr}"

@@ -130,7 +130,7 @@ def absence_reason(runtime: Runtime, load_error: dict | None) -> str | None:
     if m is None:
         return None
     line = re.sub(r"^.*?error:\s*", "", m.group(0).strip())
-    return f"not compiled by {runtime.name}: {line}"
+    return f"not compiled by {runtime.label}: {line}"
 
 
 def worker_sources() -> list[Path]:
