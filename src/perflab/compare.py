@@ -148,7 +148,9 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
         va, vb = x["runtime"].get("version"), y["runtime"].get("version")
         changed_runtime = f"runtime {va} → {vb}" if va != vb else ""
         if x["status"] != "ok" or y["status"] != "ok":
-            cc.verdict, cc.note = "n/a", "failed in " + ("old" if x["status"] != "ok" else "new")
+            side = x if x["status"] != "ok" else y
+            cc.verdict, cc.note = "n/a", ("not available in " if side["status"] == "na" else "failed in ") + (
+                "old" if side is x else "new")
             continue
         la, lb = _launch_arrays(x, over_a), _launch_arrays(y, over_b)
         if min(sum(len(v) for v in la), sum(len(v) for v in lb)) < MIN_SAMPLES:

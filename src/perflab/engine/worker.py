@@ -14,12 +14,12 @@ import select
 import signal
 import socket
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ProtocolError, WorkerFailure
+from .capture import CappedOutput
 from ..model import PROTOCOL_VERSION
 from ..toolchains.base import LaunchSpec
 
@@ -155,8 +155,8 @@ class WorkerProcess:
         self._next_id = 0
         self._bye_id: int | None = None  # set by say_bye: close then only collects the reply
         self._buf = bytearray()
-        self.out = tempfile.TemporaryFile()
-        self.err = tempfile.TemporaryFile()
+        self.out = CappedOutput()  # the first and last MiB of each, and a count of all bytes
+        self.err = CappedOutput()
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
@@ -248,26 +248,16 @@ class WorkerProcess:
 
     def _exit_reason(self) -> str:
         reason = describe_exit(self.proc.returncode)
-        try:
-            self.err.seek(0)
-            text = self.err.read(8 << 20).decode("utf-8", "replace")
-        except (OSError, ValueError):
-            text = ""
-        m = FATAL_LINE.search(text)
+        m = FATAL_LINE.search(self.err.text())
         return f"{reason}: {m.group(1).strip()[:200]}" if m else reason
 
     def output_bytes(self) -> int:
-        return os.fstat(self.out.fileno()).st_size + os.fstat(self.err.fileno()).st_size
+        return self.out.written() + self.err.written()
 
     def stderr_tail(self, limit: int = 2000) -> str:
         parts = []
         for name, f in (("stdout", self.out), ("stderr", self.err)):
-            try:
-                size = os.fstat(f.fileno()).st_size
-                f.seek(max(0, size - limit))
-                text = f.read().decode("utf-8", "replace").strip()
-            except (OSError, ValueError):
-                text = ""
+            text = f.text(limit).strip()
             if text:
                 parts.append(f"--- {name} (last {limit} bytes) ---\n{text}")
         return "\n".join(parts)

@@ -136,6 +136,13 @@ class Case:
         return str(self.raw.get("error") or "failed")
 
     @property
+    def absent(self) -> str | None:
+        """Why the benchmark does not exist on this runtime (status "na"), or None."""
+        if self.raw.get("status") != "na":
+            return None
+        return str(self.raw.get("absent") or "not available on this runtime")
+
+    @property
     def warnings(self) -> list[str]:
         w = self.raw.get("warnings") or []
         return [str(x) for x in w] if isinstance(w, list) else []
@@ -445,7 +452,8 @@ def table_cells(rows: list[Row]) -> tuple[list[str], list[list[str]]]:
     out = []
     for r in rows:
         c = r.case
-        mean = format_in(c.mean, unit) if c.ok else f"FAILED: {c.error}"
+        mean = (format_in(c.mean, unit) if c.ok else f"NA: {c.absent}" if c.absent
+                else f"FAILED: {c.error}")
         cells = [r.method, c.runtime, _params_text(c), mean]
         if has_method:
             cells.append(_ratio_cell(r.method_ratio, r.has_method_base, c.ok))

@@ -27,6 +27,7 @@ from ..errors import PrepareError
 from ..model import Runtime
 from ..paths import worker_dir
 from ..runtimes import go as goruntimes
+from . import go_versions
 from .base import LaunchSpec, Toolchain, tree_digest, walk_files
 
 WORKER_MODULE = "perflab.dev/go"
@@ -274,6 +275,13 @@ class GoToolchain(Toolchain):
 
     def discover_runtimes(self) -> list[Runtime]:
         return goruntimes.discover()
+
+    def default_runtime_for(self, sources: list[Path]) -> tuple[Runtime | None, str]:
+        """The newest installed toolchain the modules' go.mod allow (go_versions.choose_default)."""
+        return go_versions.choose_default(self.discover_runtimes(), sources)
+
+    def absence_reason(self, runtime: Runtime, bench, load_error: dict | None = None) -> str | None:
+        return go_versions.absence_reason(runtime, bench)
 
     def resolve_path(self, path: str) -> Runtime | None:
         return goruntimes.describe(path)
