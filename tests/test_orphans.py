@@ -22,6 +22,7 @@ import pytest
 from workerkit import REPO, installed_runtimes, perflab_cli
 from workerkit import private_cache  # noqa: F401 (autouse: builds go to a temporary perflab cache)
 
+from perflab.engine import lifeline
 from perflab.toolchains import get
 
 FIXTURES = REPO / "tests" / "fixtures" / "orphans"
@@ -117,3 +118,15 @@ def test_no_process_outlives_perflab(language, runtime, sig, tmp_path):
             except OSError:
                 pass
         host.wait()
+
+
+@pytest.mark.skipif(not lifeline.SUPPORTED, reason="the lifeline is Linux's")
+def test_a_guarded_run_takes_its_child_processes_along():
+    tag = uuid.uuid4().hex
+    env = dict(os.environ, PERFLAB_TEST_TAG=tag)
+    res = lifeline.run(["sh", "-c", "sleep 1000 & echo started"], 60, env=env)
+    assert res.returncode == 0 and res.stdout == "started\n"
+    assert wait_until(lambda: not tagged(tag), GONE_S), listing(tagged(tag))
+    with pytest.raises(subprocess.TimeoutExpired):
+        lifeline.run(["sh", "-c", "sleep 1000 & sleep 1000"], 0.5, env=env)
+    assert wait_until(lambda: not tagged(tag), GONE_S), listing(tagged(tag))

@@ -29,6 +29,8 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
+import subprocess
+import tempfile
 
 # F_SETSIG is Linux's; elsewhere workers still die when their socket closes, between two calls
 SUPPORTED = hasattr(fcntl, "F_SETSIG") and hasattr(os, "O_ASYNC")
@@ -66,3 +68,32 @@ class Lifeline:
             if fd is not None:
                 setattr(self, name, None)
                 os.close(fd)
+
+
+def run(argv: list[str], timeout: float, **popen_kwargs) -> subprocess.CompletedProcess:
+    """`subprocess.run(argv, capture_output=True, text=True, timeout=timeout)` for a process that
+    runs benchmark code outside a worker (Go's sub-benchmark discovery): in its own process group,
+    tied to the host by a lifeline, and the whole group gone when it returns or times out. Its
+    output goes to files, not pipes: a child process it left holding a pipe would keep the wait for
+    the pipe's end going until the timeout."""
+    line = Lifeline()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        try:
+            proc = subprocess.Popen(argv, stdout=out, stderr=err, start_new_session=True,
+                                    pass_fds=line.pass_fds, **popen_kwargs)
+        except BaseException:
+            line.cut()
+            raise
+        try:
+            line.arm(proc.pid)
+            proc.wait(timeout)
+        except BaseException:
+            os.killpg(proc.pid, signal.SIGKILL)  # not reaped yet: the group is still this one
+            proc.wait()
+            raise
+        finally:
+            line.cut()
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(argv, proc.returncode, out.read().decode(errors="replace"),
+                                           err.read().decode(errors="replace"))
