@@ -10,12 +10,14 @@ workers and they to their children. The waits are generous bounds for a loaded m
 claims: a failure means a process was still there after them."""
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -81,44 +83,63 @@ def sleeps(procs: dict[int, str], seconds: str) -> list[int]:
     return [pid for pid, cmd in procs.items() if cmd == f"sleep {seconds}"]
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the lifeline is Linux's")
-@pytest.mark.parametrize("language,runtime,sig", list(cases()))
-def test_no_process_outlives_perflab(language, runtime, sig, tmp_path):
+@dataclass
+class StuckRun:
+    host: subprocess.Popen
+    tag: str
+    markers: Path
+    log: Path
+
+    def signal(self, sig: str) -> None:
+        if sig == "INT":
+            os.killpg(self.host.pid, signal.SIGINT)  # as ^C in a terminal: the foreground group
+        else:
+            os.kill(self.host.pid, getattr(signal, "SIG" + sig))
+
+
+@contextlib.contextmanager
+def stuck_run(language: str, runtime: str, workdir: Path):
+    """`perflab run` of the language's fixture, under way: its `stuck` benchmark has started (the
+    `child` case ran before it). On the way out, whatever carries its tag is killed, so a failure
+    leaves nothing spinning."""
     tag = uuid.uuid4().hex
-    markers = tmp_path / "markers"
+    markers = workdir / "markers"
     markers.mkdir()
     env = dict(os.environ, PERFLAB_TEST_TAG=tag, PERFLAB_ORPHANS_DIR=str(markers))
-    log = tmp_path / "perflab.log"
+    log = workdir / "perflab.log"
     with open(log, "wb") as out:
         host = subprocess.Popen(
             [*perflab_cli(), "run", str(FIXTURES / language), "--runtimes", runtime,
-             "--job", "dry", "--store", "none", "--exporters", "json", "--out", str(tmp_path / "out")],
+             "--job", "dry", "--store", "none", "--exporters", "json", "--out", str(workdir / "out")],
             env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True)
     try:
         started = wait_until(lambda: (markers / "stuck").exists() or host.poll() is not None, START_S)
         assert started and host.poll() is None, f"the stuck benchmark never started:\n{log.read_text()}"
-        assert (markers / "child").exists(), "the `child` case did not run before `stuck`"
-
-        # the case that ended left `sleep 1001` behind: it went with its launch
-        assert wait_until(lambda: not sleeps(tagged(tag), "1001"), GONE_S), \
-            "the child process of a case that ended is still running:" + listing(tagged(tag))
-        running = tagged(tag)  # the test sees what it must see gone: perflab, its worker, sleep 1000
-        assert host.pid in running and sleeps(running, "1000") and len(running) >= 3, listing(running)
-
-        if sig == "INT":
-            os.killpg(host.pid, signal.SIGINT)  # as ^C in a terminal: the foreground group
-        else:
-            os.kill(host.pid, getattr(signal, "SIG" + sig))
-        assert wait_until(lambda: host.poll() is not None, GONE_S), "perflab did not exit"
-        assert wait_until(lambda: not tagged(tag), GONE_S), f"left running after SIG{sig}:" + listing(tagged(tag))
+        yield StuckRun(host, tag, markers, log)
     finally:
-        for pid in [host.pid, *tagged(tag)]:  # a failed test leaves nothing spinning either
+        for pid in [host.pid, *tagged(tag)]:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
         host.wait()
 
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the lifeline is Linux's")
+@pytest.mark.parametrize("language,runtime,sig", list(cases()))
+def test_no_process_outlives_perflab(language, runtime, sig, tmp_path):
+    with stuck_run(language, runtime, tmp_path) as run:
+        tag = run.tag
+        assert (run.markers / "child").exists(), "the `child` case did not run before `stuck`"
+        # the case that ended left `sleep 1001` behind: it went with its launch
+        assert wait_until(lambda: not sleeps(tagged(tag), "1001"), GONE_S), \
+            "the child process of a case that ended is still running:" + listing(tagged(tag))
+        running = tagged(tag)  # the test sees what it must see gone: perflab, its worker, sleep 1000
+        assert run.host.pid in running and sleeps(running, "1000") and len(running) >= 3, listing(running)
+
+        run.signal(sig)
+        assert wait_until(lambda: run.host.poll() is not None, GONE_S), "perflab did not exit"
+        assert wait_until(lambda: not tagged(tag), GONE_S), f"left running after SIG{sig}:" + listing(tagged(tag))
 
 @pytest.mark.skipif(not lifeline.SUPPORTED, reason="the lifeline is Linux's")
 def test_a_guarded_run_takes_its_child_processes_along():
