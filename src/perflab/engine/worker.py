@@ -22,6 +22,7 @@ from ..errors import ProtocolError, WorkerFailure
 from .capture import CappedOutput
 from ..model import PROTOCOL_VERSION
 from ..toolchains.base import LaunchSpec
+from .lifeline import Lifeline
 
 MAX_LINE = 64 * 1024 * 1024
 STAGES = ("pilot", "warmup", "overhead", "workload", "diagnose")
@@ -164,17 +165,26 @@ class WorkerProcess:
         env.update(spec.env)
         env["PERFLAB_CONNECT"] = "127.0.0.1:%d" % listener.getsockname()[1]
         env["PERFLAB_TOKEN"] = self.token
+        # its own process group, which the lifeline kills with the host (see lifeline.py)
+        self.lifeline = Lifeline()
         try:
             self.proc = subprocess.Popen(spec.argv, env=env, cwd=spec.cwd, stdin=subprocess.DEVNULL,
-                                         stdout=self.out, stderr=self.err, start_new_session=True)
+                                         stdout=self.out, stderr=self.err, start_new_session=True,
+                                         pass_fds=self.lifeline.pass_fds)
         except OSError as exc:
             listener.close()
+            self.lifeline.cut()
             raise WorkerFailure(f"cannot start worker: {exc}") from None
         try:
-            self.sock = self._accept(listener, connect_timeout)
-        finally:
-            listener.close()
-        self.hello = validate_hello(self._read_json(connect_timeout), self.token)
+            self.lifeline.arm(self.proc.pid)
+            try:
+                self.sock = self._accept(listener, connect_timeout)
+            finally:
+                listener.close()
+            self.hello = validate_hello(self._read_json(connect_timeout), self.token)
+        except BaseException:
+            self.kill()  # nobody gets a handle to close it
+            raise
 
     def _accept(self, listener: socket.socket, timeout: float) -> socket.socket:
         deadline = time.monotonic() + timeout
@@ -263,12 +273,15 @@ class WorkerProcess:
         return "\n".join(parts)
 
     def kill(self) -> None:
+        """Kill the worker and its process group; cutting the lifeline then kills what is left of
+        the group once the worker has exited (the benchmark's child processes)."""
         if self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 self.proc.kill()
             self.proc.wait()
+        self.lifeline.cut()
 
     def _wait_exit(self, timeout: float) -> None:
         """Wait for the process to exit, raising TimeoutExpired after `timeout`. On Linux one blocking

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cache import cache_dir
+from ..engine import lifeline
 from ..errors import PrepareError
 from ..model import Runtime
 from ..paths import worker_dir
@@ -406,9 +407,9 @@ class GoToolchain(Toolchain):
             out_file = binary.with_name(f"discover-{len(found)}.json")
             env.update(PERFLAB_GO_DISCOVER=bid, PERFLAB_GO_DISCOVER_OUT=str(out_file))
             try:
-                res = subprocess.run([str(binary), *self.test_flags()], cwd=str(pkg.dir), env=env,
-                                     capture_output=True, text=True, timeout=DISCOVERY_TIMEOUT,
-                                     start_new_session=True)
+                # it runs the user's code: nothing of it may outlive perflab or the discovery
+                res = lifeline.run([str(binary), *self.test_flags()], DISCOVERY_TIMEOUT,
+                                   cwd=str(pkg.dir), env=env)
                 if res.returncode == 0 and out_file.is_file():
                     found[bid] = json.loads(out_file.read_text())
                 else:
