@@ -7,6 +7,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 
@@ -16,9 +17,12 @@ def write_bench(folder: Path, name: str, source: str) -> Path:
     return path
 
 
-def perflab_run(path: Path, *args: str) -> tuple[dict, float]:
-    """Run `perflab run`, return (results document, wall seconds of the whole command)."""
-    out = Path(tempfile.mkdtemp(prefix="perflab-bench-"))
+def perflab_run(path: Path, *args: str, out: Path | None = None) -> tuple[dict, float]:
+    """Run `perflab run`, return (results document, wall seconds of the whole command). The results
+    file is kept in `out` (a fresh folder, made if missing), else in a temporary folder."""
+    if out is None:
+        out = Path(tempfile.mkdtemp(prefix="perflab-bench-"))
+    out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "perflab.cli", "run", str(path), "--exporters",
                            "json", "-o", str(out), *args], capture_output=True, text=True)
@@ -34,6 +38,72 @@ def called_different(value: float, ci_low: float, ci_high: float) -> bool:
     compare's noise threshold (2 %) away from 1.00."""
     from perflab.compare import DEFAULT_THRESHOLD
     return not (ci_low <= 1.0 <= ci_high) and abs(value - 1.0) > DEFAULT_THRESHOLD
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """A case's ratio to its baseline with its interval (the results document's confidence, 99.9 %)."""
+    value: float
+    low: float
+    high: float
+
+    def holds(self, x: float) -> bool:
+        return self.low <= x <= self.high
+
+    def overlaps(self, other: "Ratio") -> bool:
+        return self.low <= other.high and other.low <= self.high
+
+    @property
+    def different(self) -> bool:
+        return called_different(self.value, self.low, self.high)
+
+
+# The only places that read the results document's ratio and stop fields: if their shape changes,
+# adapt these two functions.
+def ratio_of(case: dict) -> Ratio | None:
+    """The case's ratio to its baseline, or None for a baseline or a case without one."""
+    r = case.get("ratio")
+    if case.get("is_baseline") or not r or r.get("value") is None:
+        return None
+    return Ratio(r["value"], r["ci_low"], r["ci_high"])
+
+
+REACHED = ("target reached", "ratio target reached")
+
+
+def inconclusive(case: dict) -> bool:
+    """The run says its figure is not to be trusted: its precision target was not reached (it stopped
+    at its budget) or the case failed."""
+    return case.get("status", "ok") != "ok" or case.get("stop_reason") not in REACHED
+
+
+def compared_case(doc: dict) -> dict:
+    """The one non-baseline case of a two-sided comparison (A/B: B's ratio to A)."""
+    cases = [c for c in doc["cases"] if not c.get("is_baseline")]
+    if len(cases) != 1:
+        raise SystemExit(f"expected one compared case, got {[c.get('key') for c in doc['cases']]}")
+    return cases[0]
+
+
+def perflab_compare(old: Path, new: Path) -> list[dict]:
+    """`perflab compare OLD NEW`'s verdict per case, read from its Markdown table: dicts with
+    benchmark, runtime, ratio (NEW/OLD or None), verdict (slower, faster, same, n/a)."""
+    proc = subprocess.run([sys.executable, "-m", "perflab.cli", "compare", str(old), str(new), "--format", "md"],
+                          capture_output=True, text=True)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"perflab compare failed ({proc.returncode}):\n{proc.stderr}")
+    rows = [line.strip().strip("|").split("|") for line in proc.stdout.splitlines() if line.startswith("|")]
+    header = [h.strip() for h in rows[0]]
+    out = []
+    for cells in rows[2:]:
+        row = dict(zip(header, (c.strip() for c in cells)))
+        if row.get("Benchmark") == "geometric mean":
+            continue
+        verdict = row["Verdict"].split()
+        verdict = next((w for w in verdict if w in ("slower", "faster", "same", "n/a")), row["Verdict"])
+        ratio = float(row["New/Old"]) if row["New/Old"] not in ("", "NA") else None
+        out.append({"benchmark": row["Benchmark"], "runtime": row["Runtime"], "ratio": ratio, "verdict": verdict})
+    return out
 
 
 def host_python() -> str:
