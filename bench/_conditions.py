@@ -138,8 +138,8 @@ class Study:
                  "| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
         for r in rows:
             lines.append("| " + " | ".join([r, *(cell(r, c, col) for c in self.conditions for col in columns)]) + " |")
-        loads = "; ".join(f"{c}: {load_summary(self.loads[c])}" for c in self.conditions if c != "quiet")
-        lines += ["", f"Loads measured during the trials — {loads or 'none started'}. "
+        loads = "; ".join(f"{c}: {load_summary(self.loads[c])}" for c in self.conditions)
+        lines += ["", f"Loads during the trials — {loads}. "
                   f"Study wall time {(time.time() - self.t0) / 60:.1f} min; raw outputs in {self.folder}."]
         text = "\n".join(lines) + "\n"
         print("\n" + text, flush=True)
@@ -149,15 +149,13 @@ class Study:
 
 
 def load_summary(descs: list[str]) -> str:
-    """The measured levels of a condition's trials: median and range."""
-    levels = []
-    for d in descs:
-        parts = d.split("measured level ")
-        if len(parts) == 2:
-            levels.append(float(parts[1].split()[0]))
-    if not levels:
-        return "not measured"
-    return f"level {statistics.median(levels):.2f} (×CPUs; {min(levels):.2f}–{max(levels):.2f})"
+    """A condition's loads over its trials, median and range: the level stress.py measured, or for
+    quiet the machine's own 1-minute load average (what other users ran)."""
+    for marker, what in (("measured level ", "measured level"), ("load average ", "load average")):
+        values = [float(d.split(marker)[1].split()[0].rstrip(",)")) for d in descs if marker in d]
+        if values:
+            return f"{what} {statistics.median(values):.2f} ({min(values):.2f}–{max(values):.2f})"
+    return "not measured"
 
 
 def fraction(hits: int, n: int) -> str:

@@ -27,7 +27,7 @@ the contaminated mode the fake samples carry bursty interference, as a loaded ma
 side's processes (a lone case's, or the second runtime's of a pair) run in bursts of a few iterations
 (geometric, mean 5), a quarter of their iterations 2–3× slow (one factor per burst) and a tenth 40 %
 fast. The code is the same, so the truth is still the clean one (the true mean; a ratio of 1.00): this
-judges the estimator's robustness, not the machine's. `--repeat N` is `--trials N`; `--quick` runs 60.
+judges the estimator's robustness, not the machine's. `--repeat N` is `--trials N`; `--quick` runs 30.
 """
 from __future__ import annotations
 
@@ -136,7 +136,7 @@ def main_ratio(args) -> None:
 
     def row(between, within, contaminated):
         runs = [one_pair(between, within, args.start_ms / 1000, seed, job, call_ns, args.drift / 100, contaminated)
-                for seed in range(args.trials)]
+                for seed in range(args.seed, args.seed + args.trials)]
         n = len(runs)
         return dict(zip(cols, (f"{sum(r[0] for r in runs) / n:.1%}", f"{sum(r[6] for r in runs) / n:.1%}",
                                f"{sum(r[1] for r in runs) / n:.1%}", f"{sum(r[4] for r in runs) / n:.1%}",
@@ -152,14 +152,20 @@ def print_table(args, cols, row) -> None:
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     if bad := [m for m in modes if m not in ("clean", "contaminated")]:
         sys.exit(f"--modes: unknown {', '.join(bad)}; choose from clean, contaminated")
-    print(f"\n`{' '.join([sys.executable, *sys.argv])}`\n")
+    lines = [f"`{' '.join([sys.executable, *sys.argv])}`", ""]
     head = ["between", "within", *(f"{m}: {c}" for m in modes for c in cols)]
-    print("| " + " | ".join(head) + " |\n|" + "|".join("---" for _ in head) + "|")
+    lines += ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    print("\n" + "\n".join(lines), flush=True)
     for between, within in settings(args):
         cells = [f"{between:.0%}", f"{within:.0%}"]
         for m in modes:
             cells += row(between, within, m == "contaminated").values()
-        print("| " + " | ".join(cells) + " |", flush=True)
+        lines.append("| " + " | ".join(cells) + " |")
+        print(lines[-1], flush=True)
+    if args.out:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        with open(Path(args.out) / "table.md", "a") as f:
+            f.write("\n".join(lines) + "\n\n")
 
 
 def settings(args):
@@ -170,8 +176,10 @@ def settings(args):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--trials", "--repeat", type=int, default=None, help="simulated cases per setting (200)")
-    ap.add_argument("--quick", action="store_true", help="60 trials per setting")
+    ap.add_argument("--quick", action="store_true", help="30 trials per setting")
     ap.add_argument("--modes", default="clean,contaminated", help="clean, contaminated or both")
+    ap.add_argument("--seed", type=int, default=0, help="first trial's seed (trial i uses seed + i)")
+    ap.add_argument("--out", default=None, help="folder for the table (default bench-out/coverage-<UTC time>)")
     ap.add_argument("--between", default="0,1,3", help="between-process spread, %% of the mean")
     ap.add_argument("--within", default="2,10", help="noise of one iteration, %% of the mean")
     ap.add_argument("--start-ms", type=float, default=30.0, help="fake time a process start costs")
@@ -181,7 +189,11 @@ def main() -> None:
     ap.add_argument("--drift", type=float, default=10.0, help="with --ratio: the machine's speed, ± %%")
     args = ap.parse_args()
     if args.trials is None:
-        args.trials = 60 if args.quick else 200
+        args.trials = 30 if args.quick else 200
+    if args.out is None:
+        from datetime import datetime, timezone
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        args.out = str(Path("bench-out") / f"coverage{'-ratio' if args.ratio else ''}-{stamp}")
     if args.ratio:
         return main_ratio(args)
     job = get_job("default")
@@ -191,7 +203,7 @@ def main() -> None:
 
     def row(between, within, contaminated):
         runs = [one_case(between, within, args.start_ms / 1000, seed, job, contaminated)
-                for seed in range(args.trials)]
+                for seed in range(args.seed, args.seed + args.trials)]
         n = len(runs)
         launches = [r[2] for r in runs]
         return dict(zip(cols, (f"{sum(r[0] for r in runs) / n:.1%}", f"{sum(r[1] for r in runs) / n:.1%}",

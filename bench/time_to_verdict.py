@@ -6,6 +6,8 @@ the same load.
     .venv/bin/python bench/time_to_verdict.py [--repeat 10] [--runtime python3.12]
         [--conditions quiet,busy,stress] [--pyperf 2] [--equal-precision] [--quick]
 
+`--quick`: 3 trials per condition, 1 of them with pyperf.
+
 The first `--pyperf` trials of each condition also time pyperf's default run; with
 `--equal-precision`, each of those is followed by a perflab run asked for the precision pyperf's own
 samples supported.
@@ -102,10 +104,12 @@ def main() -> None:
     ap.add_argument("--runtime", default=sys.executable,
                     help="runtime for perflab's runs (default: this interpreter); pyperf, which runs "
                     "in this interpreter, is compared only when it is the same")
-    ap.add_argument("--pyperf", type=int, default=2, help="pyperf runs per condition (0: none)")
+    ap.add_argument("--pyperf", type=int, default=None, help="pyperf runs per condition (default 2, --quick 1; 0: none)")
     ap.add_argument("--equal-precision", action="store_true",
                     help="after each pyperf run, a perflab run asked for pyperf's precision")
     args = ap.parse_args()
+    if args.pyperf is None:
+        args.pyperf = 1 if args.quick else 2
     study = _conditions.Study("time_to_verdict", args)
     path = write_bench(study.folder, "bench_lookup.py", SOURCE_STRINGS if args.strings else SOURCE)
     with_pyperf = args.pyperf if args.runtime == sys.executable else 0
