@@ -20,6 +20,7 @@ import os
 import shlex
 import statistics
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -34,6 +35,7 @@ SETTLE_S = 0.5  # after a load starts, before the trial: its processes are forke
 # How much longer a trial takes under each load, for the printed estimate only (a guess, from the
 # verification runs on a 2-core VM; the running estimate after each trial uses measured times).
 SLOWDOWN = {"quiet": 1.0, "busy": 1.3, "stress": 2.5}
+BOUND_SLOWDOWN = {"quiet": 1.0, "busy": 1.1, "stress": 1.25}
 
 
 def add_arguments(ap: argparse.ArgumentParser, *, repeat: int, quick: int, conditions: str = "quiet,busy,stress"
@@ -45,6 +47,7 @@ def add_arguments(ap: argparse.ArgumentParser, *, repeat: int, quick: int, condi
     ap.add_argument("--conditions", default=None, help=f"comma-separated, interleaved (default {conditions})")
     ap.add_argument("--seed", type=int, default=1, help="seed of the stress schedules (trial i uses seed+i)")
     ap.add_argument("--out", default=None, help="folder for the raw outputs (default bench-out/<study>-<UTC time>)")
+    ap.add_argument("--estimate", action="store_true", help="print the study's time estimate and stop")
     ap.set_defaults(_repeat_default=repeat, _repeat_quick=quick, _conditions_default=conditions)
 
 
@@ -67,7 +70,8 @@ class Study:
         self.repeat = args.repeat if args.repeat is not None else (
             args._repeat_quick if args.quick else args._repeat_default)
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        self.folder = Path(args.out or Path("bench-out") / f"{name}-{stamp}").resolve()
+        default = Path(tempfile.mkdtemp(prefix=f"perflab-{name}-")) if args.estimate else Path("bench-out") / f"{name}-{stamp}"
+        self.folder = Path(args.out or default).resolve()
         self.folder.mkdir(parents=True, exist_ok=True)
         self.command = " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv])
         (self.folder / "command.txt").write_text(self.command + "\n")
@@ -89,13 +93,16 @@ class Study:
 
     def estimate(self, trials: int, typical_s: float, bound_s: float) -> None:
         """Print the study's expected and bounded wall time: `trials` per condition of `typical_s`
-        seconds each when quiet (longer under load, by SLOWDOWN), none longer than `bound_s` × the
-        slowdown (the job's budgets)."""
+        seconds each when quiet, longer under load by SLOWDOWN; and a bound from `bound_s`, a trial's
+        longest by the jobs' budgets (which cap measuring time whatever the load: a loaded run ends at
+        its budget, its process starts slower — BOUND_SLOWDOWN)."""
         typical = sum(trials * typical_s * SLOWDOWN[c] for c in self.conditions)
-        bound = sum(trials * bound_s * SLOWDOWN[c] for c in self.conditions)
+        bound = max(typical, sum(trials * bound_s * BOUND_SLOWDOWN[c] for c in self.conditions))
         print(f"estimate: about {typical / 60:.0f} min, at most about {bound / 60:.0f} min "
               f"({trials} trial(s) × {len(self.conditions)} condition(s); a quiet trial ~{typical_s:.0f} s, "
               f"≤ {bound_s:.0f} s by the job's budgets)", flush=True)
+        if self.args.estimate:
+            sys.exit(0)
 
     @contextmanager
     def trial(self, condition: str, rep: int, what: str) -> Iterator[Path]:

@@ -7,7 +7,8 @@ measured the way perflab compares anything (interleaved rounds, paired ratio). T
 PERFLAB_SLOWDOWN, which makes the benchmark do exactly that much more work (1.00 = A/A, 1.03, 1.10).
 
 Verdict rule (the same as `perflab compare`): "different" when the ratio's 99.9% interval excludes
-1.00 and the ratio is more than the 2% noise threshold away from 1.00.
+1.00 and the ratio is more than the 2% noise threshold away from 1.00; a planted change is found when
+it is called different the right way round (slower), and the wrong way round is counted apart.
 
     .venv/bin/python bench/aa_power.py [--repeat 20] [--aa N] [--power N] [--job default] [--target 0.01]
         [--conditions quiet,busy,stress] [--quick]
@@ -110,8 +111,11 @@ def main() -> None:
         rs = rows.get((labels[row], cond), [])
         if not rs:
             return "–"
-        if col == "different":
-            return f"{sum(r['different'] for r in rs)}/{len(rs)}"
+        if col == "different":  # a planted change is found only the right way round (slower)
+            right = [r for r in rs if r["different"] and (labels[row] == 1.00 or r["ratio"] > 1)]
+            return f"{len(right)}/{len(rs)}"
+        if col == "different the wrong way":
+            return "n/a" if labels[row] == 1.00 else f"{sum(r['different'] and r['ratio'] < 1 for r in rs)}/{len(rs)}"
         if col == "inconclusive":
             return f"{sum(r['inconclusive'] for r in rs)}/{len(rs)}"
         if col == "ratio median (range)":
@@ -121,7 +125,7 @@ def main() -> None:
 
     study.table(f"Power and A/A (job {args.job}{', ' + ' '.join(extra) if extra else ''}): trials called "
                 "different (interval without 1.00 and over 2 % away)", list(labels),
-                ["different", "inconclusive", "ratio median (range)", "median s"], cell)
+                ["different", "different the wrong way", "inconclusive", "ratio median (range)", "median s"], cell)
 
 
 if __name__ == "__main__":

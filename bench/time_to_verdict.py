@@ -129,7 +129,7 @@ def main() -> None:
             print(perflab_line(f"{cond:6} perflab default #{rep + 1}", case, wall))
             print("    " + floor_line(case))
             runs[cond].append((wall, case["wall_seconds"], case["stop_reason"] == "target reached",
-                               est["error"] / est["mean"]))
+                               est["error"] / abs(est["mean"]) if est["mean"] else float("inf")))
             if rep < with_pyperf:
                 pwall, mean, sd, pdoc = run_pyperf(args.strings, out)
                 pm, perr, nproc = pyperf_precision(pdoc)
