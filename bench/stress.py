@@ -99,10 +99,10 @@ def claimed_level(comps: list[Component], ncpu: int) -> float:
 
 # -- what the processes do -----------------------------------------------------------------------
 
-def _die_with_parent(parent: int) -> None:
-    """Linux: the kernel kills this process when the supervisor dies, even by SIGKILL."""
+def _die_with_parent(parent: int, sig: int = signal.SIGKILL) -> None:
+    """Linux: the kernel sends `sig` to this process when `parent` dies, even by SIGKILL."""
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(sig))  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
     if os.getppid() != parent:  # it died before the line above: no signal will come
@@ -286,6 +286,7 @@ class Stress:
         self.argv += ["--busy"] if busy else ["--level", str(level)]
         self.argv += [] if fork else ["--no-fork"]
         self.argv += ["--ncpu", str(ncpu)] if ncpu else []
+        self.argv += ["--parent", str(os.getpid())]  # a study killed outright takes its load with it
         self.proc: subprocess.Popen | None = None
         self.started: list[str] = []
         self.pids: dict[str, list[int]] = {}
@@ -339,7 +340,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hog-mb", type=int, default=128, help="memory hog's buffer, MB (0: no hog)")
     ap.add_argument("--no-fork", action="store_true", help="without the forking process")
     ap.add_argument("--ncpu", type=int, default=None, help="CPUs to load (default: os.cpu_count())")
+    ap.add_argument("--parent", type=int, default=None, help="stop when this process dies (Linux)")
     args = ap.parse_args(argv)
+    if args.parent:
+        _die_with_parent(args.parent, signal.SIGTERM)
     ncpu = args.ncpu or os.cpu_count() or 1
     if args.busy:
         comps = plan_busy()

@@ -70,7 +70,7 @@ def test_the_busy_loop_is_one_always_runnable_process():
         assert list(load.pids) == ["spin"]
         [pid] = load.pids["spin"]
         r0, w0 = stress.runnable_seconds(pid), time.monotonic()
-        time.sleep(0.5)
+        time.sleep(0.3)
         share = (stress.runnable_seconds(pid) - r0) / (time.monotonic() - w0)
     assert share == pytest.approx(1.0, rel=0.2)
     assert _group_after_exit(load.pgid) == []
@@ -83,3 +83,19 @@ def test_a_killed_supervisor_takes_its_children_with_it():
     load.proc.wait()
     assert children and _group_after_exit(load.pgid) == []
     load.__exit__(None, None, None)
+
+
+def test_the_load_stops_when_the_script_that_started_it_is_killed(tmp_path):
+    import subprocess
+    script = tmp_path / "study.py"
+    script.write_text(f"import sys, time; sys.path.insert(0, {str(Path(stress.__file__).parent)!r})\n"
+                      "import stress\n"
+                      "with stress.Stress(level=0.4, seed=1, hog_mb=0, ncpu=2) as load:\n"
+                      "    print(load.pgid, flush=True)\n"
+                      "    time.sleep(60)\n")
+    study = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    pgid = int(study.stdout.readline())
+    assert stress.group_pids(pgid)
+    study.kill()  # no __exit__: the supervisor's parent-death signal must stop the load
+    study.wait()
+    assert _group_after_exit(pgid) == []
