@@ -33,9 +33,11 @@ def perflab_run(path: Path, *args: str, out: Path | None = None) -> tuple[dict, 
     except subprocess.TimeoutExpired:
         raise SystemExit(f"perflab run {path} {' '.join(args)} took more than {RUN_TIMEOUT_S} s") from None
     wall = time.perf_counter() - t0
-    if proc.returncode != 0:
+    docs = list(out.glob("perflab-*.json"))
+    # exit status 1: some case failed, the others measured and saved — the study records the failure
+    if proc.returncode not in (0, 1) or len(docs) != 1:
         raise SystemExit(f"perflab failed ({proc.returncode}):\n{proc.stderr}")
-    [doc_path] = out.glob("perflab-*.json")
+    [doc_path] = docs
     return json.loads(doc_path.read_text()), wall
 
 
@@ -73,6 +75,10 @@ def ratio_of(case: dict) -> Ratio | None:
         return None
     return Ratio(r["value"], r["ci_low"], r["ci_high"])
 
+
+# What a study records for a case that gave no ratio (it failed): held nothing, different from nothing,
+# and `inconclusive` says so.
+NO_RATIO = Ratio(float("nan"), float("nan"), float("nan"))
 
 REACHED = ("target reached", "ratio target reached")
 

@@ -70,7 +70,8 @@ class Study:
         self.repeat = args.repeat if args.repeat is not None else (
             args._repeat_quick if args.quick else args._repeat_default)
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        default = Path(tempfile.mkdtemp(prefix=f"perflab-{name}-")) if args.estimate else Path("bench-out") / f"{name}-{stamp}"
+        default = (Path(tempfile.mkdtemp(prefix=f"perflab-{name}-")) if args.estimate
+                   else Path("bench-out") / f"{name}-{stamp}")
         self.folder = Path(args.out or default).resolve()
         self.folder.mkdir(parents=True, exist_ok=True)
         self.command = " ".join(shlex.quote(a) for a in [sys.executable, *sys.argv])

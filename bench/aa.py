@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _conditions  # noqa: E402
-from _common import compared_case, inconclusive, perflab_run, ratio_of, write_bench  # noqa: E402
+from _common import NO_RATIO, compared_case, inconclusive, perflab_run, ratio_of, write_bench  # noqa: E402
 
 WORDS = '["alpha", "beta", "gamma", "delta"] * 25'
 SOURCE = f"""
@@ -48,7 +48,7 @@ TOOLS = ("perflab-python", "pyperf", "perflab-go", "benchstat")
 def perflab_trial(path: Path, spec_a: str, spec_b: str, job: str, out: Path) -> dict:
     doc, wall = perflab_run(path, "--runtimes", f"{spec_a},{spec_b}", "--job", job, "--store", "none", out=out)
     case = compared_case(doc)
-    r = ratio_of(case)
+    r = ratio_of(case) or NO_RATIO
     return {"ratio": r.value, "different": r.different, "inconclusive": inconclusive(case), "wall": wall,
             "detail": f"[{r.low:.4f}, {r.high:.4f}]"}
 

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _conditions  # noqa: E402
-from _common import compared_case, inconclusive, perflab_run, ratio_of, write_bench  # noqa: E402
+from _common import NO_RATIO, compared_case, inconclusive, perflab_run, ratio_of, write_bench  # noqa: E402
 
 SOURCE = """
     import os
@@ -60,7 +60,7 @@ def trial(path: Path, factor: float, job: str, extra: list[str], out: Path) -> d
                             f"{py}:PERFLAB_AA=B PERFLAB_SLOWDOWN={factor:.2f}",
                             "--job", job, "--store", "none", *extra, out=out)
     case = compared_case(doc)
-    r = ratio_of(case)
+    r = ratio_of(case) or NO_RATIO
     return {"factor": factor, "different": r.different, "ratio": r.value, "low": r.low, "high": r.high,
             "inconclusive": inconclusive(case), "wall": wall}
 

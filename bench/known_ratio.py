@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _conditions  # noqa: E402
-from _common import compared_case, inconclusive, perflab_run, ratio_of, write_bench  # noqa: E402
+from _common import NO_RATIO, compared_case, inconclusive, perflab_run, ratio_of, write_bench  # noqa: E402
 
 SOURCE = """
     import perflab
@@ -62,7 +62,7 @@ def main() -> None:
         with study.trial(cond, rep, "ratio") as out:
             doc, wall = perflab_run(path, "--runtimes", args.runtime, "--job", args.job, "--store", "none", out=out)
         case = compared_case(doc)
-        r = ratio_of(case)
+        r = ratio_of(case) or NO_RATIO
         row = {"ratio": r.value, "low": r.low, "high": r.high, "held": r.holds(TRUE),
                "inconclusive": inconclusive(case), "wall": wall}
         runs[cond].append(row)

@@ -24,7 +24,7 @@ sys.path.insert(0, str(BENCH.parent / "src"))
 sys.path.insert(0, str(BENCH))
 
 import _conditions  # noqa: E402
-from _common import compared_case, inconclusive, perflab_run, ratio_of  # noqa: E402
+from _common import NO_RATIO, compared_case, inconclusive, perflab_run, ratio_of  # noqa: E402
 
 WORKLOADS = BENCH / "workloads"
 LANGUAGES = ("python", "node", "go", "rust", "cpp", "java")
@@ -46,7 +46,7 @@ def trial(language: str, rt: str, pair: str, job: str, out: Path) -> dict:
     doc, wall = perflab_run(WORKLOADS / language, "--runtimes", f"{rt}:{a},{rt}:{b}", "--job", job,
                             "--store", "none", out=out)
     case = compared_case(doc)
-    r = ratio_of(case)
+    r = ratio_of(case) or NO_RATIO
     return {"ratio": r.value, "low": r.low, "high": r.high, "different": r.different,
             "inconclusive": inconclusive(case), "wall": wall}
 
@@ -80,7 +80,8 @@ def main() -> None:
         with study.trial(cond, rep, "languages") as out:
             for language, rt in runtimes.items():
                 for pair in PAIRS:
-                    r = trial(language, rt, pair, args.job, out / f"{language}-{pair.replace(' ', '').replace('/', '')}")
+                    folder = out / f"{language}-{pair.replace(' ', '').replace('/', '')}"
+                    r = trial(language, rt, pair, args.job, folder)
                     rows.setdefault((language, pair, cond), []).append(r)
                     print(f"{cond:6} rep {rep + 1} {language:6} {pair:4}: ratio {r['ratio']:.4f} "
                           f"[{r['low']:.4f}, {r['high']:.4f}] {'DIFFERENT' if r['different'] else 'same'}"

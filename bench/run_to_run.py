@@ -17,7 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _conditions  # noqa: E402
-from _common import compared_case, inconclusive, perflab_compare, perflab_run, ratio_of, write_bench  # noqa: E402
+from _common import (NO_RATIO, compared_case, inconclusive, perflab_compare, perflab_run, ratio_of,  # noqa: E402
+                     write_bench)
 from aa_power import SOURCE  # noqa: E402
 
 
@@ -44,7 +45,7 @@ def main() -> None:
         [first, second] = (next((out / side).glob("perflab-*.json")) for side in ("first", "second"))
         verdicts = perflab_compare(first, second)
         (out / "compare.json").write_text(json.dumps(verdicts, indent=1))
-        r1, r2 = (ratio_of(compared_case(d)) for d in docs)
+        r1, r2 = (ratio_of(compared_case(d)) or NO_RATIO for d in docs)
         row = {"different": [v["benchmark"] for v in verdicts if v["verdict"] in ("slower", "faster")],
                "overlap": r1.overlaps(r2), "ratios": [r1.value, r2.value],
                "inconclusive": any(inconclusive(compared_case(d)) for d in docs), "wall": sum(walls)}

@@ -49,7 +49,8 @@ FORK_SLEEP = (0.001, 0.005)  # seconds between two children of the forker
 @dataclass(frozen=True)
 class Component:
     """One process of the load. kind: "spin" (always busy), "memory" (always busy, copying memory),
-    "burst" (busy `on` seconds of every `period`, offset by `phase`), "fork" (churn, not counted)."""
+    "burst" (busy `on` seconds of every `period`, offset by `phase`), "fork" (churn, not counted; its
+    `phase` holds the seed of its sleeps)."""
     kind: str
     period: float
     on: float

@@ -104,7 +104,8 @@ def main() -> None:
     ap.add_argument("--runtime", default=sys.executable,
                     help="runtime for perflab's runs (default: this interpreter); pyperf, which runs "
                     "in this interpreter, is compared only when it is the same")
-    ap.add_argument("--pyperf", type=int, default=None, help="pyperf runs per condition (default 2, --quick 1; 0: none)")
+    ap.add_argument("--pyperf", type=int, default=None,
+                    help="pyperf runs per condition (default 2, --quick 1; 0: none)")
     ap.add_argument("--equal-precision", action="store_true",
                     help="after each pyperf run, a perflab run asked for pyperf's precision")
     args = ap.parse_args()

@@ -40,8 +40,8 @@ def test_an_unknown_condition_is_refused(tmp_path):
 
 
 def test_the_loads_are_summarised_from_what_was_measured():
-    assert _conditions.load_summary(["stress: measured level 2.10 × 2 CPUs (1 s)",
-                                     "stress: measured level 1.90 × 2 CPUs (1 s)"]) == "measured level 2.00 (1.90–2.10)"
+    assert _conditions.load_summary(["stress: measured level 2.10 × 2 CPUs (1 s)", "stress: measured level "
+                                     "1.90 × 2 CPUs (1 s)"]) == "measured level 2.00 (1.90–2.10)"
     assert _conditions.load_summary(["quiet, load average 0.50"]) == "load average 0.50 (0.50–0.50)"
     assert _conditions.load_summary(["busy: no report"]) == "not measured"
 
@@ -59,7 +59,8 @@ def test_a_ratio_and_its_verdict_are_read_from_the_case():
 
 def test_the_contamination_has_the_planted_shares():
     import importlib.util  # by path: a module named `coverage` may already be the coverage.py package
-    spec = importlib.util.spec_from_file_location("bench_coverage", Path(__file__).resolve().parents[1] / "bench" / "coverage.py")
+    path = Path(__file__).resolve().parents[1] / "bench" / "coverage.py"
+    spec = importlib.util.spec_from_file_location("bench_coverage", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     b = mod.Bursts(random.Random(4))
