@@ -60,6 +60,15 @@ def parse_conditions(args: argparse.Namespace) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def perflab_seconds(job: str, cases: int = 2) -> tuple[float, float]:
+    """(typical, longest) wall seconds of one `perflab run` of `cases` cases with `job`, quiet: the
+    job's budget caps each case's measuring (plus a few seconds to start and write); a comparison
+    that reaches its target typically stops at about 40 % of it (the verification runs)."""
+    from perflab.jobs import get_job
+    budget = get_job(job).budget_s or 0.0
+    return 0.4 * budget * cases + 2.0, budget * cases + 5.0
+
+
 class Study:
     """One study's folder, schedule, running estimate and final table."""
 

@@ -107,8 +107,9 @@ def main() -> None:
         runners["pyperf"] = lambda out: pyperf_trial(out, fast=args.quick)
     if {"perflab-go", "benchstat"} & set(tools):
         add_go(runners, tools, study, args)
-    per_trial = {"perflab-python": (10, 25), "pyperf": (30 if not args.quick else 10, 40),
-                 "perflab-go": (12, 30), "benchstat": (25 if not args.quick else 5, 40)}
+    perflab_s = _conditions.perflab_seconds(args.job)
+    per_trial = {"perflab-python": perflab_s, "pyperf": (30 if not args.quick else 10, 40),
+                 "perflab-go": (perflab_s[0] + 2, perflab_s[1] + 5), "benchstat": (25 if not args.quick else 5, 40)}
     study.estimate(study.repeat, sum(per_trial[t][0] for t in runners), sum(per_trial[t][1] for t in runners))
     rows: dict[tuple[str, str], list[dict]] = {}
     for rep, cond in study.schedule():

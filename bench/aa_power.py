@@ -93,7 +93,7 @@ def main() -> None:
     counts[1.10] = counts[1.03]
     order = factor_order(counts)
     path = write_bench(study.folder, "bench_aa_power.py", SOURCE)
-    study.estimate(len(order), 9, 25)
+    study.estimate(len(order), *_conditions.perflab_seconds(args.job))
     rows: dict[tuple[float, str], list[dict]] = {}
     # the schedule's "rep" is the position in the factor order: each condition runs every factor in turn
     for i, cond in study.schedule(len(order)):

@@ -56,7 +56,7 @@ def main() -> None:
     args = ap.parse_args()
     study = _conditions.Study("known_ratio", args)
     path = write_bench(study.folder, "bench_ratio.py", SOURCE)
-    study.estimate(study.repeat, 8, 25)
+    study.estimate(study.repeat, *_conditions.perflab_seconds(args.job))
     runs: dict[str, list[dict]] = {c: [] for c in study.conditions}
     for rep, cond in study.schedule():
         with study.trial(cond, rep, "ratio") as out:

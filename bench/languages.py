@@ -69,7 +69,8 @@ def main() -> None:
             continue
         runtimes[language] = rt
     print("runtimes: " + ", ".join(f"{lang} {rt}" for lang, rt in runtimes.items()), flush=True)
-    study.estimate(study.repeat, 2 * len(runtimes) * 6, 2 * len(runtimes) * 15)
+    typical, longest = _conditions.perflab_seconds(args.job)
+    study.estimate(study.repeat, 2 * len(runtimes) * (typical + 3), 2 * len(runtimes) * (longest + 5))
     for language, rt in runtimes.items():
         # build once, outside the trials (compiled languages build each spec's binary the first time)
         for a, b in PAIRS.values():

@@ -32,7 +32,7 @@ def main() -> None:
     path = write_bench(study.folder, "bench_run_to_run.py", SOURCE)
     py = sys.executable
     runtimes = f"{py}:PERFLAB_SLOWDOWN=1.00,{py}:PERFLAB_SLOWDOWN={args.factor:.2f}"
-    study.estimate(study.repeat, 20, 50)
+    study.estimate(study.repeat, *(2 * s for s in _conditions.perflab_seconds(args.job)))
     rows: dict[str, list[dict]] = {c: [] for c in study.conditions}
     for rep, cond in study.schedule():
         with study.trial(cond, rep, "pair") as out:
@@ -46,13 +46,13 @@ def main() -> None:
         verdicts = perflab_compare(first, second)
         (out / "compare.json").write_text(json.dumps(verdicts, indent=1))
         r1, r2 = (ratio_of(compared_case(d)) or NO_RATIO for d in docs)
-        row = {"different": [v["benchmark"] for v in verdicts if v["verdict"] in ("slower", "faster")],
+        row = {"different": [v["runtime"] for v in verdicts if v["verdict"] in ("slower", "faster")],
                "overlap": r1.overlaps(r2), "ratios": [r1.value, r2.value],
                "inconclusive": any(inconclusive(compared_case(d)) for d in docs), "wall": sum(walls)}
         rows[cond].append(row)
         print(f"{cond:6} rep {rep + 1}: ratios {r1.value:.4f} [{r1.low:.4f}, {r1.high:.4f}] and "
               f"{r2.value:.4f} [{r2.low:.4f}, {r2.high:.4f}] {'overlap' if row['overlap'] else 'DO NOT OVERLAP'}; "
-              f"compare: {', '.join(v['benchmark'] + ' ' + v['verdict'] for v in verdicts)}; {row['wall']:.1f} s",
+              f"compare: {', '.join(v['runtime'] + ' ' + v['verdict'] for v in verdicts)}; {row['wall']:.1f} s",
               flush=True)
     (study.folder / "rows.json").write_text(json.dumps(rows, indent=1))
 
