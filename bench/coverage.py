@@ -179,6 +179,7 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="30 trials per setting")
     ap.add_argument("--modes", default="clean,contaminated", help="clean, contaminated or both")
     ap.add_argument("--seed", type=int, default=0, help="first trial's seed (trial i uses seed + i)")
+    ap.add_argument("--estimate", action="store_true", help="print the time estimate and stop")
     ap.add_argument("--out", default=None, help="folder for the table (default bench-out/coverage-<UTC time>)")
     ap.add_argument("--between", default="0,1,3", help="between-process spread, %% of the mean")
     ap.add_argument("--within", default="2,10", help="noise of one iteration, %% of the mean")
@@ -194,6 +195,13 @@ def main() -> None:
         from datetime import datetime, timezone
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         args.out = str(Path("bench-out") / f"coverage{'-ratio' if args.ratio else ''}-{stamp}")
+    modes = len([m for m in args.modes.split(",") if m.strip()])
+    # CPU seconds per simulated trial, clean + contaminated, measured on the project's 2-core VM
+    minutes = args.trials * len(settings(args)) * 0.5 * modes / 2 / 60
+    print(f"estimate: about {minutes:.0f} min of one CPU ({args.trials} trials × {len(settings(args))} settings "
+          f"× {modes} mode(s))", flush=True)
+    if args.estimate:
+        return None
     if args.ratio:
         return main_ratio(args)
     job = get_job("default")
