@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -67,13 +68,16 @@ class Ratio:
 
 
 # The only places that read the results document's ratio and stop fields: if their shape changes,
-# adapt these two functions.
+# adapt these functions.
 def ratio_of(case: dict) -> Ratio | None:
-    """The case's ratio to its baseline, or None for a baseline or a case without one."""
-    r = case.get("ratio")
-    if case.get("is_baseline") or not r or r.get("value") is None:
-        return None
-    return Ratio(r["value"], r["ci_low"], r["ci_high"])
+    """The case's ratio to its baseline, or None for a baseline or a case without one. Two runtimes of a
+    benchmark: its "runtime_ratio" (Ratio vs the first runtime); else the methods of a group with a
+    baseline method: its "ratio" (perflab.ratios keeps the two apart)."""
+    for key, baseline in (("runtime_ratio", "is_runtime_baseline"), ("ratio", "is_baseline")):
+        r = case.get(key)
+        if r and r.get("value") is not None and not case.get(baseline):
+            return Ratio(r["value"], r["ci_low"], r["ci_high"])
+    return None
 
 
 # What a study records for a case that gave no ratio (it failed): held nothing, different from nothing,
@@ -90,8 +94,8 @@ def inconclusive(case: dict) -> bool:
 
 
 def compared_case(doc: dict) -> dict:
-    """The one non-baseline case of a two-sided comparison (A/B: B's ratio to A)."""
-    cases = [c for c in doc["cases"] if not c.get("is_baseline")]
+    """The one case of a two-sided comparison that is not its baseline (A/B: B, whose ratio is B/A)."""
+    cases = [c for c in doc["cases"] if not (c.get("is_runtime_baseline") or c.get("is_baseline"))]
     if len(cases) != 1:
         raise SystemExit(f"expected one compared case, got {[c.get('key') for c in doc['cases']]}")
     return cases[0]
@@ -108,7 +112,7 @@ def perflab_compare(old: Path, new: Path) -> list[dict]:
     header = [h.strip() for h in rows[0]]
     out = []
     for cells in rows[2:]:
-        row = dict(zip(header, (c.strip() for c in cells)))
+        row = dict(zip(header, (re.sub(r"\\(.)", r"\1", c.strip()) for c in cells)))  # undo md escapes
         if row.get("Benchmark") == "geometric mean":
             continue
         verdict = row["Verdict"].split()

@@ -74,11 +74,12 @@ def perflab_ab_cases(root: Path, label_a: str, label_b: str, job: str) -> tuple[
 
 def perflab_ab_row(doc: dict, wall: float, ca: dict, cb: dict, job: str) -> dict:
     """perflab's row from the cases of A and B: the ratio B/A and whether its 99.9% CI excludes 1."""
-    if cb.get("ratio") and not cb.get("is_baseline"):
-        r = cb["ratio"]
+    # A and B are two runtimes: their ratio is "runtime_ratio" (perflab.ratios)
+    if cb.get("runtime_ratio") and not cb.get("is_runtime_baseline"):
+        r = cb["runtime_ratio"]
         value, lo, hi = r["value"], r["ci_low"], r["ci_high"]
-    elif ca.get("ratio") and not ca.get("is_baseline"):  # the host made B the baseline: invert A/B
-        r = ca["ratio"]
+    elif ca.get("runtime_ratio") and not ca.get("is_runtime_baseline"):  # B was the baseline: invert
+        r = ca["runtime_ratio"]
         value, lo, hi = 1 / r["value"], 1 / r["ci_high"], 1 / r["ci_low"] if r["ci_low"] > 0 else float("inf")
     else:
         raise SystemExit(f"perflab gave no ratio: {json.dumps(doc['cases'])[:2000]}")

@@ -83,15 +83,18 @@ def test_two_runtimes_give_one_table_with_ratio_against_the_first(tmp_path):
                 "--filter", "*join*", "-o", str(tmp_path))
     assert r.returncode == 0, r.stderr
     header = next(line for line in r.stdout.splitlines() if "Method" in line)
-    for col in ("Method", "Runtime", "Mean", "Error", "StdDev", "Median", "Ratio", "RatioSD"):
+    for col in ("Method", "Runtime", "Mean", "Error", "StdDev", "Median", f"Ratio vs {first}",
+                f"RatioSD vs {first}"):
         assert col in header
     doc = only_json(tmp_path)
     runtimes = [c["runtime"]["name"] for c in doc["cases"]]
     assert runtimes.count(first) == runtimes.count(second) >= 1
     base = next(c for c in doc["cases"] if c["runtime"]["name"] == first and c["benchmark"]["name"] == "join")
     other = next(c for c in doc["cases"] if c["runtime"]["name"] == second and c["benchmark"]["name"] == "join")
-    assert other["baseline"] == base["key"] and base["is_baseline"]
-    assert (tmp_path / Path(next(tmp_path.glob("*.md")).name)).read_text().startswith("| Method")
+    assert other["runtime_baseline"] == base["key"] and base["is_runtime_baseline"]
+    # join is its module's baseline method: its "Ratio" is against itself on the same runtime
+    assert other["baseline"] == other["key"] and other["ratio"]["value"] == 1.0
+    assert "\n| Method" in (tmp_path / Path(next(tmp_path.glob("*.md")).name)).read_text()
 
 
 def test_json_document_keeps_raw_samples_and_environment(tmp_path):

@@ -288,8 +288,8 @@ def test_the_baseline_is_the_first_runtime_given_not_the_first_to_finish():
                          clock).run_group([slow, fast])
     rows = analyse(list(reversed(results)), runtime_order=["listed_first", "listed_second"])
     by_rt = {r.result.case.runtime.name: r for r in rows}
-    assert by_rt["listed_first"].is_baseline
-    assert by_rt["listed_second"].ratio.value == pytest.approx(0.5, rel=0.05)
+    assert by_rt["listed_first"].is_runtime_baseline
+    assert by_rt["listed_second"].runtime_ratio.value == pytest.approx(0.5, rel=0.05)
 
 
 def test_contenders_stop_together_so_every_round_stays_paired():
@@ -418,7 +418,7 @@ def test_a_comparison_stops_when_its_ratios_are_precise_though_the_means_are_not
     assert [r.stop_reason for r in results] == ["ratio target reached"] * 2
     rows = {r.result.case.runtime.name: r for r in analyse(results)}
     assert rows["old"].estimate.rel_error > job.target_rel_error  # the means alone are not precise
-    ratio = rows["new"].ratio
+    ratio = rows["new"].runtime_ratio  # two runtimes: "Ratio vs old" (perflab.ratios)
     assert ratio.paired and ratio.ci_low > 1.0 and abs(ratio.value - 1.1) < 0.02
     assert max(ratio.ci_high / ratio.value - 1, 1 - ratio.ci_low / ratio.value) <= job.target_rel_error
 

@@ -111,7 +111,7 @@ def test_fast_subset_runs_dry_on_the_host_python_and_reports(tmp_path):
     out = tmp_path / "report"
     from perflab.report.seeds_report import main
     assert main([str(path), "--title", "Seed corpus dry", "--out", str(out)]) == 0
-    md = (out / "seed-corpus-dry.md").read_text()
+    md = (out / "seed-corpus-dry-python.md").read_text()  # the family page; the index is seed-corpus-dry.md
     assert "## Seed 002 — File IO improvements in .NET 6" in md and "### Seek/Position" in md
 
 

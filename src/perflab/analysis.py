@@ -1,7 +1,7 @@
 """Judging results: per case the estimate, the ratio to its baseline, and the warnings a reviewer needs.
 
-Baseline rules follow BenchmarkDotNet: the baseline of a row is (the group's baseline method, if one is
-marked, else the same method) × (the first runtime given for its language) × the same parameters.
+Which case a case is divided by is perflab.ratios' rule: the group's baseline method on the same
+runtime (`ratio`), and the same method on the first runtime of its language (`runtime_ratio`).
 """
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 
 from .model import CaseResult
+from .ratios import Identity, pair
 from .stats import Estimate, Ratio, estimate, ratio_from_launches, ratio_of
 from .stats.modality import MULTIMODAL_THRESHOLD
 from .units import format_time
@@ -20,8 +21,12 @@ class Row:
     estimate: Estimate | None = None
     ratio: Ratio | None = None
     alloc_ratio: float | None = None
-    baseline_key: str | None = None
+    baseline_key: str | None = None      # Ratio: against the group's baseline method (perflab.ratios)
     is_baseline: bool = False
+    runtime_ratio: Ratio | None = None   # Ratio vs <runtime>: against the language's first runtime
+    runtime_alloc_ratio: float | None = None
+    runtime_baseline_key: str | None = None
+    is_runtime_baseline: bool = False
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -49,53 +54,48 @@ def analyse(results: list[CaseResult], confidence: float = 0.999, target_rel_err
                     continue
                 cache[key] = (row.result, est)  # holding the result keeps its id unique
             row.estimate = cache[key][1]
-    first_runtime: dict[str, str] = {}
-    rank = {label: i for i, label in enumerate(runtime_order or [])}
-    for row in sorted(rows, key=lambda r: rank.get(r.result.case.runtime.label, len(rank))):
-        first_runtime.setdefault(row.result.case.runtime.language, row.result.case.runtime.label)
-    runtimes_per_lang: dict[str, int] = {}
-    for lang in first_runtime:
-        runtimes_per_lang[lang] = len({r.result.case.runtime.label for r in rows
-                                       if r.result.case.runtime.language == lang})
-    baseline_method: dict[tuple[str, str], str] = {}
-    for row in rows:
-        b = row.result.case.benchmark
-        if b.baseline:
-            baseline_method.setdefault((b.language, b.group), b.name)
-    by_identity = {}
-    for row in rows:
-        c = row.result.case
-        by_identity[(c.runtime.language, c.benchmark.group, c.benchmark.name,
-                     tuple(c.param_values.items()), c.runtime.label)] = row
-    for row in rows:
-        c = row.result.case
-        lang = c.runtime.language
-        method = baseline_method.get((lang, c.benchmark.group), c.benchmark.name)
-        base = by_identity.get((lang, c.benchmark.group, method, tuple(c.param_values.items()),
-                                first_runtime[lang]))
-        has_reference = (c.benchmark.group in {g for (ln, g) in baseline_method if ln == lang}
-                         or runtimes_per_lang[lang] > 1)
-        if base is None or not has_reference:
-            continue
-        row.baseline_key = base.key
-        row.is_baseline = base is row
-        if row.is_baseline:
-            if row.estimate and row.estimate.mean > 0:
-                row.ratio = Ratio(1.0, 0.0, 1.0, 1.0, True)
-        elif row.estimate and base.estimate:
-            if base.result.round_group and base.result.round_group == row.result.round_group:
-                row.ratio = ratio_from_launches(
-                    row.estimate, base.estimate, row.result.launches, base.result.launches,
-                    row.result.case.benchmark.ops_per_invoke, base.result.case.benchmark.ops_per_invoke,
-                    overhead, confidence)
-            else:
-                row.ratio = ratio_of(row.estimate, base.estimate, confidence)
-        da, db = row.result.diagnostics, base.result.diagnostics
-        if da and db and da.alloc_bytes_per_op is not None and db.alloc_bytes_per_op:
-            row.alloc_ratio = da.alloc_bytes_per_op / db.alloc_bytes_per_op
+    pairs = pair([_identity(r) for r in rows], runtime_order or [])
+    for row, p in zip(rows, pairs):
+        if p.method_base is not None:
+            base = rows[p.method_base]
+            row.baseline_key, row.is_baseline = base.key, base is row
+            row.ratio = _ratio(row, base, overhead, confidence)
+            row.alloc_ratio = _alloc_ratio(row, base)
+        if p.runtime_base is not None:
+            base = rows[p.runtime_base]
+            row.runtime_baseline_key, row.is_runtime_baseline = base.key, base is row
+            row.runtime_ratio = _ratio(row, base, overhead, confidence)
+            row.runtime_alloc_ratio = _alloc_ratio(row, base)
     for row in rows:
         _judge(row, target_rel_error, overhead)
     return rows
+
+
+def _identity(row: Row) -> Identity:
+    c = row.result.case
+    return Identity(c.runtime.language, c.benchmark.group, c.benchmark.name,
+                    tuple(sorted(c.param_values.items())), c.runtime.label, c.benchmark.baseline)
+
+
+def _ratio(row: Row, base: Row, overhead: bool, confidence: float) -> Ratio | None:
+    """row / base (which ratios exist is perflab.ratios' rule; this is how one is computed)."""
+    if base is row:
+        return Ratio(1.0, 0.0, 1.0, 1.0, True) if row.estimate and row.estimate.mean > 0 else None
+    if not (row.estimate and base.estimate):
+        return None
+    if base.result.round_group and base.result.round_group == row.result.round_group:
+        return ratio_from_launches(
+            row.estimate, base.estimate, row.result.launches, base.result.launches,
+            row.result.case.benchmark.ops_per_invoke, base.result.case.benchmark.ops_per_invoke,
+            overhead, confidence)
+    return ratio_of(row.estimate, base.estimate, confidence)
+
+
+def _alloc_ratio(row: Row, base: Row) -> float | None:
+    da, db = row.result.diagnostics, base.result.diagnostics
+    if da and db and da.alloc_bytes_per_op is not None and db.alloc_bytes_per_op:
+        return da.alloc_bytes_per_op / db.alloc_bytes_per_op
+    return None
 
 
 def _judge(row: Row, target: float, overhead: bool) -> None:

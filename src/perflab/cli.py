@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from rich.text import Text
+
 from . import __version__
 from .console import err
 from .errors import UsageError
@@ -35,6 +37,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=float, help="seconds to wait for any single worker reply")
     run.add_argument("--budget", help="seconds of measurement per case (overrides the job), and per "
                      "language where it differs: '2,java=6'")
+    run.add_argument("--budget-total", type=float, metavar="SECONDS",
+                     help="seconds of measurement for the whole run: each case's budget shrinks to its "
+                     "share of the time left when the run would overrun (a target, not a hard stop)")
     run.add_argument("--target", type=float, help="precision target as a fraction, e.g. 0.02")
     run.add_argument("--iteration-time", type=float, help="seconds per iteration (overrides the job)")
     run.add_argument("--no-overhead", action="store_true", help="do not measure/subtract call overhead")
@@ -49,6 +54,11 @@ def _parser() -> argparse.ArgumentParser:
                      help="continue an interrupted run (default: the latest incomplete one), "
                      "measuring only the cases it had not finished")
     run.add_argument("--label", default="", help="a name for this run in the history")
+    run.add_argument("--quiet", "-q", action="store_true",
+                     help="no progress lines (the table and the result files are still written)")
+    run.add_argument("--json", action="store_true",
+                     help="print the results document (JSON) on stdout and nothing else there; "
+                     "progress and the table go to stderr")
     run.add_argument("--disasm", action="store_true",
                      help="write the disassembly of each native (C/C++, Rust) benchmark function "
                      "next to the results")
@@ -97,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return commands[args.command](args)
     except (UsageError, StoreError) as exc:
-        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        # the message names user files, benchmarks and flags: never markup
+        err.print(Text.assemble(("error:", "red"), f" {exc}"), soft_wrap=True)
         return 2
     except KeyboardInterrupt:
         err.print("[red]interrupted[/red]")

@@ -226,13 +226,16 @@ def summary(result: Comparison) -> list[str]:
 
 
 def to_markdown(result: Comparison) -> str:
+    from .report.escape import md_cell
+    from .report.exporters import markdown_table
     cols, rows = to_rows(result)
-    out = [f"### perflab: {result.new_label} vs {result.old_label}", ""]
-    out += ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    out = [f"### perflab: {md_cell(result.new_label)} vs {md_cell(result.old_label)}", ""]
+    marked = []
     for r in rows:
         cells = list(r)
         v = cells[-1]
         cells[-1] = {"slower": "🔴 slower", "faster": "🟢 faster"}.get(v.split(" ")[0], v)
-        out.append("| " + " | ".join(cells) + " |")
-    out += [""] + [f"> {line}" for line in summary(result)]
+        marked.append(cells)
+    out += markdown_table(cols, marked, set())  # every cell escaped: names and params are user data
+    out += [""] + [f"> {md_cell(line)}" for line in summary(result)]
     return "\n".join(out) + "\n"

@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.console import Console
 
+from .report.escape import markup
 from . import toolchains
 from .engine.worker import WorkerProcess
 from .errors import PrepareError, ProtocolError, WorkerFailure
@@ -120,17 +121,18 @@ def run_conformance(runtime: Runtime, fixtures: Path | None, console: Console) -
             runtime = tc.provision(runtime)
         spec = tc.prepare(runtime, sources, Path(tempfile.mkdtemp(prefix="perflab-conf-")))
     except PrepareError as exc:
-        console.print(f"[red]cannot prepare {runtime.label}:[/red] {exc}")
+        console.print(f"[red]cannot prepare {markup(runtime.label)}:[/red] {markup(str(exc))}")
         return 1
     failures = 0
     for path in sorted(VECTORS.glob("*.json")):
         vector = json.loads(path.read_text())
         try:
             run_vector(spec, vector)
-            console.print(f"[green]pass[/green] {path.stem}: {vector.get('description', '')}")
+            console.print(f"[green]pass[/green] {markup(path.stem)}: "
+                          f"{markup(str(vector.get('description', '')))}")
         except VectorFailed as exc:
             failures += 1
-            console.print(f"[red]FAIL[/red] {path.stem}: {exc}")
+            console.print(f"[red]FAIL[/red] {markup(path.stem)}: {markup(str(exc))}")
     total = len(list(VECTORS.glob("*.json")))
-    console.print(f"{runtime.label}: {total - failures} passed, {failures} failed")
+    console.print(f"{markup(runtime.label)}: {total - failures} passed, {failures} failed")
     return 1 if failures else 0

@@ -40,6 +40,11 @@ def row_to_json(row: Row) -> dict[str, Any]:
         "baseline": row.baseline_key, "is_baseline": row.is_baseline,
         "ratio": row.ratio.to_json() if row.ratio else None,
         "alloc_ratio": row.alloc_ratio,
+        # the two ratios of perflab.ratios: "ratio" against the group's baseline method,
+        # "runtime_ratio" against the same case on the first runtime of its language
+        "runtime_baseline": row.runtime_baseline_key, "is_runtime_baseline": row.is_runtime_baseline,
+        "runtime_ratio": row.runtime_ratio.to_json() if row.runtime_ratio else None,
+        "runtime_alloc_ratio": row.runtime_alloc_ratio,
         "warnings": row.warnings, "notes": row.notes,
     }
 

@@ -21,14 +21,20 @@ def pick_unit(values, units) -> tuple[str, float]:
 
 
 def number(v: float) -> str:
+    """About four significant figures (1.234, 12.34, 123.4, 1,234); a thousands separator only from
+    10,000 up (a unit chosen by the smallest value leaves larger ones with more digits)."""
     a = abs(v)
+    if a >= 10_000:
+        return f"{v:,.0f}"
     if a >= 1000:
-        return f"{v:,.1f}"
+        return f"{v:.0f}"
     if a >= 100:
-        return f"{v:.2f}"
+        return f"{v:.1f}"
     if a >= 10:
+        return f"{v:.2f}"
+    if a >= 1 or a == 0:
         return f"{v:.3f}"
-    return f"{v:.4f}"
+    return f"{v:.4g}"
 
 
 def format_in(v: float | None, unit: tuple[str, float]) -> str:

@@ -4,11 +4,15 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from rich.text import Text
+
 from .. import toolchains
 from ..console import err
 from ..engine.plan import find_sources, prepare
 from ..errors import UsageError
 from ..model import Runtime
+from ..progress import Reporter
+from ..report.escape import markup
 from ..runtimes import resolve, split_specs
 
 
@@ -25,7 +29,8 @@ def select_runtimes(spec_text: str | None, languages: list[str]) -> list[Runtime
         runtimes = resolve(split_specs(spec_text), tcs)
         unused = [r.label for r in runtimes if r.language not in languages]
         if unused:
-            err.print(f"[yellow]note:[/yellow] no benchmarks for {', '.join(unused)} here; ignored")
+            err.print(f"[yellow]note:[/yellow] no benchmarks for {markup(', '.join(unused))} here; "
+                      "ignored")
         return [r for r in runtimes if r.language in languages]
     chosen, missing = [], []
     for lang in languages:
@@ -45,7 +50,8 @@ def select_runtimes(spec_text: str | None, languages: list[str]) -> list[Runtime
     return chosen
 
 
-def prepare_all(paths: list[Path], spec_text: str | None, timeout: float, workdir: Path):
+def prepare_all(paths: list[Path], spec_text: str | None, timeout: float, workdir: Path,
+                reporter: Reporter | None = None):
     sources = find_sources(paths, toolchains.all_toolchains())
     if not sources:
         known = "; ".join(f"{tc.language}: {tc.patterns}" for tc in toolchains.all_toolchains())
@@ -55,12 +61,13 @@ def prepare_all(paths: list[Path], spec_text: str | None, timeout: float, workdi
         raise UsageError("none of the given runtimes matches the benchmarks' languages "
                          f"({', '.join(sources)})")
     prepared = []
-    with err.status("preparing runtimes…"):
-        for rt in runtimes:
-            prep = prepare(rt, toolchains.get(rt.language), sources[rt.language], workdir, timeout)
-            if prep.error:
-                err.print(f"[red]{rt.label}:[/red] {prep.error}", soft_wrap=True)
-            prepared.append(prep)
+    reporter = reporter or Reporter(err)
+    for rt in runtimes:
+        prep = prepare(rt, toolchains.get(rt.language), sources[rt.language], workdir, timeout,
+                       step=reporter.step)
+        if prep.error:
+            err.print(Text.assemble((f"{rt.label}:", "red"), f" {prep.error}"), soft_wrap=True)
+        prepared.append(prep)
     return prepared
 
 

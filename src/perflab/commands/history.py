@@ -2,8 +2,22 @@
 from __future__ import annotations
 
 from rich.table import Table as RichTable
+from rich.text import Text
 
 from ..console import err, out
+from ..report.escape import visible
+
+
+def listing(title: str | None = None) -> RichTable:
+    """A table for `list`, `runtimes`, `history`: boxed on a terminal; off one, plain padded columns
+    (grep-able, no box drawing). The title is user data (a store URL, a pattern): text."""
+    return RichTable(title=Text(title) if title else None,
+                     **({} if out.is_terminal else {"box": None, "title_justify": "left"}))
+
+
+def cells(values) -> list[Text]:
+    """Table cells of stored user data (names, labels, paths): text, never markup, one line each."""
+    return [Text(visible("" if v is None else v)) for v in values]
 from ..errors import UsageError
 from ..store import open_store
 
@@ -13,23 +27,23 @@ def cmd_compare(args) -> int:
     old, new = load_side(args.old, args.store), load_side(args.new, args.store)
     result = compare_docs(old, new, threshold=args.threshold / 100, force=args.force)
     if args.format == "md":
-        out.print(to_markdown(result), markup=False, soft_wrap=True)
+        out.print(Text(to_markdown(result)), soft_wrap=True)
     else:
         cols, rows = to_rows(result)
         t = RichTable(box=None)
         for c in cols:
-            t.add_column(c, justify="left" if c in ("Benchmark", "Runtime", "Verdict") else "right")
+            t.add_column(Text(c), justify="left" if c in ("Benchmark", "Runtime", "Verdict") else "right")
         for r in rows:
             style = {"slower": "red", "faster": "green"}.get(r[-1].split(" ")[0])
-            t.add_row(*r, style=style)
+            t.add_row(*cells(r), style=style)
         out.print(t)
         for line in summary(result):
-            out.print(line)
+            out.print(Text(line))
     if args.fail_on_regression is not None:
         bad = regressions(result, args.fail_on_regression)
         if bad:
-            err.print(f"{len(bad)} regression(s) above {args.fail_on_regression}%: "
-                      + ", ".join(f"{c.key} ({c.ratio - 1:+.1%})" for c in bad), soft_wrap=True)
+            err.print(Text(f"{len(bad)} regression(s) above {args.fail_on_regression}%: "
+                           + ", ".join(f"{c.key} ({c.ratio - 1:+.1%})" for c in bad)), soft_wrap=True)
             return 1
     return 0
 
@@ -41,39 +55,40 @@ def cmd_history(args) -> int:
     if store is None:
         raise UsageError("history needs a store; --store is none")
     if args.pattern is None and not args.changes:
-        t = RichTable(title=f"runs in {store.url}")
+        t = listing(f"runs in {store.url}")
         for c in ("Run", "Started", "Label", "Cases", "Failed", "Complete", "Fingerprint"):
             t.add_column(c)
         for r in store.runs():
-            t.add_row(str(r["id"]), r["started"], r["label"], str(r["cases"]), str(r["failed"]),
-                      "yes" if r["complete"] else "no (--resume)", r["fingerprint"])
+            t.add_row(*cells([str(r["id"]), r["started"], r["label"], str(r["cases"]), str(r["failed"]),
+                              "yes" if r["complete"] else "no (--resume)", r["fingerprint"]]))
         out.print(t)
         return 0
     series = store.series(args.pattern)
     if not series:
-        raise UsageError(f"no stored case matches '{args.pattern}'")
+        raise UsageError(f"no stored case matches '{args.pattern}'")  # printed as text by cli
     if args.changes:
         changes = find_changes(series, args.min_shift / 100)
         if not changes:
-            out.print(f"no shift of {args.min_shift:g}% or more in {len({s['key'] for s in series})} "
-                      "series")
+            out.print(Text(f"no shift of {args.min_shift:g}% or more in "
+                           f"{len({s['key'] for s in series})} series"))
             return 0
-        t = RichTable(title="change points")
+        t = listing("change points")
         for c in ("Case", "Last run before", "First run after", "Before", "After", "Change", "Runs"):
             t.add_column(c)
         for ch in changes:
-            t.add_row(ch.key, f"#{ch.before_run}", f"#{ch.after_run}", format_time(ch.before_mean),
-                      format_time(ch.after_mean), f"{ch.change:+.1%}",
-                      f"{len(ch.runs_before)} before, {len(ch.runs_after)} after")
+            t.add_row(*cells([ch.key, f"#{ch.before_run}", f"#{ch.after_run}",
+                              format_time(ch.before_mean), format_time(ch.after_mean), f"{ch.change:+.1%}",
+                              f"{len(ch.runs_before)} before, {len(ch.runs_after)} after"]))
         out.print(t)
         return 0
-    t = RichTable(title=f"history of {args.pattern}")
+    t = listing(f"history of {args.pattern}")
     for c in ("Run", "Started", "Benchmark", "Runtime", "Mean", "Error", "Status"):
         t.add_column(c)
     for s_ in series:
-        t.add_row(str(s_["run_id"]), s_["started"], s_["benchmark"], s_["runtime"],
-                  format_time(s_["mean_ns"]) if s_["mean_ns"] is not None else "NA",
-                  format_time(s_["error_ns"]) if s_["error_ns"] is not None else "NA", s_["status"])
+        t.add_row(*cells([str(s_["run_id"]), s_["started"], s_["benchmark"], s_["runtime"],
+                          format_time(s_["mean_ns"]) if s_["mean_ns"] is not None else "NA",
+                          format_time(s_["error_ns"]) if s_["error_ns"] is not None else "NA",
+                          s_["status"]]))
     out.print(t)
     return 0
 

@@ -6,20 +6,19 @@ import os
 import tempfile
 from pathlib import Path
 
-from rich.table import Table as RichTable
-
 from .. import toolchains
 from ..console import out
 from ..engine.plan import build_plan
 from ..runtimes import resolve
 from .common import prepare_all
+from .history import cells, listing
 
 
 def cmd_list(args) -> int:
     paths = [Path(p) for p in args.paths]
     prepared = prepare_all(paths, args.runtimes, 60.0, Path(tempfile.mkdtemp(prefix="perflab-")))
     plan = build_plan(prepared, args.filter, args.category)
-    t = RichTable(title="benchmarks")
+    t = listing("benchmarks")
     for col in ("Benchmark", "Params", "Cases", "Runtimes", "Source"):
         t.add_column(col)
     # a group may hold several benchmarks (all methods of a class with a baseline are measured
@@ -32,20 +31,21 @@ def cmd_list(args) -> int:
             entry[2].add(c.runtime.label)
     for b, combos, rts in seen.values():
         axes = "; ".join(f"{a.name} ∈ {{{', '.join(a.values)}}}" for a in b.params)
-        t.add_row(b.full_name + (" (baseline)" if b.baseline else ""), axes, str(len(combos)),
-                  ", ".join(sorted(rts)), f"{os.path.relpath(b.file)}:{b.line}")
+        t.add_row(*cells([b.full_name + (" (baseline)" if b.baseline else ""), axes, str(len(combos)),
+                          ", ".join(sorted(rts)), f"{os.path.relpath(b.file)}:{b.line}"]))
     out.print(t)
     return 1 if any(p.error for p in prepared) else 0
 
 
 def cmd_runtimes(args) -> int:
-    t = RichTable(title="runtimes")
+    t = listing("runtimes")
     for col in ("Name", "Language", "Version", "Implementation", "Status", "Path"):
         t.add_column(col)
     for tc in toolchains.all_toolchains():
         for rt in tc.discover_runtimes():
-            t.add_row(rt.name, rt.language, rt.version, rt.implementation,
-                      "installed" if rt.installed else (rt.note or "installable"), rt.executable)
+            t.add_row(*cells([rt.name, rt.language, rt.version, rt.implementation,
+                              "installed" if rt.installed else (rt.note or "installable"),
+                              rt.executable]))
     out.print(t)
     return 0
 

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 import random
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                           TimeRemainingColumn)
+from rich.text import Text
 
 from ..analysis import analyse
 from ..console import err, out
@@ -19,8 +20,11 @@ from ..engine.runner import Engine
 from ..environment import collect
 from ..errors import UsageError, WorkerFailure
 from ..jobs import get_job, parse_budget
+from ..progress import CaseProgress, Reporter, case_summary
+from ..report.escape import markup
 from ..report.exporters import EXPORTERS, to_csv, to_markdown, to_terminal, write_text_atomic
-from ..report.table import build_table
+from ..report.header import header_lines
+from ..report.table import build_tables, case_label
 from ..results import document, write_atomic
 from ..stats.distributions import preload
 from ..store import StoreError, open_store
@@ -29,7 +33,7 @@ from .common import check_out_dir, prepare_all
 
 # the arguments of `run` a resumed run takes from the interrupted one
 RESUMABLE = ("paths", "runtimes", "filter", "category", "job", "exporters", "out", "hide", "timeout",
-             "budget", "target", "iteration_time", "no_overhead", "max_cases", "label")
+             "budget", "budget_total", "target", "iteration_time", "no_overhead", "max_cases", "label")
 
 
 def cmd_run(args) -> int:
@@ -52,6 +56,9 @@ def cmd_run(args) -> int:
     if bad:
         raise UsageError(f"--exporters: unknown '{bad[0]}'; choose from {', '.join(EXPORTERS)}")
     budget, budget_per_language = parse_budget(args.budget)
+    budget_total = getattr(args, "budget_total", None)
+    if budget_total is not None and not budget_total > 0:
+        raise UsageError(f"--budget-total: {budget_total:g} is not a number of seconds above 0")
     unknown = sorted(set(budget_per_language) - set(languages()))
     if unknown:
         raise UsageError(f"--budget: unknown language '{unknown[0]}'; languages: {', '.join(languages())}")
@@ -64,7 +71,9 @@ def cmd_run(args) -> int:
     started = dt.datetime.now(dt.timezone.utc)
     stamp = started.strftime("%Y%m%d-%H%M%S")
     workdir = Path(tempfile.mkdtemp(prefix="perflab-"))
-    prepared = prepare_all(paths, args.runtimes, job.timeout_s, workdir)
+    quiet, as_json = getattr(args, "quiet", False), getattr(args, "json", False)
+    reporter = Reporter(err, quiet=quiet)
+    prepared = prepare_all(paths, args.runtimes, job.timeout_s, workdir, reporter)
     plan = build_plan(prepared, args.filter, args.category, args.max_cases)
     if not plan.groups and not plan.failed:
         if any(p.error for p in prepared):
@@ -105,7 +114,8 @@ def cmd_run(args) -> int:
                 store.add_case(run_id, row_to_json(row))
         except StoreError as exc:  # keep measuring; the JSON document still has everything
             store_failed.append(str(exc))
-            err.print(f"[red]history store failed:[/red] {exc}; results stay in the JSON file")
+            err.print(f"[red]history store failed:[/red] {markup(str(exc))}; results stay in the JSON "
+                      "file", soft_wrap=True)
 
     plan.groups = [[c for c in g if c.key not in done_keys] for g in plan.groups]
     plan.groups = [g for g in plan.groups if g]
@@ -132,29 +142,32 @@ def cmd_run(args) -> int:
         return rows
 
     total = sum(len(g) for g in plan.groups)
-    progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                        TextColumn("{task.fields[current]}"), console=err, transient=True)
+    progress = CaseProgress(reporter, total, f"{job.name} job")
     rng = random.Random(args.seed)
     placement = Placement.choose(args.affinity, idle_since) if job.warmup_max > 0 else Placement()
     with progress:
-        task = progress.add_task(f"{job.name} job", total=total, current="")
-
         def done(result):
             results.append(result)
-            progress.advance(task)
             rows_now = save(complete=False)
-            to_store([r for r in rows_now if r.result is result])
+            mine = [r for r in rows_now if r.result is result]
+            progress.advance(case_label(result.case),
+                             case_summary(result.ok, result.error, mine[0].estimate if mine else None))
+            to_store(mine)
 
         engine = Engine(job, launch, rng=rng, on_case_done=done, placement=placement,
                         starts_aside=lambda case: by_label[case.runtime.label].spec.starts_aside)
-        for group in plan.groups:
-            progress.update(task, current=group[0].benchmark.full_name)
+        deadline = time.monotonic() + budget_total if budget_total else None
+        for i, group in enumerate(plan.groups):
+            progress.current(group[0].benchmark.full_name)
             # a group is one language's: a JVM process costs ten times a CPython one, and a budget
             # that pays for a dozen of one pays for two or three of the other
             language = group[0].runtime.language
             engine.job = (dataclasses.replace(job, budget_s=budget_per_language[language])
                           if language in budget_per_language else job)
+            if deadline is not None:
+                scale = budget_scale(deadline - time.monotonic(), plan.groups[i:], job.budget_s,
+                                     budget_per_language)
+                engine.job = dataclasses.replace(engine.job, budget_s=engine.job.budget_s * scale)
             engine.run_group(group)
     rows = save(complete=True)
     to_store(rows)  # final judgement (ratios need every case) replaces the provisional one
@@ -169,15 +182,20 @@ def cmd_run(args) -> int:
         bench_rank.setdefault((c.benchmark.id, c.params), len(bench_rank))
     rows.sort(key=lambda r: (bench_rank.get((r.result.case.benchmark.id, r.result.case.params), 0),
                              runtime_rank.get(r.result.case.runtime.label, 0)))
-    table = build_table(rows, {h.strip() for h in args.hide.split(",") if h.strip()})
-    if "table" in exporters:
-        to_terminal(table, out)
+    tables = build_tables(rows, {h.strip() for h in args.hide.split(",") if h.strip()})
+    header = header_lines(env, job.__dict__)
+    if "table" in exporters and not (as_json and quiet):
+        # with --json, stdout holds the document alone: the table goes to stderr
+        to_terminal(tables, header, err if as_json else out)
+    if as_json:
+        out.file.write(json.dumps(document(rows, job, env, sys.argv, started, True), indent=1) + "\n")
+        out.file.flush()
     written = []
     if "md" in exporters:
-        write_text_atomic(out_dir / f"perflab-{stamp}.md", to_markdown(table))
+        write_text_atomic(out_dir / f"perflab-{stamp}.md", to_markdown(tables, header))
         written.append(out_dir / f"perflab-{stamp}.md")
     if "csv" in exporters:
-        write_text_atomic(out_dir / f"perflab-{stamp}.csv", to_csv(table))
+        write_text_atomic(out_dir / f"perflab-{stamp}.csv", to_csv(rows))
         written.append(out_dir / f"perflab-{stamp}.csv")
     if "json" in exporters:
         written.insert(0, json_path)
@@ -185,15 +203,26 @@ def cmd_run(args) -> int:
         from ..report.disasm import write_disassembly
         files, problems = write_disassembly(rows, out_dir / f"perflab-{stamp}-disasm")
         for p_ in problems:
-            err.print(f"[yellow]--disasm:[/yellow] {p_}", soft_wrap=True)
+            err.print(f"[yellow]--disasm:[/yellow] {markup(str(p_))}", soft_wrap=True)
         if files:
             written.append(files[0].parent)
     wall = (dt.datetime.now(dt.timezone.utc) - started).total_seconds()
     failed = [r for r in rows if not r.result.ok]
-    err.print(f"{len(rows)} cases in {wall:.1f}s; {len(failed)} failed. "
-              + (f"Results: {', '.join(map(str, written))}" if written else "")
-              + (f"; history: run #{run_id} in {store.url}" if store is not None and not store_failed
-                 else ""), soft_wrap=True)
+    err.print(Text(f"{len(rows)} cases in {wall:.1f}s; {len(failed)} failed. "
+                   + (f"Results: {', '.join(map(str, written))}" if written else "")
+                   + (f"; history: run #{run_id} in {store.url}" if store is not None and not store_failed
+                      else "")), soft_wrap=True)
     return 1 if failed or any(p.error for p in prepared) else 0
 
 
+MIN_BUDGET_SCALE = 0.1  # past the total, a case still gets a tenth of its budget: measured, roughly
+
+
+def budget_scale(time_left: float, groups: list, budget_s: float, per_language: dict[str, float]) -> float:
+    """`--budget-total`: the factor (≤ 1) on every remaining case's budget so that the remaining
+    groups' nominal budgets (cases × their language's budget) fit in the time left. Recomputed before
+    each group from the clock, so the time cases really take (launches, warm-up) corrects it."""
+    nominal = sum(len(g) * per_language.get(g[0].runtime.language, budget_s) for g in groups)
+    if nominal <= 0:
+        return 1.0
+    return max(MIN_BUDGET_SCALE, min(1.0, time_left / nominal))

@@ -2,6 +2,7 @@
 before anything runs: unknown runtimes, files that do not load, empty or oversized parameter spaces."""
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,15 +64,20 @@ def open_worker(spec: LaunchSpec, timeout: float, paths: list[str] | None = None
 
 
 def prepare(runtime: Runtime, toolchain: Toolchain, sources: list[Path], workdir: Path,
-            timeout: float) -> Prepared:
+            timeout: float, step=None) -> Prepared:
+    """`step(what)` is a context manager around each slow step (progress lines with durations)."""
+    step = step or (lambda what: contextlib.nullcontext())
     prep = Prepared(runtime, toolchain)
     try:
         if not runtime.installed:
-            runtime = toolchain.provision(runtime)
+            with step(f"{runtime.label}: provisioning"):
+                runtime = toolchain.provision(runtime)
             prep.runtime = runtime
-        prep.spec = toolchain.prepare(runtime, sources, workdir)
-        worker, loaded = open_worker(prep.spec, timeout)
-        worker.close()
+        with step(f"{runtime.label}: building the worker and {len(sources)} benchmark file(s)"):
+            prep.spec = toolchain.prepare(runtime, sources, workdir)
+        with step(f"{runtime.label}: loading the benchmarks"):
+            worker, loaded = open_worker(prep.spec, timeout)
+            worker.close()
     except (PrepareError, NotImplementedError) as exc:
         prep.error = str(exc)
         return prep

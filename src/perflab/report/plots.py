@@ -25,6 +25,8 @@ def ratio_plot_png(report: Report, rows: list[Row], title: str) -> bytes | None:
     colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
     rt_colour = {rt: colours[i % len(colours)] for i, rt in enumerate(report.runtimes[1:])}
     height = 1.2 + 0.28 * len(items)
+    # names and labels are user data: `$…$` in them is text, not mathtext to typeset (or to fail on)
+    matplotlib.rcParams["text.parse_math"] = False
     fig = Figure(figsize=(9, height), dpi=100)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)

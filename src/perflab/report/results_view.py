@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..ratios import METHOD_COLUMN, Identity, format_ratio, pair, runtime_column
 from ..units import TIME_UNITS, format_in, format_size, pick_unit
 
 RESULTS_SCHEMA = "perflab.results"
@@ -23,7 +24,7 @@ SEED_TITLES = {
     "003": "Performance Improvements in .NET Core 3.0",
     "004": "Performance improvements in ASP.NET Core 6",
 }
-# Section order of each seed document (from /work/shared/seeds/README.md); unknown sections follow.
+# Section order of each seed document (from ../shared/seeds/README.md, beside the repository); unknown sections follow.
 SEED_SECTIONS = {
     "000": ["Benchmarking Setup", "JIT", "GC", "Threading", "System Types", "Arrays, Strings, Spans",
             "Buffering", "IO", "Networking", "Reflection", "Collections and LINQ", "Cryptography",
@@ -37,6 +38,7 @@ SEED_SECTIONS = {
     "004": ["Benchmarking Setup", "Span<T>", "Idle Connections", "EF Core", "Blazor", "Hodgepodge"],
 }
 CONFIDENCE = 0.999
+MAX_LISTED = 6  # cases named in a note before "and N more"
 SAME_BAND = (0.95, 1.05)
 
 # -- loading ------------------------------------------------------------------------------------
@@ -197,6 +199,16 @@ class Report:
     def baseline_of(self, case: "Case") -> str:
         return next((b for b in self.baselines if self.language_of.get(b) == case.language), self.runtimes[0])
 
+    @cached_property
+    def pairs(self) -> dict[int, tuple["Case | None", "Case | None"]]:
+        """Each case's (baseline-method case, baseline-runtime case): perflab.ratios' rule, the
+        same the run's own table follows."""
+        found = pair([Identity(c.language, c.group, c.name, tuple(sorted(c.params.items())),
+                               c.runtime, bool(c.bench.get("baseline"))) for c in self.cases],
+                     self.runtimes)
+        at = lambda i: self.cases[i] if i is not None else None  # noqa: E731
+        return {id(c): (at(p.method_base), at(p.runtime_base)) for c, p in zip(self.cases, found)}
+
     def baseline_case(self, section: "Section", case: "Case") -> "Case | None":
         base = self.baseline_of(case)
         return next((c for c in section.cases if c.runtime == base and c.key == case.key), None)
@@ -210,6 +222,7 @@ def load_report(paths: list[str], title: str, baseline: str | None = None) -> Re
     by_key: dict[tuple, Case] = {}
     order: list[tuple] = []
     seen_keys: set = set()
+    again: dict[tuple[str, str], list[str]] = {}
     for i, (p, doc) in enumerate(zip(paths, docs)):
         cases = [Case(i, p, c) for c in doc["cases"]]
         keys = {c.key for c in cases}
@@ -222,11 +235,16 @@ def load_report(paths: list[str], title: str, baseline: str | None = None) -> Re
         for c in cases:
             k = (c.key, c.runtime)
             if k in by_key:
-                notes.append(f"{c.bench_id} {dict(c.key[1]) or ''} @ {c.runtime}: measured in "
-                             f"{by_key[k].path} and {p}; the later file is used.")
+                again.setdefault((by_key[k].path, p), []).append(
+                    f"{c.bench_id}{'[' + _params_text(c) + ']' if c.params else ''}@{c.runtime}")
             else:
                 order.append(k)
             by_key[k] = c
+    # one note per pair of files: a second pass measures dozens of cases again
+    for (first, later), which in again.items():
+        shown = ", ".join(which[:MAX_LISTED]) + (f" and {len(which) - MAX_LISTED} more" if len(which) > MAX_LISTED else "")
+        notes.append(f"{len(which)} case(s) measured in {first} and again in {later}; the later "
+                     f"file is used: {shown}.")
     cases = [by_key[k] for k in order]
     runtimes: list[str] = []
     for doc in docs:
@@ -265,12 +283,7 @@ class Ratio:
         return f"{_fmt_ratio(self.value)} [no interval]"
 
 
-def _fmt_ratio(x: float) -> str:
-    if x >= 1000:
-        return ">1000"
-    if x < 0.001:
-        return "<0.001"
-    return f"{x:.2f}" if x >= 0.01 else f"{x:.3f}"
+_fmt_ratio = format_ratio
 
 
 def _quantile(df: float | None) -> float:
@@ -295,20 +308,31 @@ def unpaired_ratio(after: Case, before: Case) -> Ratio | None:
     return Ratio(value, value * math.exp(-q * s), value * math.exp(q * s))
 
 
-def runtime_ratio(case: Case, base: Case | None) -> Ratio | None:
-    """The case against the same benchmark and parameters on the baseline runtime. The run's own
-    (paired, per-round) ratio is used when it was computed against that very case."""
+def ratio_to(case: Case, base: Case | None) -> Ratio | None:
+    """The case against `base` (its baseline method or its baseline runtime: perflab.ratios). The
+    run's own (paired, per-round) ratio is used when the run computed it against that very case."""
     if base is None or not case.ok or not base.ok:
         return None
     if case is base:
         return Ratio(1.0, 1.0, 1.0)
-    r = case.raw.get("ratio")
-    if (isinstance(r, dict) and case.doc == base.doc and case.raw.get("baseline") == base.raw.get("key")
+    for field, base_field in (("ratio", "baseline"), ("runtime_ratio", "runtime_baseline")):
+        found = _stored_ratio(case, base, field, base_field)
+        if found is not None:
+            return found
+    return unpaired_ratio(case, base)
+
+
+runtime_ratio = method_ratio = ratio_to
+
+
+def _stored_ratio(case: Case, base: Case, field: str, base_field: str) -> Ratio | None:
+    r = case.raw.get(field)
+    if (isinstance(r, dict) and case.doc == base.doc and case.raw.get(base_field) == base.raw.get("key")
             and _finite(r.get("value"))):
         lo, hi = r.get("ci_low"), r.get("ci_high")
         ok = _finite(lo) and _finite(hi) and lo > 0
         return Ratio(float(r["value"]), float(lo) if ok else None, float(hi) if ok else None)
-    return unpaired_ratio(case, base)
+    return None
 
 
 # -- sections -----------------------------------------------------------------------------------
@@ -384,26 +408,55 @@ def _method_labels(cases: list[Case]) -> dict[str, str]:
 class Row:
     case: Case
     method: str
-    ratio: Ratio | None
+    ratio: Ratio | None                  # vs the baseline runtime (None: no such baseline)
+    method_ratio: Ratio | None = None    # vs the group's baseline method
+    runtime_base: str = ""               # label of the baseline runtime, "" when none
+    has_method_base: bool = False
+
+    @property
+    def has_runtime_base(self) -> bool:
+        return bool(self.runtime_base)
 
 
 def section_rows(report: Report, section: Section) -> list[Row]:
     labels = _method_labels(section.cases)
-    return [Row(c, labels[c.bench_id], runtime_ratio(c, report.baseline_case(section, c)))
-            for c in section.cases]
+    rows = []
+    for c in section.cases:
+        mbase, rbase = report.pairs.get(id(c), (None, None))
+        rows.append(Row(c, labels[c.bench_id], runtime_ratio(c, rbase), method_ratio(c, mbase),
+                        rbase.runtime if rbase else "", mbase is not None))
+    return rows
+
+
+def is_numeric_column(column: str) -> bool:
+    return column in ("Mean", "Allocated") or column.startswith("Ratio")
 
 
 def table_cells(rows: list[Row]) -> tuple[list[str], list[list[str]]]:
-    columns = ["Method", "Runtime", "Params", "Mean", "Ratio", "Allocated"]
+    """`Method | Runtime | Params | Mean | Ratio | Ratio vs <runtime> | Allocated`, a ratio column
+    only when some row has that baseline (perflab.ratios)."""
+    bases = list(dict.fromkeys(r.runtime_base for r in rows if r.runtime_base))
+    has_method = any(r.has_method_base for r in rows)
+    has_runtime = any(r.has_runtime_base for r in rows)
+    rt_col = runtime_column(bases[0]) if len(bases) == 1 else "Ratio vs baseline runtime"
+    columns = (["Method", "Runtime", "Params", "Mean"] + ([METHOD_COLUMN] if has_method else [])
+               + ([rt_col] if has_runtime else []) + ["Allocated"])
     unit = pick_unit([r.case.mean for r in rows if r.case.ok], TIME_UNITS)
     out = []
     for r in rows:
         c = r.case
         mean = format_in(c.mean, unit) if c.ok else f"FAILED: {c.error}"
-        if r.ratio is None:
-            ratio = "?" if c.ok else ""
-        else:
-            ratio = _fmt_ratio(r.ratio.value)
-        alloc = format_size(c.alloc) if c.alloc is not None else "NA"
-        out.append([r.method, c.runtime, _params_text(c), mean, ratio, alloc])
+        cells = [r.method, c.runtime, _params_text(c), mean]
+        if has_method:
+            cells.append(_ratio_cell(r.method_ratio, r.has_method_base, c.ok))
+        if has_runtime:
+            cells.append(_ratio_cell(r.ratio, r.has_runtime_base, c.ok))
+        cells.append(format_size(c.alloc) if c.alloc is not None else "NA")
+        out.append(cells)
     return columns, out
+
+
+def _ratio_cell(ratio: Ratio | None, has_base: bool, ok: bool) -> str:
+    if ratio is not None:
+        return format_ratio(ratio.value)
+    return "?" if has_base and ok else ""

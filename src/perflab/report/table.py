@@ -1,136 +1,231 @@
-"""The seeds' table as data: `Method | Runtime | Params… | Mean | Error | StdDev | Median | Ratio |
-RatioSD | Allocated | Alloc Ratio | Code Size`, one unit per column, optional columns only when used."""
+"""The run's tables as data, as BenchmarkDotNet prints them: one table per benchmark group
+(class/module/file) with `Method | Runtime | Params… | Mean | Error | StdDev | Median | Ratio | RatioSD
+| Ratio vs <runtime> | … | Allocated | Alloc Ratio | Code Size | Notes`, only the columns the group
+uses, one unit per column per table, Notes as footnote markers explained in a legend below the table.
+
+Cells hold plain text (user data unescaped): each renderer escapes for its own format
+(perflab.report.escape). The CSV is one file for the whole run (`csv_rows`).
+"""
 from __future__ import annotations
 
+import math
+import os
 from dataclasses import dataclass, field
 
 from ..analysis import Row
+from ..model import Case
+from ..ratios import (METHOD_ALLOC_COLUMN, METHOD_COLUMN, format_ratio, runtime_alloc_column,
+                      runtime_column)
 from ..units import TIME_UNITS, format_in, format_size, number, pick_unit
 
 TIME_COLUMNS = ("Mean", "Error", "StdDev", "Median")
+LEFT_COLUMNS = ("Method", "Runtime", "Notes")
 
 
 @dataclass
 class Table:
+    title: str
     columns: list[str]
     rows: list[list[str]]
-    right_aligned: set[str] = field(default_factory=set)
-    section_ends: list[int] = field(default_factory=list)  # row indices after which a group ends
-    footnotes: list[str] = field(default_factory=list)
-    raw: list[dict] = field(default_factory=list)  # unformatted values per row (csv)
+    params: list[str] = field(default_factory=list)
+    failed_rows: set[int] = field(default_factory=set)
+    legend: list[str] = field(default_factory=list)  # "[1] Method(n=10) @ rt: the full note"
+
+    @property
+    def right_aligned(self) -> set[str]:
+        return {c for c in self.columns if c not in LEFT_COLUMNS and c not in self.params}
 
 
-def _method(row: Row, show_group: bool) -> str:
+def case_label(case: Case) -> str:
+    """`Method(a=1, b=x) runtime`: how a case is named in legends and progress lines."""
+    params = ", ".join(f"{k}={v}" for k, v in case.param_values.items())
+    return f"{case.benchmark.name}({params}) {case.runtime.label}"
+
+
+def group_of(row: Row) -> tuple[str, str, str]:
+    """A table's rows: one language's benchmarks of one group (class/module), or of one file."""
     b = row.result.case.benchmark
-    return f"{b.group}.{b.name}" if show_group and b.group else b.name
+    return (b.language, b.group, "" if b.group else b.file)
 
 
-def build_table(rows: list[Row], hide: set[str] | None = None) -> Table:
+def group_title(row: Row) -> str:
+    """`Group (language, file)`, or `file (language)` for functions outside a class."""
+    b = row.result.case.benchmark
+    file = _short_path(b.file)
+    return f"{b.group or file or 'benchmarks'} ({b.language}{', ' + file if b.group and file else ''})"
+
+
+def _short_path(path: str) -> str:
+    if not path:
+        return ""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return path
+    return rel if len(rel) < len(path) else path
+
+
+def build_tables(rows: list[Row], hide: set[str] | None = None) -> list[Table]:
+    """One table per group, in the order the rows come (the run sorts them as discovered)."""
+    groups: dict[tuple, list[Row]] = {}
+    for r in rows:
+        groups.setdefault(group_of(r), []).append(r)
+    return [build_table(g, hide, group_title(g[0])) for g in groups.values()]
+
+
+def _hidden(column: str, hide: set[str]) -> bool:
+    # "RatioSD" hides "RatioSD vs go1.20" too: the runtime columns are named after their runtime
+    return column != "Method" and (column.lower() in hide or column.split(" vs ")[0].lower() in hide)
+
+
+def _units(rows: list[Row]) -> dict[str, tuple[str, float]]:
+    """One unit per column (BenchmarkDotNet's rule: the largest in which the column's smallest value
+    is ≥ 1); Mean and Median share one so they read side by side."""
+    est = [r.estimate for r in rows if r.estimate]
+    units = {c: pick_unit([getattr(e, c.lower()) for e in est], TIME_UNITS) for c in ("Error", "StdDev")}
+    units["Mean"] = units["Median"] = pick_unit([e.mean for e in est] + [e.median for e in est],
+                                                TIME_UNITS)
+    return units
+
+
+def _ratio_cells(ratio, has_base: bool, ok: bool) -> tuple[str, str]:
+    if ratio is not None:
+        return format_ratio(ratio.value), f"{ratio.sd:.2f}" if math.isfinite(ratio.sd) else "NA"
+    if not has_base or not ok:
+        return "", ""
+    return ("?", "?")  # a baseline exists but no ratio could be computed (e.g. its case failed)
+
+
+def build_table(rows: list[Row], hide: set[str] | None = None, title: str = "") -> Table:
     hide = {h.lower() for h in (hide or set())}
     params: list[str] = []
     for r in rows:
         for name in r.result.case.param_values:
             if name not in params:
                 params.append(name)
-    runtimes = {r.result.case.runtime.label for r in rows}
-    groups = {r.result.case.benchmark.group for r in rows}
-    show_group = len(groups) > 1
+    runtimes = list(dict.fromkeys(r.result.case.runtime.label for r in rows))
+    base_rt = next((r.result.case.runtime.label for r in rows if r.is_runtime_baseline), None)
     has_ratio = any(r.baseline_key for r in rows)
-    has_alloc = any(r.result.diagnostics and r.result.diagnostics.alloc_bytes_per_op is not None
-                    for r in rows)
-    has_alloc_ratio = has_alloc and any(r.alloc_ratio is not None for r in rows)
-    has_code = any(r.result.diagnostics and r.result.diagnostics.code_size is not None for r in rows)
-    gc_gens = max((len(r.result.diagnostics.gc_per_1000_ops) for r in rows
-                   if r.result.diagnostics and r.result.diagnostics.gc_per_1000_ops), default=0)
-    has_gc = gc_gens and any(any(g > 0 for g in r.result.diagnostics.gc_per_1000_ops) for r in rows
-                             if r.result.diagnostics and r.result.diagnostics.gc_per_1000_ops)
-    has_notes = any(r.warnings or not r.result.ok for r in rows)
+    has_rt_ratio = base_rt is not None and any(r.runtime_baseline_key for r in rows)
+    diags = [r.result.diagnostics for r in rows if r.result.diagnostics]
+    has_alloc = any(d.alloc_bytes_per_op is not None for d in diags)
+    gc_gens = max((len(d.gc_per_1000_ops) for d in diags if d.gc_per_1000_ops), default=0)
+    has_gc = gc_gens and any(any(g > 0 for g in d.gc_per_1000_ops) for d in diags if d.gc_per_1000_ops)
+    has_code = any(d.code_size is not None for d in diags)
+    has_notes = any(r.warnings or not r.result.ok or _absent(r) for r in rows)
 
-    columns = ["Method"] + (["Runtime"] if runtimes else []) + params + list(TIME_COLUMNS)
+    rt_col = runtime_column(base_rt) if has_rt_ratio else ""
+    rt_sd_col = rt_col.replace("Ratio", "RatioSD", 1)
+    rt_alloc_col = runtime_alloc_column(base_rt) if has_rt_ratio else ""
+    columns = ["Method"] + (["Runtime"] if len(runtimes) > 1 else []) + params + list(TIME_COLUMNS)
     if has_ratio:
-        columns += ["Ratio", "RatioSD"]
+        columns += [METHOD_COLUMN, "RatioSD"]
+    if has_rt_ratio:
+        columns += [rt_col, rt_sd_col]
     if has_gc:
         columns += [f"Gen{i}" for i in range(gc_gens)]
     if has_alloc:
-        columns += ["Allocated"] + (["Alloc Ratio"] if has_alloc_ratio else [])
+        columns += ["Allocated"]
+        if has_ratio and any(r.alloc_ratio is not None for r in rows):
+            columns.append(METHOD_ALLOC_COLUMN)
+        if has_rt_ratio and any(r.runtime_alloc_ratio is not None for r in rows):
+            columns.append(rt_alloc_col)
     if has_code:
         columns += ["Code Size"]
     if has_notes:
         columns += ["Notes"]
-    columns = [c for c in columns if c.lower() not in hide or c == "Method"]
+    columns = [c for c in columns if not _hidden(c, hide)]
 
-    units = {}
-    for col in TIME_COLUMNS:
-        vals = [getattr(r.estimate, col.lower()) for r in rows if r.estimate]
-        units[col] = pick_unit(vals, TIME_UNITS)
-    # Mean, Median share the unit of the smallest mean so rows compare at a glance (as BenchmarkDotNet)
-    units["Median"] = units["Mean"]
-
-    table = Table(columns=columns, rows=[],
-                  right_aligned={c for c in columns if c not in ("Method", "Runtime", "Notes")
-                                 and c not in params})
-    previous_group = None
+    units = _units(rows)
+    table = Table(title=title, columns=columns, rows=[], params=params)
     for i, r in enumerate(rows):
         e, res, d = r.estimate, r.result, r.result.diagnostics
-        group = (res.case.benchmark.group, res.case.benchmark.file)
-        if previous_group is not None and group != previous_group:
-            table.section_ends.append(i - 1)
-        previous_group = group
-        cells: dict[str, str] = {"Method": _method(r, show_group), "Runtime": res.case.runtime.label}
+        cells: dict[str, str] = {"Method": res.case.benchmark.name, "Runtime": res.case.runtime.label}
         for p in params:
             cells[p] = res.case.param_values.get(p, "-")
         for col in TIME_COLUMNS:
             cells[col] = format_in(getattr(e, col.lower()), units[col]) if e else "NA"
-        if r.ratio:
-            cells["Ratio"] = f"{r.ratio.value:.2f}"
-            cells["RatioSD"] = f"{r.ratio.sd:.2f}"
-        elif r.is_baseline and e:
-            cells["Ratio"], cells["RatioSD"] = "1.00", "0.00"
-        else:
-            cells["Ratio"] = cells["RatioSD"] = "?" if r.baseline_key else ""
+        cells[METHOD_COLUMN], cells["RatioSD"] = _ratio_cells(r.ratio, bool(r.baseline_key), res.ok)
+        cells[rt_col], cells[rt_sd_col] = _ratio_cells(r.runtime_ratio, bool(r.runtime_baseline_key),
+                                                       res.ok)
         gcs = (d.gc_per_1000_ops if d and d.gc_per_1000_ops else [])
         for g in range(gc_gens):
             cells[f"Gen{g}"] = (number(gcs[g]) if gcs[g] else "-") if g < len(gcs) else "NA"
         cells["Allocated"] = format_size(d.alloc_bytes_per_op) if d else "NA"
-        cells["Alloc Ratio"] = f"{r.alloc_ratio:.2f}" if r.alloc_ratio is not None else (
-            "NA" if r.baseline_key else "")
+        cells[METHOD_ALLOC_COLUMN] = _alloc_ratio_cell(r.alloc_ratio, r.baseline_key)
+        cells[rt_alloc_col] = _alloc_ratio_cell(r.runtime_alloc_ratio, r.runtime_baseline_key)
         cells["Code Size"] = f"{d.code_size:,} B" if d and d.code_size is not None else "NA"
+        markers = []
+        label = case_label(res.case)
+        status = "FAILED" if not res.ok else "NA" if _absent(r) else ""
+        reason = [f"{status}: {res.error if not res.ok else _absent(r)}"] if status else []
+        for note in reason + r.warnings:
+            table.legend.append(f"[{len(table.legend) + 1}] {label}: {note}")
+            markers.append(f"[{len(table.legend)}]")
+        cells["Notes"] = " ".join([status] + markers if status else markers)
         if not res.ok:
-            cells["Notes"] = f"FAILED: {res.error}"
-        elif r.warnings:
-            cells["Notes"] = "; ".join(_short(w) for w in r.warnings)
-        else:
-            cells["Notes"] = ""
+            table.failed_rows.add(i)
         table.rows.append([cells.get(c, "") for c in columns])
-        table.raw.append(_raw(r, params))
-    for r in rows:
-        label = f"{_method(r, True)} [{', '.join(f'{k}={v}' for k, v in r.result.case.param_values.items())}] @ {r.result.case.runtime.label}"
-        if not r.result.ok:
-            table.footnotes.append(f"{label}: FAILED: {r.result.error}")
-        for w in r.warnings:
-            table.footnotes.append(f"{label}: {w}")
     return table
 
 
-def _short(warning: str) -> str:
-    return warning.split(":")[0]
+def _absent(r: Row) -> str:
+    """Why a case does not exist on its runtime (a file its toolchain cannot build): "" if it does.
+    (`CaseResult.absent` comes with the cli branch; getattr keeps this module working before it.)"""
+    return getattr(r.result, "absent", None) or ""
 
 
-def _raw(r: Row, params: list[str]) -> dict:
+def _alloc_ratio_cell(value: float | None, baseline_key: str | None) -> str:
+    if value is not None:
+        return f"{value:.2f}"
+    return "NA" if baseline_key else ""
+
+
+# -- the run's CSV: one row per case, raw numbers ---------------------------------------------------
+
+PARAM_PREFIX = "param:"  # parameters are `param:<name>` columns: no parameter name can hit a stats one
+
+
+def csv_rows(rows: list[Row]) -> tuple[list[str], list[dict]]:
+    """Columns and rows of the run's CSV. Text cells hold user data (the writer neutralises them);
+    numbers are raw (nanoseconds, bytes, plain ratios)."""
+    params: list[str] = []
+    for r in rows:
+        for name in r.result.case.param_values:
+            if name not in params:
+                params.append(name)
+    by_key = {r.key: r for r in rows}
+    out = [_raw(r, params, by_key) for r in rows]
+    columns = list(out[0].keys()) if out else []
+    return columns, out
+
+
+TEXT_COLUMNS = {"Method", "Group", "Runtime", "ratio_baseline_method", "ratio_baseline_runtime",
+                "error", "warnings"}
+
+
+def _raw(r: Row, params: list[str], by_key: dict[str, Row]) -> dict:
     e, d, c = r.estimate, r.result.diagnostics, r.result.case
     out = {"Method": c.benchmark.name, "Group": c.benchmark.group, "Runtime": c.runtime.label}
     for p in params:
-        out[p] = c.param_values.get(p, "")
+        out[PARAM_PREFIX + p] = c.param_values.get(p, "")
     for k in ("mean", "error", "stddev", "median", "min", "max", "ci_low", "ci_high"):
         out[f"{k}_ns"] = getattr(e, k) if e else ""
     out["n"] = e.n if e else ""
     out["launches"] = e.launches if e else ""
     out["ratio"] = r.ratio.value if r.ratio else ""
     out["ratio_sd"] = r.ratio.sd if r.ratio else ""
+    base = by_key.get(r.baseline_key or "")
+    out["ratio_baseline_method"] = base.result.case.benchmark.name if base else ""
+    out["runtime_ratio"] = r.runtime_ratio.value if r.runtime_ratio else ""
+    out["runtime_ratio_sd"] = r.runtime_ratio.sd if r.runtime_ratio else ""
+    base = by_key.get(r.runtime_baseline_key or "")
+    out["ratio_baseline_runtime"] = base.result.case.runtime.label if base else ""
     out["allocated_bytes"] = d.alloc_bytes_per_op if d and d.alloc_bytes_per_op is not None else ""
     out["alloc_ratio"] = r.alloc_ratio if r.alloc_ratio is not None else ""
+    out["runtime_alloc_ratio"] = r.runtime_alloc_ratio if r.runtime_alloc_ratio is not None else ""
     out["code_size_bytes"] = d.code_size if d and d.code_size is not None else ""
-    out["status"] = "ok" if r.result.ok else "failed"
+    out["status"] = "failed" if not r.result.ok else "na" if _absent(r) else "ok"
     out["error"] = r.result.error or ""
     out["warnings"] = " | ".join(r.warnings)
     return out

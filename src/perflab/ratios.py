@@ -1,0 +1,91 @@
+"""What "Ratio" means: which case each case is divided by, and what the column is called.
+
+The one definition every output uses (the run's table, md, csv, json, `report`, its HTML). Two ratios,
+never mixed into one number:
+
+- **Ratio** (BenchmarkDotNet's meaning): the case's mean / the mean of its group's baseline method
+  (`baseline=True`), same parameters, same runtime. Only in a group (class/module/file) that marks a
+  baseline method.
+- **Ratio vs <runtime>**: the case's mean / the mean of the same benchmark and parameters on the
+  baseline runtime: the first runtime given for its language. Only when that language ran on
+  several runtimes.
+
+A group with a baseline method run on several runtimes has both columns. Every row that has a
+baseline has its ratio; the baseline row itself shows 1.00. How a ratio and its interval are computed
+is the statistics' business (perflab.stats); this module only decides the pairs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+METHOD_COLUMN = "Ratio"
+METHOD_ALLOC_COLUMN = "Alloc Ratio"
+DEFINITION = ("**Ratio** = mean / mean of the group's baseline method (same parameters, same runtime). "
+              "**Ratio vs R** = mean / mean of the same benchmark and parameters on runtime R, the "
+              "first runtime given for the language. A baseline row shows 1.00.")
+
+
+def runtime_column(baseline_runtime: str) -> str:
+    return f"Ratio vs {baseline_runtime}"
+
+
+def runtime_alloc_column(baseline_runtime: str) -> str:
+    return f"Alloc Ratio vs {baseline_runtime}"
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What pairing needs to know about a case, whatever form the case has (a live result or a case
+    loaded from a results file)."""
+    language: str
+    group: str
+    method: str
+    params: tuple[tuple[str, str], ...]
+    runtime: str
+    is_baseline_method: bool
+
+
+@dataclass(frozen=True)
+class Pair:
+    method_base: int | None   # index of the baseline-method case (same runtime, params), or None
+    runtime_base: int | None  # index of the same case on the baseline runtime, or None
+
+
+def baseline_runtimes(items: Sequence[Identity], runtime_order: Sequence[str] = ()) -> dict[str, str]:
+    """The baseline runtime of each language: the first of its runtimes in `runtime_order`
+    (the order they were given), then in order of appearance."""
+    rank = {label: i for i, label in enumerate(runtime_order)}
+    first: dict[str, str] = {}
+    for it in sorted(items, key=lambda i: rank.get(i.runtime, len(rank))):
+        first.setdefault(it.language, it.runtime)
+    return first
+
+
+def pair(items: Sequence[Identity], runtime_order: Sequence[str] = ()) -> list[Pair]:
+    base_rt = baseline_runtimes(items, runtime_order)
+    runtimes_of: dict[str, set[str]] = {}
+    for it in items:
+        runtimes_of.setdefault(it.language, set()).add(it.runtime)
+    base_method: dict[tuple[str, str], str] = {}
+    for it in items:
+        if it.is_baseline_method:
+            base_method.setdefault((it.language, it.group), it.method)
+    index = {(it.language, it.group, it.method, it.params, it.runtime): i for i, it in enumerate(items)}
+    out = []
+    for it in items:
+        m = base_method.get((it.language, it.group))
+        mi = index.get((it.language, it.group, m, it.params, it.runtime)) if m is not None else None
+        ri = (index.get((it.language, it.group, it.method, it.params, base_rt[it.language]))
+              if len(runtimes_of[it.language]) > 1 else None)
+        out.append(Pair(mi, ri))
+    return out
+
+
+def format_ratio(x: float) -> str:
+    """A ratio as every output prints it: two decimals, three below 0.01, clamped at the extremes."""
+    if x >= 1000:
+        return ">1000"
+    if x < 0.001:
+        return "<0.001"
+    return f"{x:.2f}" if x >= 0.01 else f"{x:.3f}"
