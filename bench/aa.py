@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _conditions  # noqa: E402
-from _common import NO_RATIO, compared_case, inconclusive, perflab_run, ratio_of, write_bench  # noqa: E402
+from _common import NO_RATIO, RUN_TIMEOUT_S, compared_case, inconclusive, perflab_run, ratio_of, write_bench  # noqa: E402
 
 WORDS = '["alpha", "beta", "gamma", "delta"] * 25'
 SOURCE = f"""
@@ -59,7 +59,8 @@ def pyperf_trial(out: Path, fast: bool) -> dict:
     for side in ("a", "b"):
         f = out / f"pyperf-{side}.json"
         subprocess.run([sys.executable, "-m", "pyperf", "timeit", "--quiet", *(["--fast"] if fast else []),
-                        "-o", str(f), "-s", f"WORDS = {WORDS}", '",".join(WORDS)'], check=True, capture_output=True)
+                        "-o", str(f), "-s", f"WORDS = {WORDS}", '",".join(WORDS)'], check=True, capture_output=True,
+                       timeout=RUN_TIMEOUT_S)
         doc = json.loads(f.read_text())
         means.append(statistics.mean(v for run in doc["benchmarks"][0]["runs"] for v in run.get("values", [])))
     cmp = subprocess.run([sys.executable, "-m", "pyperf", "compare_to", str(out / "pyperf-a.json"),
@@ -77,7 +78,7 @@ def benchstat_trial(go: str, benchstat: str, root: Path, out: Path, count: int, 
         env = dict(os.environ, GOTOOLCHAIN="local", GOWORK="off", AB_SIZE="100")
         text = subprocess.run([go, "test", "-run", "^$", "-bench", "^BenchmarkWork$", "-count", str(count),
                                "-benchtime", benchtime], cwd=root, env=env, capture_output=True, text=True,
-                              check=True).stdout
+                              check=True, timeout=RUN_TIMEOUT_S).stdout
         (out / f"gotest-{side}.txt").write_text(text)
         texts.append(text)
     ratio, significant, p = benchstat_verdict(benchstat, *texts)

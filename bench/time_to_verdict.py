@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 import _conditions
-from _common import perflab_run, write_bench
+from _common import RUN_TIMEOUT_S, perflab_run, write_bench
 
 # Integer keys: their hashes are the same in every process. With string keys, hash randomisation gives
 # every process its own collision pattern and the lookup's cost really differs between processes (we
@@ -82,7 +82,7 @@ def run_pyperf(strings: bool, folder: Path | None = None) -> tuple[float, float,
                    else ("TABLE = {i: i for i in range(100)}", "TABLE[42]"))
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "pyperf", "timeit", "--quiet", "-o", str(out),
-                    "-s", setup, stmt], check=True, capture_output=True)
+                    "-s", setup, stmt], check=True, capture_output=True, timeout=RUN_TIMEOUT_S)
     wall = time.perf_counter() - t0
     doc = json.loads(out.read_text())
     values = [v for run in doc["benchmarks"][0]["runs"] for v in run.get("values", [])]
