@@ -31,7 +31,8 @@ sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _conditions  # noqa: E402
-from _common import NO_RATIO, RUN_TIMEOUT_S, compared_case, inconclusive, perflab_run, ratio_of, write_bench  # noqa: E402
+from _common import (NO_RATIO, RUN_TIMEOUT_S, compared_case, inconclusive, perflab_run, ratio_of,  # noqa: E402
+                     write_bench)
 
 WORDS = '["alpha", "beta", "gamma", "delta"] * 25'
 SOURCE = f"""
