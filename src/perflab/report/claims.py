@@ -21,7 +21,8 @@ CLAIM_RULE = (
     "the seed claims (below 1 for “faster”, above 1 for “slower”, inside "
     f"[{SAME_BAND[0]}, {SAME_BAND[1]}] for “same”), **contradicted** when the whole interval lies on "
     "the other side (for “same”: entirely outside that band), and **inconclusive** otherwise — "
-    "including when there is no interval (a dry run, a failed case). Our figures are per operation "
+    "including when there is no interval (a dry run, a failed case) or either case was measured under "
+    "heavy or changing contention (its Notes say so). Our figures are per operation "
     "(a seed figure may be per call of many operations: only ratios compare). Only the direction is judged: "
     "the seed measured .NET on other hardware, so its ratio is shown for reference, with whether it "
     "falls inside our interval.")
@@ -184,6 +185,8 @@ def claims_of(report: Report, section: Section) -> list[Claim]:
         for label, b, a in pairs:
             r = runtime_ratio(a, b) if compare == {} else unpaired_ratio(a, b)
             v = verdict(r, expect)
+            if a.contended or b.contended:  # the interval cannot see interference that hit it all
+                v = "inconclusive"
             seed_r = seed[1] / seed[0] if seed and seed[0] > 0 else None
             inside = ("—" if seed_r is None or r is None or not r.has_interval
                       else "yes" if r.low <= seed_r <= r.high else "no")
