@@ -21,6 +21,9 @@ bench/aa_power.py and `perflab compare` call it). `--call-ms`
 makes every call that slow (one call per iteration), so the job's budget holds only a few rounds:
 
     .venv/bin/python bench/coverage.py --ratio --job short --call-ms 40 --between 0,2 --within 2,5
+
+`--hit 25` slows a quarter of the measured iterations 2-3x (with --ratio, one side's only), the
+interference of issue #19: the intervals must still hold the truth.
 """
 from __future__ import annotations
 
@@ -43,7 +46,7 @@ from perflab.stats import estimate, ratio_from_launches  # noqa: E402
 TRUE_NS = 100.0
 
 
-def one_case(between: float, within: float, start_s: float, seed: int, job
+def one_case(between: float, within: float, start_s: float, seed: int, job, hit: float = 0.0
              ) -> tuple[bool, bool, int, float]:
     """(interval holds the truth, target reached, launches, fake seconds) for one simulated case."""
     clock = FakeClock()
@@ -52,7 +55,7 @@ def one_case(between: float, within: float, start_s: float, seed: int, job
     def launch(case, index):
         clock.t += start_s
         return FakeWorker(clock, TRUE_NS, noise=within, seed=rng.randrange(1 << 30),
-                          launch_offset_ns=rng.gauss(0.0, between * TRUE_NS))
+                          launch_offset_ns=rng.gauss(0.0, between * TRUE_NS), hit_share=hit)
 
     engine = Engine(job, launch, clock=clock, rng=random.Random(seed), executor=InlineExecutor)
     [res] = engine.run_group([make_case()])
@@ -61,8 +64,8 @@ def one_case(between: float, within: float, start_s: float, seed: int, job
             clock.t)
 
 
-def one_pair(between: float, within: float, start_s: float, seed: int, job, call_ns: float, drift: float
-             ) -> tuple[bool, bool, int, float, bool, float, bool]:
+def one_pair(between: float, within: float, start_s: float, seed: int, job, call_ns: float, drift: float,
+             hit: float = 0.0) -> tuple[bool, bool, int, float, bool, float, bool]:
     """(ratio interval holds 1.00, target reached, launches per side, fake seconds, paired, interval
     width, called different) for one simulated A/A comparison."""
     clock = FakeClock()
@@ -74,8 +77,10 @@ def one_pair(between: float, within: float, start_s: float, seed: int, job, call
 
     def launch(case, index):
         clock.t += start_s
+        # interference hits one side only (rt1), as it did in issue #19
         return FakeWorker(clock, call_ns, noise=within, seed=rng.randrange(1 << 30),
-                          launch_offset_ns=rng.gauss(0.0, between * call_ns), drift=speed)
+                          launch_offset_ns=rng.gauss(0.0, between * call_ns), drift=speed,
+                          hit_share=hit if case.runtime.name == "rt1" else 0.0)
 
     engine = Engine(job, launch, clock=clock, rng=random.Random(seed), executor=InlineExecutor)
     a, b = engine.run_group([make_case(runtime="rt1"), make_case(runtime="rt2")])
@@ -94,8 +99,8 @@ def main_ratio(args) -> None:
     print(f"{'between':>8} {'within':>7} {'held 1.00':>10} {'different':>10} {'reached':>8} {'paired':>7} "
           f"{'width (median)':>15} {'launches (median)':>18} {'fake seconds':>13}")
     for between, within in settings(args):
-        runs = [one_pair(between, within, args.start_ms / 1000, seed, job, call_ns, args.drift / 100)
-                for seed in range(args.trials)]
+        runs = [one_pair(between, within, args.start_ms / 1000, seed, job, call_ns, args.drift / 100,
+                         args.hit / 100) for seed in range(args.trials)]
         n = len(runs)
         print(f"{between:8.0%} {within:7.0%} {sum(r[0] for r in runs) / n:9.1%} {sum(r[6] for r in runs) / n:9.1%} "
               f"{sum(r[1] for r in runs) / n:7.1%} {sum(r[4] for r in runs) / n:6.1%} "
@@ -118,6 +123,8 @@ def main() -> None:
     ap.add_argument("--job", default="default", help="with --ratio: the job (short, default, long)")
     ap.add_argument("--call-ms", type=float, default=0.0, help="with --ratio: milliseconds per call")
     ap.add_argument("--drift", type=float, default=10.0, help="with --ratio: the machine's speed, ± %%")
+    ap.add_argument("--hit", type=float, default=0.0,
+                    help="%% of measured iterations slowed 2-3x by interference (with --ratio: one side's)")
     args = ap.parse_args()
     if args.ratio:
         return main_ratio(args)
@@ -127,7 +134,8 @@ def main() -> None:
     print(f"{'between':>8} {'within':>7} {'held the truth':>15} {'reached target':>15} "
           f"{'launches (min / median / max)':>31} {'fake seconds (median)':>22}")
     for between, within in settings(args):
-        runs = [one_case(between, within, args.start_ms / 1000, seed, job) for seed in range(args.trials)]
+        runs = [one_case(between, within, args.start_ms / 1000, seed, job, args.hit / 100)
+                for seed in range(args.trials)]
         held = sum(r[0] for r in runs)
         reached = sum(r[1] for r in runs)
         launches = [r[2] for r in runs]

@@ -203,3 +203,23 @@ def test_a_net_time_within_the_empty_loops_own_variation_is_empty_however_wide_i
     est = row.estimate
     assert est.mean == pytest.approx(-0.08, abs=0.01) and est.ci_high > est.overhead_per_op
     assert any(w.startswith("indistinguishable from an empty benchmark") for w in row.warnings)
+
+
+def test_contention_levels_from_preempted_iterations_and_the_hosts_load():
+    from perflab.stats.contention import case_contention, contention_differs, run_contention
+    rng = np.random.default_rng(31)
+    quiet_host = ({"cpus": 2, "loadavg": 0.8}, {"cpus": 2, "loadavg": 1.0})
+    busy = case_contention(side(rng, 1e5, launches=6, rounds=20, preempted=0.2), *quiet_host)
+    assert 0.12 < busy["preempted_share"] < 0.3 and busy["cpu_share"] < 0.9
+    assert busy["level"] == "heavy" and "preempted" in busy["reasons"][0]
+    calm = case_contention(side(rng, 1e5, launches=6, rounds=20, preempted=0.01), *quiet_host)
+    assert calm["level"] == "quiet" and calm["load_start"] == 0.4
+    rising = case_contention(side(rng, 1e5, launches=3), {"cpus": 2, "loadavg": 0.4}, {"cpus": 2, "loadavg": 2.2})
+    assert rising["preempted_share"] is None and rising["level"] == "changing"
+    from fakes import make_case
+    from perflab.model import CaseResult
+    summary = run_contention([CaseResult(case=make_case(), contention=c) for c in (busy, calm, rising)])
+    assert summary["level"] == "heavy" and summary["cases_heavy"] == 1 and summary["cases_changing"] == 1
+    assert contention_differs(summary, {"level": "quiet", "load_per_cpu_max": 0.5})
+    assert not contention_differs({"level": "quiet", "load_per_cpu_max": 0.4},
+                                  {"level": "quiet", "load_per_cpu_max": 0.6})
