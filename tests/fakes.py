@@ -27,7 +27,8 @@ class FakeWorker:
                  noise: float = 0.0, seed: int = 0, launch_offset_ns: float = 0.0,
                  slow_warmup: int = 0, warmup_factor: float = 1.0, fail_stage: str | None = None,
                  resolution_ns: float = 1.0, alloc_per_call: int = 0, crash_stage: str | None = None,
-                 drift=None, with_overhead: bool = False):
+                 drift=None, with_overhead: bool = False, hit_share: float = 0.0,
+                 hit_factor: tuple[float, float] = (2.0, 3.0)):
         self.clock = clock
         self.per_call = per_call_ns + launch_offset_ns
         self.overhead = overhead_ns
@@ -39,6 +40,9 @@ class FakeWorker:
         self.crash_stage = crash_stage
         self.alloc = alloc_per_call
         self.drift = drift  # machine-wide slowdown factor as a function of (fake) time, shared by all
+        # interference: this share of the measured iterations (warmup, workload) is slowed by a factor
+        # drawn from hit_factor, as when another process takes the CPU for part of an iteration
+        self.hit_share, self.hit_factor = hit_share, hit_factor
         self.hello = Hello(language="fake", runtime={"name": "fake"}, clock_resolution_ns=resolution_ns,
                            capabilities=["alloc", "gc"] + (["with_overhead"] if with_overhead else []),
                            unroll=1, pid=4242)
@@ -66,6 +70,8 @@ class FakeWorker:
                 self.slow_left -= 1
             if self.drift is not None:
                 factor *= self.drift(self.clock.t)
+            if stage in ("warmup", "workload") and self.hit_share and self.rng.random() < self.hit_share:
+                factor *= self.rng.uniform(*self.hit_factor)
             ns = cost * invocations * factor * max(0.01, 1 + self.rng.gauss(0, self.noise))
             ns = max(ns, self.hello.clock_resolution_ns)
             self.clock.t += ns / 1e9 + 50e-6  # plus a little messaging time

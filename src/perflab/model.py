@@ -243,6 +243,11 @@ class CaseResult:
     worker_runtime: dict[str, Any] = field(default_factory=dict)  # from the hello message
     # cases measured in the same interleaved rounds share this number (pairing is only valid then)
     round_group: int = 0
+    # the interval the engine stopped on: "mean" (a lone case's) or "ratio" (a comparison's ratios to
+    # the baseline); the stop reason and the precision warning speak of that interval
+    judged_by: str = ""
+    # how contended the machine was while the case was measured (stats/contention.py)
+    contention: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 from . import __version__
 from .analysis import Row
 from .jobs import Job
+from .stats.contention import run_contention
 
 SCHEMA = "perflab.results"
 SCHEMA_VERSION = 1
@@ -34,6 +35,7 @@ def row_to_json(row: Row) -> dict[str, Any]:
         "launch_cost_s": res.launch_cost_s, "iteration_cost_s": res.iteration_cost_s,
         "output_bytes": res.output_bytes, "clock_resolution_ns": res.clock_resolution_ns,
         "worker_runtime": res.worker_runtime, "round_group": res.round_group,
+        "judged_by": res.judged_by, "contention": res.contention,
         "launches": [ln.to_json() for ln in res.launches],
         "diagnostics": res.diagnostics.to_json() if res.diagnostics else None,
         "estimate": row.estimate.to_json() if row.estimate else None,
@@ -56,7 +58,8 @@ def document(rows: list[Row], job: Job, environment: dict, command: list[str],
         "started": started.isoformat(timespec="seconds"),
         "written": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "complete": complete, "command": command,
-        "job": job.__dict__, "environment": environment,
+        # the run's contention summary beside the machine it describes (stats/contention.py)
+        "job": job.__dict__, "environment": {**environment, "contention": run_contention([r.result for r in rows])},
         "errors": errors or [],
         "cases": [row_to_json(r) for r in rows],
     }
@@ -204,4 +207,6 @@ def case_result_from_json(c: dict[str, Any]):
                       launch_cost_s=c.get("launch_cost_s", 0.0), iteration_cost_s=c.get("iteration_cost_s", 0.0),
                       clock_resolution_ns=c.get("clock_resolution_ns", 1.0),
                       worker_runtime=c.get("worker_runtime", {}),
-                      round_group=int(c.get("round_group") or 0))
+                      round_group=int(c.get("round_group") or 0),
+                      judged_by=str(c.get("judged_by") or ""),
+                      contention=dict(c.get("contention") or {}))

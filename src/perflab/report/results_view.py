@@ -147,6 +147,12 @@ class Case:
         w = self.raw.get("warnings") or []
         return [str(x) for x in w] if isinstance(w, list) else []
 
+    @property
+    def contended(self) -> bool:
+        """Measured under heavy or changing contention (stats/contention.py): no confident verdict."""
+        c = self.raw.get("contention")
+        return isinstance(c, dict) and c.get("level") in ("heavy", "changing")
+
 
 def _load_one(path: Path) -> dict:
     if not path.exists():
@@ -308,8 +314,9 @@ def unpaired_ratio(after: Case, before: Case) -> Ratio | None:
     if not (after.ok and before.ok) or after.mean <= 0 or before.mean <= 0:
         return None
     value = after.mean / before.mean
-    if after.se is None or before.se is None or after.df is None or before.df is None:
-        return Ratio(value, None, None)
+    if (after.se is None or before.se is None or after.df is None or before.df is None
+            or min(after.df, before.df) < 1 or not math.isfinite(after.se + before.se)):
+        return Ratio(value, None, None)  # one process a side: no interval
     s = math.sqrt((after.se / after.mean) ** 2 + (before.se / before.mean) ** 2)
     q = _quantile(min(after.df, before.df))
     return Ratio(value, value * math.exp(-q * s), value * math.exp(q * s))
