@@ -142,7 +142,7 @@ def test_protocol_and_version_errors(worker):
     assert _raw(worker, b"{not json\n")["error"]["kind"] == "protocol"
     assert _raw(worker, b'{"v":2,"id":7,"type":"frobnicate"}\n')["error"]["kind"] == "protocol"
     assert _raw(worker, b'{"v":2,"id":9,"type":"constructor"}\n')["error"]["kind"] == "protocol"
-    reply = _raw(worker, b'{"v":2,"id":8,"type":"load","paths":[]}\n')
+    reply = _raw(worker, b'{"v":3,"id":8,"type":"load","paths":[]}\n')
     assert reply["id"] == 8 and reply["error"]["kind"] == "version"
     worker.proc.wait(timeout=10)  # the worker stops after a version error
 
