@@ -94,7 +94,10 @@ def _check_cpu(reply: dict, cpu_clock: CpuClock | None) -> None:
 
 
 def run_vector(spec, vector: dict, timeout: float = 30.0) -> None:
-    worker = WorkerProcess(spec, connect_timeout=60)
+    try:
+        worker = WorkerProcess(spec, connect_timeout=60)
+    except (WorkerFailure, ProtocolError) as exc:  # e.g. a hello of another protocol version
+        raise VectorFailed(f"{exc} {getattr(exc, 'detail', '')}".strip()) from None
     ids: dict[str, str] = {}
     next_id = 0
     try:
