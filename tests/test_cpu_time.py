@@ -62,7 +62,7 @@ def test_a_protocol_error_fails_its_case_alone():
         def run(self, stage, invocations, iterations, timeout):
             if stage == "workload":
                 raise ProtocolError("samples.cpu_ns[0] = 9000000 ns of CPU time exceeds the "
-                                    "iteration's 1000 ns wall time (slack 50000 ns)")
+                                    "iteration's 1000 ns wall time (slack 1000000 ns)")
             return super().run(stage, invocations, iterations, timeout)
 
     def launch(case, i):
@@ -88,9 +88,9 @@ def test_cpu_times_round_trip_through_the_results_document():
 
 
 def test_slack_is_the_largest_of_the_floor_two_clock_steps_and_one_percent_of_wall():
-    assert CpuClock("x", "thread", 1).slack_ns(1000) == 50_000
-    assert CpuClock("x", "thread", 40_000).slack_ns(1000) == 80_000
-    assert CpuClock("x", "thread", 1).slack_ns(100_000_000) == 1_000_000
+    assert CpuClock("x", "thread", 1).slack_ns(1000) == 1_000_000
+    assert CpuClock("x", "thread", 4_000_000).slack_ns(1000) == 8_000_000  # a 4 ms tick clock
+    assert CpuClock("x", "thread", 1).slack_ns(1_000_000_000) == 10_000_000
 
 
 def test_timings_default_to_no_cpu():

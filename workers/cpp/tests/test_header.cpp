@@ -246,10 +246,10 @@ int main() {
         CHECK(work.size() == 5 && over.size() == 5 && work[2] > 20 * over[2]);
         Json paired = h.req("\"type\":\"run\",\"stage\":\"workload\",\"invocations\":100,\"iterations\":5,\"with_overhead\":true");
         for (const char* field : {"ns", "overhead_ns"}) {  // a busy thread's CPU time: at most its wall time
-            auto wall = ns(paired, field);       // (+ the host's 50 us slack for the reads outside it)
+            auto wall = ns(paired, field);       // (+ the host's 1 ms slack for the reads outside it)
             auto cpu = ns(paired, field[0] == 'n' ? "cpu_ns" : "overhead_cpu_ns");
             CHECK(cpu.size() == wall.size());
-            for (size_t k = 0; k < cpu.size() && k < wall.size(); ++k) CHECK(cpu[k] >= 0 && cpu[k] <= wall[k] + 50000);
+            for (size_t k = 0; k < cpu.size() && k < wall.size(); ++k) CHECK(cpu[k] >= 0 && cpu[k] <= wall[k] + 1000000);
         }
         work = ns(paired);
         over = ns(paired, "overhead_ns");  // the empty function, not the benchmark

@@ -95,12 +95,12 @@ fn run_with_overhead(h: &mut Host, invocations: i64, iterations: usize) -> (Vec<
     check_cpu(&over, &ints(&r, "overhead_cpu_ns"));
     (work, over)
 }
-/// One CPU time per iteration, at most the wall time plus the host's 50 µs slack (the CPU clock is
+/// One CPU time per iteration, at most the wall time plus the host's 1 ms slack (the CPU clock is
 /// read just outside the wall-clock reads).
 fn check_cpu(wall: &[i64], cpu: &[i64]) {
     assert_eq!(wall.len(), cpu.len(), "{:?} {:?}", wall, cpu);
     for (w, c) in wall.iter().zip(cpu) {
-        assert!(*c >= 0 && *c <= w + 50_000, "cpu {:?} vs wall {:?}", cpu, wall);
+        assert!(*c >= 0 && *c <= w + 1_000_000, "cpu {:?} vs wall {:?}", cpu, wall);
     }
 }
 
