@@ -1,4 +1,4 @@
-"""The Go worker driven over protocol v1 by the host's WorkerProcess: the conformance fixture, ordinary
+"""The Go worker driven over protocol v2 by the host's WorkerProcess: the conformance fixture, ordinary
 testing.B benchmarks (timers, sub-benchmarks, b.Loop), the native API, faults and the toolchain."""
 from __future__ import annotations
 

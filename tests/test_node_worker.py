@@ -1,4 +1,4 @@
-"""The Node.js worker driven over protocol v1: hello, load, setup, the run stages, diagnose, teardown, bye,
+"""The Node.js worker driven over protocol v2: hello, load, setup, the run stages, diagnose, teardown, bye,
 the structured errors, the black hole, async timing and TypeScript loading.
 
 Runs against every installed Node runtime perflab knows (node20 on PATH; node18/22/24 when provisioned

@@ -1,5 +1,5 @@
 // perflab's Node.js worker: started by the perflab host as `node [flags] worker.js`, it connects to
-// PERFLAB_CONNECT, says hello with PERFLAB_TOKEN and then answers protocol-v1 requests (see
+// PERFLAB_CONNECT, says hello with PERFLAB_TOKEN and then answers protocol-v2 requests (see
 // protocol/PROTOCOL.md) one at a time: load benchmark files, set up a case, run timed stages, diagnose,
 // tear down. It never computes statistics; it only times code and reports raw nanoseconds.
 import net from 'node:net';

@@ -2,7 +2,7 @@
 
 Standard library only; runs inside CPython 3.8-3.13 and PyPy 3. The host starts
 `perflab_main.py` (which sits beside this file, so `import perflab` in a benchmark file resolves here)
-and talks protocol v1 over a loopback socket; see protocol/PROTOCOL.md.
+and talks protocol v2 over a loopback socket; see protocol/PROTOCOL.md.
 
 Authoring, in short::
 

@@ -50,7 +50,7 @@ func init() {
 	})
 }
 
-// host is a minimal protocol-v1 host for the tests.
+// host is a minimal protocol-v2 host for the tests.
 type host struct {
 	t    *testing.T
 	conn net.Conn

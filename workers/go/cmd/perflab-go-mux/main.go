@@ -1,5 +1,5 @@
 // Command perflab-go-mux presents several Go test binaries (one per package: a test binary can only
-// hold one package's benchmarks) to the perflab host as a single protocol-v1 worker.
+// hold one package's benchmarks) to the perflab host as a single protocol-v2 worker.
 //
 // Usage: perflab-go-mux PKGDIR=BINARY... (started by perflab with PERFLAB_CONNECT/PERFLAB_TOKEN).
 // Each child is started in its package directory (as `go test` does) with its own loopback socket; the

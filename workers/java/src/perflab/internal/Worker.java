@@ -20,7 +20,7 @@ import javax.management.ObjectName;
 import perflab.Blackhole;
 import perflab.Level;
 
-/** perflab's Java worker: protocol v1 over a loopback socket (see protocol/PROTOCOL.md). */
+/** perflab's Java worker: protocol v2 over a loopback socket (see protocol/PROTOCOL.md). */
 public final class Worker {
     static final int PROTOCOL_VERSION = 2;
 
