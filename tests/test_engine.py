@@ -618,7 +618,7 @@ def test_contention_is_recorded_per_case_and_heavy_load_is_flagged():
     [res] = engine.run_group([make_case()])
     c = res.contention
     assert (c["load_start"], c["load_end"], c["steal_share"]) == (0.5, 3.0, 0.01)
-    assert c["preempted_share"] is None  # the fake worker reports no CPU times
+    assert c["preempted_share"] == 0.0  # the fake worker's CPU times match its wall times
     assert c["level"] == "heavy" and any("load 3.0 per CPU" in r for r in c["reasons"])
     rows = analyse([res])
     assert rows[0].contended and any("heavy contention" in w for w in rows[0].warnings)
@@ -688,3 +688,20 @@ def test_identical_code_with_a_quarter_of_one_sides_iterations_hit_is_judged_the
         assert row.runtime_ratio.paired and row.runtime_ratio.ci_low <= 1.0 <= row.runtime_ratio.ci_high
         assert abs(row.runtime_ratio.value - 1.0) < 0.02
         assert row.estimate.outliers_upper_removed > 0
+
+
+def test_iterations_the_worker_reports_as_preempted_are_set_aside_through_the_engine():
+    """Protocol v2 end to end: a fake worker whose chosen iterations lost the CPU for 1 ms (wall
+    grows, CPU time does not) gets them set aside and counted, and its mean is the unhindered one."""
+    from perflab.analysis import analyse
+    clock = FakeClock()
+    hit = tuple(range(1, 4000, 4))  # a quarter of every stage's timed iterations
+    engine = Engine(get_job("short"), lambda c, i: FakeWorker(clock, 1000.0, noise=0.01, seed=i,
+                                                              preempted=hit, preempted_ns=2e6),
+                    clock=clock, rng=random.Random(3))
+    [res] = engine.run_group([make_case()])
+    [row] = analyse([res])
+    assert row.estimate.preempted > 0
+    assert any("preempted" in n for n in row.notes)
+    assert abs(row.estimate.mean - 1000.0) / 1000.0 < 0.02
+    assert res.contention["preempted_share"] > 0
