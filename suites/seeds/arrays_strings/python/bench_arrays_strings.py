@@ -1,12 +1,18 @@
 """Arrays, Strings, Spans experiments of seeds 000 (".NET 6": Arrays, Strings, Spans) and 003
 (".NET Core 3.0": Span and Friends, Arrays and Strings), ported to str, bytes, bytearray and array."""
 import array
+import os
 
 import perflab
 
 
-def _meta(seed, section):
-    return {"seed": seed, "section": section}
+def _meta(seed, section, fidelity=None):
+    """Seed tags plus how faithful the port is (suites/seeds/README.md, "Fidelity"); no fidelity
+    means not audited yet."""
+    meta = {"seed": seed, "section": section}
+    if fidelity:
+        meta["fidelity"] = fidelity
+    return meta
 
 
 S000 = "Arrays, Strings, Spans"
@@ -15,7 +21,8 @@ S003 = "Arrays and Strings"
 PERIOD_TEXT = "Let's see how fast we can find the period towards the end of this string. Pretty fast?"
 
 
-@perflab.benchmark(name="IndexOf", categories=["arrays_strings", "quick"], meta=_meta("003", S003))
+@perflab.benchmark(name="IndexOf", categories=["arrays_strings", "quick"],
+                   meta=_meta("003", S003, "faithful"))
 def index_of():
     """string.IndexOf('.') ↔ str.find('.')."""
     return PERIOD_TEXT.find(".")
@@ -60,19 +67,27 @@ class Replace:
 
 
 class Hex:
-    """Convert.ToHexString ↔ bytes.hex(); also the reverse (bytes.fromhex)."""
+    """Convert.ToHexString(64 random bytes) ↔ bytes.hex() (lowercase digits, .NET's are uppercase)."""
+
+    def setup(self):
+        self.data = os.urandom(64)  # RandomNumberGenerator.Fill(new byte[64]) in the GlobalSetup
+
+    @perflab.benchmark(name="ToHexString", categories=["arrays_strings"],
+                       meta=_meta("000", S000, "faithful"))
+    def to_hex_string(self):
+        return self.data.hex()
+
+
+class HexDecode:
+    """Not a method of the seed: the reverse conversion, bytes.fromhex."""
 
     params = {"length": [100, 10000]}
 
     def setup(self):
-        self.data = bytes(i & 0xFF for i in range(self.length))
-        self.hex = self.data.hex()
+        self.hex = bytes(i & 0xFF for i in range(self.length)).hex()
 
-    @perflab.benchmark(name="ToHexString", categories=["arrays_strings"], meta=_meta("000", S000))
-    def to_hex_string(self):
-        return self.data.hex().upper()
-
-    @perflab.benchmark(name="FromHexString", categories=["arrays_strings"], meta=_meta("000", S000))
+    @perflab.benchmark(name="FromHexString", categories=["arrays_strings"],
+                       meta={"extra": True, "related": "000 · " + S000})
     def from_hex_string(self):
         return bytes.fromhex(self.hex)
 

@@ -7,8 +7,13 @@ import random
 import perflab
 
 
-def _meta(seed, section):
-    return {"seed": seed, "section": section}
+def _meta(seed, section, fidelity=None):
+    """Seed tags plus how faithful the port is (suites/seeds/README.md, "Fidelity"); no fidelity
+    means not audited yet."""
+    meta = {"seed": seed, "section": section}
+    if fidelity:
+        meta["fidelity"] = fidelity
+    return meta
 
 
 class Dictionary:
@@ -16,21 +21,23 @@ class Dictionary:
 
     def setup(self):
         self.d = {str(i): i for i in range(100)}
+        self.counts = {}
 
     @perflab.benchmark(name="Clone", categories=["collections", "quick"],
-                       meta=_meta("000", "Collections and LINQ"))
+                       meta=_meta("000", "Collections and LINQ", "faithful"))
     def clone(self):
         return dict(self.d)
 
     @perflab.benchmark(name="AddNew", categories=["collections"],
-                       meta=_meta("000", "Collections and LINQ"))
+                       meta=_meta("000", "Collections and LINQ",
+                                  "partial: two hash lookups per update (Python has no ref-returning "
+                                  "GetValueRefOrAddDefault)"))
     def add_new(self):
-        """Count occurrences: the seed's CollectionsMarshal-style update ↔ dict.get + store."""
-        counts = {}
-        for i in range(100):
-            k = i & 15
-            counts[k] = counts.get(k, 0) + 1
-        return counts
+        """The seed's counting loop: keys 0..9999 incremented in one dictionary that lives as long as
+        the case (the seed's `_counts` field), so after the first call every key exists."""
+        counts = self.counts
+        for i in range(10000):
+            counts[i] = counts.get(i, 0) + 1
 
 
 class Linq:
@@ -89,7 +96,7 @@ class PriorityQueue:
         self.items = [rnd.random() for _ in range(self.n)]
 
     @perflab.benchmark(name="EnqueueDequeue", categories=["collections"],
-                       meta=_meta("000", "Collections and LINQ"))
+                       meta={"extra": True, "related": "000 · Collections and LINQ"})
     def enqueue_dequeue(self):
         h = []
         push, pop = heapq.heappush, heapq.heappop

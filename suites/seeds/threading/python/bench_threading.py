@@ -9,15 +9,27 @@ import threading
 import perflab
 
 
-def _meta(seed, section, **extra):
-    return {"seed": seed, "section": section, **extra}
+def _meta(seed, section, fidelity=None, **extra):
+    """Seed tags plus how faithful the port is (suites/seeds/README.md, "Fidelity"); no fidelity
+    means not audited yet."""
+    meta = {"seed": seed, "section": section, **extra}
+    if fidelity:
+        meta["fidelity"] = fidelity
+    return meta
+
+
+def _extra(related):
+    """Not a method of the seed: no seed tags, so no claim of the seed is checked on it."""
+    return {"extra": True, "related": related}
 
 
 # -- Thread-pool starvation (000 "Threading", a console app with a stopwatch) -------------------
 
 @perflab.params(items=[48], workers=[49])
 @perflab.benchmark(name="ThreadPoolStarvation", categories=["threading", "quick"],
-                   meta=_meta("000", "Threading", scenario=True))
+                   meta=_meta("000", "Threading", scenario=True, fidelity=(
+                       "different: concurrent.futures never injects threads (a pool of cores threads "
+                       "deadlocks), so the pool has 49 threads and nothing starves")))
 def thread_pool_starvation(items, workers):
     """One invocation = the seed's whole scenario: `items` work items that block until a final work
     item sets an event; time until all are done. concurrent.futures never injects threads, so the
@@ -51,7 +63,9 @@ def _cb(fut):
 CANCEL_META = _meta("000", "Threading")
 
 
-@perflab.benchmark(name="CreateTokenDispose", categories=["threading"], meta=CANCEL_META)
+@perflab.benchmark(name="CreateTokenDispose", categories=["threading"], meta=_meta(
+    "000", "Threading", "partial: no CancellationTokenSource in the stdlib; an asyncio Future created "
+    "and cancelled stands for it"))
 def create_token_dispose():
     fut = _loop().create_future()
     fut.cancel()
@@ -126,7 +140,7 @@ def create_many_register_multiple_dispose():
         remove(_cb)
 
 
-@perflab.benchmark(name="CancelEvent", categories=["threading"], meta=CANCEL_META)
+@perflab.benchmark(name="CancelEvent", categories=["threading"], meta=_extra("000 · Threading"))
 def cancel_event():
     """The thread-world form: create a threading.Event, signal it, observe it."""
     ev = threading.Event()
@@ -137,7 +151,8 @@ def cancel_event():
 # -- SemaphoreSlim.WaitAsync with a token / timeout (000 "Threading") ----------------------------
 
 _SEM = threading.Semaphore(0)
-SEM_META = _meta("000", "Threading")
+SEM_META = _meta("000", "Threading", "different: a blocking threading.Semaphore released before the "
+                 "acquire (the seed's WaitAsync is pending when Release completes it; no token)")
 
 
 @perflab.benchmark(name="WithCancellationToken", categories=["threading", "quick"], meta=SEM_META)
@@ -158,7 +173,7 @@ async def _acquire_timeout(sem):
     await asyncio.wait_for(sem.acquire(), 60.0)
 
 
-@perflab.benchmark(name="WithTimeoutAsync", categories=["threading"], meta=SEM_META)
+@perflab.benchmark(name="WithTimeoutAsync", categories=["threading"], meta=_extra("000 · Threading"))
 def with_timeout_async():
     """asyncio.Semaphore: release, then await acquire under asyncio.wait_for(…, 60 s)."""
     loop = _loop()
@@ -194,7 +209,7 @@ class PingPong:
         self.thread.join(5)
 
     @perflab.benchmark(name="PingPong", ops=10000, categories=["threading", "quick"],
-                       meta=_meta("003", "Threading"))
+                       meta=_meta("003", "Threading", "faithful"))
     def ping_pong(self):
         put, get = self.to_echo.put, self.back.get
         for i in range(10000):
@@ -216,12 +231,12 @@ class Parallel:
         self.pool.shutdown(wait=True)
 
     @perflab.benchmark(name="ParallelFor", categories=["threading"],
-                       meta=_meta("001", "Parallel"))
+                       meta=_extra("001 · Parallel"))
     def parallel_for(self):
         return sum(self.pool.map(_square, range(self.count), chunksize=64))
 
     @perflab.benchmark(name="ParallelForEachAsync", categories=["threading"],
-                       meta=_meta("000", "Threading"))
+                       meta=_extra("000 · Threading"))
     def parallel_for_each_async(self):
         """asyncio.gather of `count` tiny coroutines (Parallel.ForEachAsync's shape)."""
         async def body(i):
