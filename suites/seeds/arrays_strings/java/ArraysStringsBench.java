@@ -1,4 +1,5 @@
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Locale;
@@ -21,6 +22,7 @@ public class ArraysStringsBench {
         String a = "Some string", b = "sOME sTrinG";
 
         @Benchmark(categories = {"arrays_strings", "quick"}, description = "string.IndexOf('.') ↔ String.indexOf('.')")
+        @Meta("fidelity=faithful")
         public int IndexOf() {
             return periodText.indexOf('.');
         }
@@ -144,23 +146,34 @@ public class ArraysStringsBench {
         }
     }
 
-    /** Convert.ToHexString / FromHexString ↔ java.util.HexFormat (JDK 17). */
-    @Meta({"seed=000", "section=Arrays, Strings, Spans"})
+    /** Convert.ToHexString(64 random bytes) ↔ java.util.HexFormat (JDK 17), upper case as .NET's. */
+    @Meta({"seed=000", "section=Arrays, Strings, Spans", "fidelity=faithful"})
     public static class Hex {
-        @Param({"100", "10000"}) int length;
         byte[] data;
+        final HexFormat upper = HexFormat.of().withUpperCase();
+
+        @Setup public void setup() {
+            data = new byte[64];
+            new SecureRandom().nextBytes(data);     // RandomNumberGenerator.Fill in the GlobalSetup
+        }
+
+        @Benchmark(categories = {"arrays_strings"}, description = "HexFormat.of().withUpperCase().formatHex of 64 random bytes")
+        public String ToHexString() {
+            return upper.formatHex(data);
+        }
+    }
+
+    /** Not a method of the seed: the reverse conversion, HexFormat.parseHex. */
+    @Meta({"extra=true", "related=000 · Arrays, Strings, Spans"})
+    public static class HexDecode {
+        @Param({"100", "10000"}) int length;
         String hex;
         final HexFormat upper = HexFormat.of().withUpperCase();
 
         @Setup public void setup() {
-            data = new byte[length];
+            byte[] data = new byte[length];
             for (int i = 0; i < length; i++) data[i] = (byte) i;
             hex = upper.formatHex(data);
-        }
-
-        @Benchmark(categories = {"arrays_strings"}, description = "HexFormat.of().withUpperCase().formatHex")
-        public String ToHexString() {
-            return upper.formatHex(data);
         }
 
         @Benchmark(categories = {"arrays_strings"}, description = "HexFormat.parseHex")

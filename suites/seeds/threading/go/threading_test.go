@@ -19,6 +19,12 @@ import (
 
 func meta(seed, section string) perflab.Option { return perflab.Meta("seed", seed, "section", section) }
 
+// fidelity says how faithful a port is (suites/seeds/README.md, "Fidelity"); none means not audited.
+func fidelity(f string) perflab.Option { return perflab.Meta("fidelity", f) }
+
+// extra tags a benchmark that is not a method of the seed: no seed tags, so no claim is checked on it.
+func extra(related string) perflab.Option { return perflab.Meta("extra", "true", "related", related) }
+
 var threading = perflab.Categories("threading")
 
 // -- Thread-pool starvation (000 "Threading", a console app with a stopwatch) ------------------------
@@ -188,7 +194,8 @@ func withCount(f func(count int) int64) func(map[string]string) func(int) {
 
 func init() {
 	perflab.Register(perflab.Benchmark{Name: "ThreadPoolStarvation", Categories: []string{"threading", "quick"},
-		Meta:        map[string]string{"seed": "000", "section": "Threading", "scenario": "true"},
+		Meta: map[string]string{"seed": "000", "section": "Threading", "scenario": "true",
+			"fidelity": "different: a blocked goroutine parks without holding a thread, so Go has no pool to starve"},
 		Description: "The seed's console app: 48 goroutines block on a channel that a 49th closes; time until all are done",
 		Params:      []perflab.Axis{{Name: "items", Values: []string{"48"}}, {Name: "workers", Values: []string{"49"}}},
 		Setup: func(p map[string]string) func(int) {
@@ -211,7 +218,8 @@ func init() {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		return ctx
-	}, threading, meta("000", "Threading"), perflab.Description("context.WithCancel, then its cancel func (Dispose)"))
+	}, threading, meta("000", "Threading"), fidelity("faithful"),
+		perflab.Description("context.WithCancel, then its cancel func (Dispose)"))
 	perflab.Func("CreateRegisterDispose", func() context.Context {
 		ctx, cancel := context.WithCancel(context.Background())
 		stop := context.AfterFunc(ctx, noop)
@@ -237,18 +245,22 @@ func init() {
 		default:
 			return false
 		}
-	}, threading, meta("000", "Threading"), perflab.Description("The channel form: make a done channel, close it, observe it"))
+	}, threading, extra("000 · Threading"), perflab.Description("The channel form: make a done channel, close it, observe it"))
 
+	tokenDone := make(chan bool, 1)
 	perflab.Func("WithCancellationToken", func() bool {
-		sem <- struct{}{} // Release
-		select {          // WaitAsync(token)
-		case <-sem:
-			return true
-		case <-sourceCtx.Done():
-			return false
-		}
-	}, perflab.Categories("threading", "quick"), meta("000", "Threading"),
-		perflab.Description("Release, then acquire in a select that also watches a context's Done channel"))
+		go func() { // the pending WaitAsync(token) …
+			select {
+			case <-sem:
+				tokenDone <- true
+			case <-sourceCtx.Done():
+				tokenDone <- false
+			}
+		}()
+		sem <- struct{}{} // … completed by Release
+		return <-tokenDone
+	}, perflab.Categories("threading", "quick"), meta("000", "Threading"), fidelity("faithful"),
+		perflab.Description("A pending waiter (select on the semaphore and a context's Done) on its own goroutine, then Release"))
 	perflab.Func("WithTimeout", func() bool {
 		sem <- struct{}{}
 		t := time.NewTimer(time.Minute)
@@ -274,20 +286,20 @@ func init() {
 		}()
 		sem <- struct{}{} // … completed by Release
 		return <-done
-	}, threading, meta("000", "Threading"),
+	}, threading, extra("000 · Threading"),
 		perflab.Description("The waiter (select on the semaphore and a one-minute timer) on its own goroutine, then Release"))
 
 	perflab.Register(perflab.Benchmark{Name: "PingPong", Ops: roundTrips, Categories: []string{"threading", "quick"},
-		Meta:        map[string]string{"seed": "003", "section": "Threading"},
+		Meta:        map[string]string{"seed": "003", "section": "Threading", "fidelity": "faithful"},
 		Description: "Two goroutines, two buffered channels: 10 000 round trips per call",
 		Setup:       setupPingPong, Teardown: teardownPingPong})
 
 	perflab.Register(perflab.Benchmark{Name: "ParallelFor", Categories: []string{"threading"},
-		Meta:        map[string]string{"seed": "001", "section": "Parallel"},
+		Meta:        map[string]string{"extra": "true", "related": "001 · Parallel"},
 		Description: "Sum of squares over [0, 1000) on GOMAXPROCS goroutines taking chunks of 64",
 		Params:      countAxis, Setup: withCount(parallelFor)})
 	perflab.Register(perflab.Benchmark{Name: "ParallelForEachAsync", Categories: []string{"threading"},
-		Meta:        map[string]string{"seed": "000", "section": "Threading"},
+		Meta:        map[string]string{"extra": "true", "related": "000 · Threading"},
 		Description: "A goroutine per element of 1000, joined with a WaitGroup",
 		Params:      countAxis, Setup: withCount(parallelForEachAsync)})
 
