@@ -8,6 +8,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,7 @@ const std::array<std::string, 5> STRINGS = {"Hi", "How", "are", "you", "today"};
 std::string s_text;                   // ~100 KB of CRLF text
 std::vector<unsigned char> s_data;    // hex input
 std::string s_hex;                    // hex text
+std::vector<unsigned char> s_random64;  // ToHexString input
 std::array<char16_t, 128> s_chars;    // .NET char[128]
 std::array<int, 10> s_ints10;
 std::array<int, 256> s_rev;
@@ -37,7 +39,8 @@ constexpr char HEX[] = "0123456789ABCDEF";
 }  // namespace
 
 // string.IndexOf('.') ↔ std::string_view::find('.').
-PERFLAB_BENCH(IndexOf, perflab::category("arrays_strings"), perflab::category("quick"), SEED_META("003", S003)) {
+PERFLAB_BENCH(IndexOf, perflab::category("arrays_strings"), perflab::category("quick"), SEED_META("003", S003),
+              perflab::meta("fidelity", "faithful")) {
     std::string_view s = PERIOD_TEXT;
     perflab::do_not_optimize(s);
     perflab::do_not_optimize(s.find('.'));
@@ -106,19 +109,28 @@ PERFLAB_BENCH(NormalizeEndings, perflab::category("arrays_strings"), SEED_META("
     for (unsigned char b : s_data) { s_hex += HEX[b >> 4]; s_hex += HEX[b & 15]; }                   \
 })
 
-// Convert.ToHexString ↔ a table-driven loop (C++17 has no hex codec).
-PERFLAB_BENCH(ToHexString, perflab::category("arrays_strings"), SEED_META("000", S000), HEX_FIXTURE) {
-    std::string out(s_data.size() * 2, '\0');
+// Convert.ToHexString(64 random bytes: the seed's GlobalSetup fills them from RandomNumberGenerator) ↔ a
+// table-driven loop (C++17 has no hex codec).
+PERFLAB_BENCH(ToHexString, perflab::category("arrays_strings"), SEED_META("000", S000),
+              perflab::meta("fidelity", "partial: C++ std has no hex codec; a 16-entry table loop stands for "
+                                        "Convert.ToHexString"),
+              perflab::setup([](perflab::State&) {
+                  std::random_device rng;
+                  s_random64.resize(64);
+                  for (unsigned char& b : s_random64) b = (unsigned char)rng();
+              })) {
+    std::string out(s_random64.size() * 2, '\0');
     char* p = out.data();
-    for (unsigned char b : s_data) {
+    for (unsigned char b : s_random64) {
         *p++ = HEX[b >> 4];
         *p++ = HEX[b & 15];
     }
     perflab::do_not_optimize(out);
 }
 
-// Convert.FromHexString ↔ std::from_chars(…, 16) on every pair of digits.
-PERFLAB_BENCH(FromHexString, perflab::category("arrays_strings"), SEED_META("000", S000), HEX_FIXTURE) {
+// Not a method of the seed: the reverse conversion, std::from_chars(…, 16) on every pair of digits.
+PERFLAB_BENCH(FromHexString, perflab::category("arrays_strings"), perflab::meta("extra", true),
+              perflab::meta("related", "000 · " S000), HEX_FIXTURE) {
     std::vector<unsigned char> out(s_hex.size() / 2);
     const char* p = s_hex.data();
     for (size_t i = 0; i < out.size(); ++i, p += 2) std::from_chars(p, p + 2, out[i], 16);

@@ -186,7 +186,8 @@ class Channel {
 // pool), so nothing starves: what is measured is starting `workers` threads and releasing them.
 PERFLAB_BENCH(ThreadPoolStarvation, perflab::param("items", {48}), perflab::param("workers", {49}),
               perflab::category("threading"), perflab::category("quick"), SEED_META("000", "Threading"),
-              perflab::meta("scenario", true)) {
+              perflab::meta("scenario", true),
+              perflab::meta("fidelity", "different: std::async starts a thread per task (C++ std has no pool), so nothing starves")) {
     long long items = state.range(0);
     std::promise<void> tcs;
     std::shared_future<void> done = tcs.get_future().share();
@@ -202,7 +203,8 @@ PERFLAB_BENCH(ThreadPoolStarvation, perflab::param("items", {48}), perflab::para
 static CancellationTokenSource s_parent;
 
 PERFLAB_BENCH(CreateTokenDispose, perflab::category("threading"), perflab::category("quick"),
-              SEED_META("000", "Threading")) {
+              SEED_META("000", "Threading"),
+              perflab::meta("fidelity", "different: C++17 has no cancellation token; the port's own CancellationTokenSource is measured")) {
     CancellationTokenSource cts;
     CancellationToken token = cts.token();
     perflab::do_not_optimize(token);
@@ -249,7 +251,7 @@ PERFLAB_BENCH(CreateManyRegisterMultipleDispose, perflab::ops(MANY), perflab::ca
 }
 
 // The thread-world form: create an event (a std::promise and its future), signal it, observe it.
-PERFLAB_BENCH(CancelEvent, perflab::category("threading"), SEED_META("000", "Threading")) {
+PERFLAB_BENCH(CancelEvent, perflab::category("threading"), perflab::meta("extra", true), perflab::meta("related", "000 · Threading")) {
     std::promise<void> ev;
     std::future<void> f = ev.get_future();
     ev.set_value();
@@ -263,7 +265,8 @@ static Semaphore s_sem;
 
 // Release, then acquire with no timeout (a std semaphore has no token: a blocking acquire).
 PERFLAB_BENCH(WithCancellationToken, perflab::category("threading"), perflab::category("quick"),
-              SEED_META("000", "Threading")) {
+              SEED_META("000", "Threading"),
+              perflab::meta("fidelity", "different: the port's own mutex + condition_variable semaphore, released before the acquire (no async wait, no token)")) {
     s_sem.release();
     s_sem.acquire();
 }
@@ -277,7 +280,7 @@ PERFLAB_BENCH(WithTimeout, perflab::category("threading"), SEED_META("000", "Thr
 static std::unique_ptr<Executor> s_pool;
 
 // Release, then run the acquire on a pool thread and wait for its future with a one-minute timeout.
-PERFLAB_BENCH(WithTimeoutAsync, perflab::category("threading"), SEED_META("000", "Threading"),
+PERFLAB_BENCH(WithTimeoutAsync, perflab::category("threading"), perflab::meta("extra", true), perflab::meta("related", "000 · Threading"),
               perflab::setup([](perflab::State&) { s_pool = std::make_unique<Executor>(1); }),
               perflab::teardown([](perflab::State&) { s_pool.reset(); })) {
     s_sem.release();
@@ -297,6 +300,7 @@ static std::unique_ptr<PingPongFixture> s_pp;
 // Two threads and two unbounded channels: 10 000 round trips per call (seed: Channel<int> ping-pong).
 PERFLAB_BENCH(PingPong, perflab::ops(10000), perflab::category("threading"), perflab::category("quick"),
               SEED_META("003", "Threading"),
+              perflab::meta("fidelity", "partial: C++ std has no channel; the port's mutex + condition_variable queue stands for Channel<int>"),
               perflab::setup([](perflab::State&) {
                   s_pp = std::make_unique<PingPongFixture>();
                   PingPongFixture* p = s_pp.get();
@@ -329,7 +333,7 @@ static std::unique_ptr<Executor> s_workers;
         perflab::teardown([](perflab::State&) { s_workers.reset(); })
 
 // Parallel.For over a range on a pool of 2 workers (the machine's cores), in chunks of 64.
-PERFLAB_BENCH(ParallelFor, PARALLEL_FIXTURE, perflab::category("threading"), SEED_META("001", "Parallel")) {
+PERFLAB_BENCH(ParallelFor, PARALLEL_FIXTURE, perflab::category("threading"), perflab::meta("extra", true), perflab::meta("related", "001 · Parallel")) {
     long long count = state.range(0);
     std::vector<std::future<long long>> parts;
     for (long long lo = 0; lo < count; lo += 64) {
@@ -346,7 +350,7 @@ PERFLAB_BENCH(ParallelFor, PARALLEL_FIXTURE, perflab::category("threading"), SEE
 }
 
 // `count` tiny tasks on the pool, then every future awaited (Parallel.ForEachAsync's shape).
-PERFLAB_BENCH(ParallelForEachAsync, PARALLEL_FIXTURE, perflab::category("threading"), SEED_META("000", "Threading")) {
+PERFLAB_BENCH(ParallelForEachAsync, PARALLEL_FIXTURE, perflab::category("threading"), perflab::meta("extra", true), perflab::meta("related", "000 · Threading")) {
     long long count = state.range(0);
     std::vector<std::future<long long>> tasks;
     tasks.reserve(size_t(count));

@@ -419,12 +419,14 @@ pub fn register(r: &mut Registry) {
         .category("quick")
         .meta("seed", "000")
         .meta("section", "Threading")
-        .meta("scenario", true);
+        .meta("scenario", true)
+        .meta("fidelity", "different: std has no thread pool; one thread per work item always completes, nothing starves");
     r.func("CreateTokenDispose", create_token_dispose)
         .category("threading")
         .category("quick")
         .meta("seed", "000")
-        .meta("section", "Threading");
+        .meta("section", "Threading")
+        .meta("fidelity", "different: std has no cancellation token; the port's own CancellationTokenSource is measured");
     r.func("CreateRegisterDispose", create_register_dispose)
         .category("threading")
         .meta("seed", "000")
@@ -443,12 +445,13 @@ pub fn register(r: &mut Registry) {
         .category("threading")
         .meta("seed", "000")
         .meta("section", "Threading");
-    r.func("CancelEvent", cancel_event).category("threading").meta("seed", "000").meta("section", "Threading");
+    r.func("CancelEvent", cancel_event).category("threading").meta("extra", true).meta("related", "000 · Threading");
     r.bench("WithCancellationToken", with_cancellation_token)
         .category("threading")
         .category("quick")
         .meta("seed", "000")
-        .meta("section", "Threading");
+        .meta("section", "Threading")
+        .meta("fidelity", "different: the port's own Mutex + Condvar semaphore, released before the acquire (no async wait, no token)");
     r.bench("WithTimeout", with_timeout).category("threading").meta("seed", "000").meta("section", "Threading");
     r.bench("PingPong", ping_pong)
         .group("PingPong")
@@ -456,13 +459,14 @@ pub fn register(r: &mut Registry) {
         .category("threading")
         .category("quick")
         .meta("seed", "003")
-        .meta("section", "Threading");
+        .meta("section", "Threading")
+        .meta("fidelity", "faithful");
     r.bench("ParallelFor", parallel_for)
         .param("count", &[1000])
         .group("Parallel")
         .category("threading")
-        .meta("seed", "001")
-        .meta("section", "Parallel");
+        .meta("extra", true) // not a method of the seed
+        .meta("related", "001 · Parallel");
     r.func("Increment", increment).category("threading").meta("seed", "001").meta("section", "ThreadStatic");
     r.bench("YieldOnce", yield_once).category("threading").meta("seed", "001").meta("section", "Tasks");
     r.func("CurrentThread", current_thread).category("threading").meta("seed", "003").meta("section", "Threading");
