@@ -14,6 +14,7 @@
 #include <vector>
 
 #define SEED_META(seed, section) perflab::meta("seed", seed), perflab::meta("section", section)
+#define REPLACE_TEXT perflab::meta("fidelity", "partial: string.Replace on ~100 KB of generated CRLF text; the seed downloads the complete works of Mark Twain (no network here)")
 #define S000 "Arrays, Strings, Spans"
 #define S003 "Arrays and Strings"
 
@@ -54,7 +55,8 @@ PERFLAB_BENCH(IndexOfAny, perflab::category("arrays_strings"), SEED_META("003", 
 }
 
 // string.Join(", ", 5 strings) ↔ reserve + append (C++17 has no join).
-PERFLAB_BENCH(Join, perflab::category("arrays_strings"), SEED_META("000", S000)) {
+PERFLAB_BENCH(Join, perflab::category("arrays_strings"), SEED_META("000", S000),
+              perflab::meta("fidelity", "partial: C++17 has no string join; reserve + append stands for string.Join")) {
     size_t n = 2 * (STRINGS.size() - 1);
     for (const auto& s : STRINGS) n += s.size();
     std::string out;
@@ -74,14 +76,14 @@ PERFLAB_BENCH(Join, perflab::category("arrays_strings"), SEED_META("000", S000))
 })
 
 // Replace('.', '!') ↔ a copy, then std::replace.
-PERFLAB_BENCH(Yell, perflab::category("arrays_strings"), SEED_META("000", S000), TEXT_FIXTURE) {
+PERFLAB_BENCH(Yell, perflab::category("arrays_strings"), SEED_META("000", S000), TEXT_FIXTURE, REPLACE_TEXT) {
     std::string out = s_text;
     std::replace(out.begin(), out.end(), '.', '!');
     perflab::do_not_optimize(out);
 }
 
 // Replace("\n", "") ↔ a copy without '\n' (std::remove_copy).
-PERFLAB_BENCH(ConcatLines, perflab::category("arrays_strings"), SEED_META("000", S000), TEXT_FIXTURE) {
+PERFLAB_BENCH(ConcatLines, perflab::category("arrays_strings"), SEED_META("000", S000), TEXT_FIXTURE, REPLACE_TEXT) {
     std::string out;
     out.reserve(s_text.size());
     std::remove_copy(s_text.begin(), s_text.end(), std::back_inserter(out), '\n');
@@ -89,7 +91,7 @@ PERFLAB_BENCH(ConcatLines, perflab::category("arrays_strings"), SEED_META("000",
 }
 
 // Replace("\r\n", "\n") ↔ find + append of each piece.
-PERFLAB_BENCH(NormalizeEndings, perflab::category("arrays_strings"), SEED_META("000", S000), TEXT_FIXTURE) {
+PERFLAB_BENCH(NormalizeEndings, perflab::category("arrays_strings"), SEED_META("000", S000), TEXT_FIXTURE, REPLACE_TEXT) {
     std::string_view in = s_text;
     std::string out;
     out.reserve(in.size());

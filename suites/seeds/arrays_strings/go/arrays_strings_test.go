@@ -43,6 +43,8 @@ var (
 )
 
 // replaceText: string.Replace on ~100 KB of CRLF text (the seed downloads a book: no network here).
+const replaceText100KB = "partial: string.Replace on ~100 KB of generated CRLF text; the seed downloads the complete works of Mark Twain (no network here)"
+
 var replaceText = strings.Repeat("The quick brown fox jumps over the lazy dog. Pack my box with five dozen jugs.\r\n", 1200)
 
 // hexData: the seed's GlobalSetup, RandomNumberGenerator.Fill(new byte[64]).
@@ -113,14 +115,15 @@ func init() {
 	perflab.Func("IndexOfAny", func() int { return bytes.IndexAny(anyBytes, ".?") },
 		arraysStrings, meta("003", span), perflab.Description("Span<byte>.IndexOfAny('.', '?') ↔ bytes.IndexAny"))
 	perflab.Func("Join", func() string { return strings.Join(joinParts, ", ") },
-		arraysStrings, meta("000", s000), perflab.Description("string.Join(\", \", 5 strings) ↔ strings.Join"))
+		arraysStrings, meta("000", s000), perflab.Meta("fidelity", "faithful"),
+		perflab.Description("string.Join(\", \", 5 strings) ↔ strings.Join"))
 
 	perflab.Func("Yell", func() string { return strings.ReplaceAll(replaceText, ".", "!") },
-		arraysStrings, meta("000", s000), perflab.Group("Replace"))
+		arraysStrings, meta("000", s000), perflab.Meta("fidelity", replaceText100KB), perflab.Group("Replace"))
 	perflab.Func("ConcatLines", func() string { return strings.ReplaceAll(replaceText, "\n", "") },
-		arraysStrings, meta("000", s000), perflab.Group("Replace"))
+		arraysStrings, meta("000", s000), perflab.Meta("fidelity", replaceText100KB), perflab.Group("Replace"))
 	perflab.Func("NormalizeEndings", func() string { return strings.ReplaceAll(replaceText, "\r\n", "\n") },
-		arraysStrings, meta("000", s000), perflab.Group("Replace"))
+		arraysStrings, meta("000", s000), perflab.Meta("fidelity", replaceText100KB), perflab.Group("Replace"))
 
 	perflab.Func("ToHexString", func() string { return hex.EncodeToString(hexData) },
 		arraysStrings, meta("000", s000), perflab.Meta("fidelity", "faithful"), perflab.Group("Hex"),

@@ -111,7 +111,7 @@ public class ArraysStringsBench {
         }
     }
 
-    @Meta({"seed=000", "section=Arrays, Strings, Spans"})
+    @Meta({"seed=000", "section=Arrays, Strings, Spans", "fidelity=faithful"})
     public static class Strings000 {
         String[] strings = {"Hi", "How", "are", "you", "today"};
 
@@ -122,7 +122,8 @@ public class ArraysStringsBench {
     }
 
     /** string.Replace on a ~100 KB text (seed: a downloaded book; here generated prose with CRLF). */
-    @Meta({"seed=000", "section=Arrays, Strings, Spans"})
+    @Meta({"seed=000", "section=Arrays, Strings, Spans",
+           "fidelity=partial: string.Replace on ~100 KB of generated CRLF text; the seed downloads the complete works of Mark Twain (no network here)"})
     public static class Replace {
         String text;
 

@@ -163,13 +163,18 @@ pub fn register(r: &mut Registry) {
         .meta("section", S003)
         .meta("fidelity", "faithful");
     r.func("IndexOfAny", index_of_any).category("arrays_strings").meta("seed", "003").meta("section", SPAN);
-    r.func("Join", join).category("arrays_strings").meta("seed", "000").meta("section", S000);
+    r.func("Join", join).category("arrays_strings").meta("seed", "000").meta("section", S000).meta("fidelity", "faithful");
     for (name, setup) in [
         ("Yell", yell as fn(&mut Bencher)),
         ("ConcatLines", concat_lines),
         ("NormalizeEndings", normalize_endings),
     ] {
-        r.bench(name, setup).group("Replace").category("arrays_strings").meta("seed", "000").meta("section", S000);
+        r.bench(name, setup)
+            .group("Replace")
+            .category("arrays_strings")
+            .meta("seed", "000")
+            .meta("section", S000)
+            .meta("fidelity", "partial: string.Replace on ~100 KB of generated CRLF text; the seed downloads the complete works of Mark Twain (no network here)");
     }
     r.bench("ToHexString", to_hex_string)
         .group("Hex")

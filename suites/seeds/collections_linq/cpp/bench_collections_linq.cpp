@@ -69,23 +69,27 @@ PERFLAB_BENCH(AddNew, perflab::category("collections"), SEED_META("000", "Collec
 }
 
 // Distinct().Count() over 100 000 strings ↔ the size of an unordered_set built from them.
-PERFLAB_BENCH(DistinctCount, perflab::category("collections"), SEED_META("000", "Collections and LINQ"), LINQ_FIXTURE) {
+PERFLAB_BENCH(DistinctCount, perflab::category("collections"), SEED_META("000", "Collections and LINQ"), LINQ_FIXTURE,
+              perflab::meta("fidelity", "faithful")) {
     std::unordered_set<std::string> distinct(L.strings.begin(), L.strings.end());
     perflab::do_not_optimize(distinct.size());
 }
 
 // Two equal 1 000 000-int sequences ↔ std::equal.
-PERFLAB_BENCH(SequenceEqual, perflab::category("collections"), SEED_META("000", "Collections and LINQ"), LINQ_FIXTURE) {
+PERFLAB_BENCH(SequenceEqual, perflab::category("collections"), SEED_META("000", "Collections and LINQ"), LINQ_FIXTURE,
+              perflab::meta("fidelity", "faithful")) {
     bool eq = std::equal(L.e1.begin(), L.e1.end(), L.e2.begin(), L.e2.end());
     perflab::do_not_optimize(eq);
 }
 
 // Max()/Min() of 1 000 000 TimeSpans ↔ std::max_element/std::min_element of std::chrono::milliseconds.
-PERFLAB_BENCH(Max, perflab::category("collections"), SEED_META("000", "Collections and LINQ"), LINQ_FIXTURE) {
+PERFLAB_BENCH(Max, perflab::category("collections"), SEED_META("000", "Collections and LINQ"), LINQ_FIXTURE,
+              perflab::meta("fidelity", "faithful")) {
     auto m = *std::max_element(L.spans.begin(), L.spans.end());
     perflab::do_not_optimize(m);
 }
-PERFLAB_BENCH(Min, perflab::category("collections"), SEED_META("000", "Collections and LINQ"), LINQ_FIXTURE) {
+PERFLAB_BENCH(Min, perflab::category("collections"), SEED_META("000", "Collections and LINQ"), LINQ_FIXTURE,
+              perflab::meta("fidelity", "faithful")) {
     auto m = *std::min_element(L.spans.begin(), L.spans.end());
     perflab::do_not_optimize(m);
 }

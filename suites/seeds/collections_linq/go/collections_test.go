@@ -137,7 +137,7 @@ func init() {
 		perflab.Description("counts[i]++ for keys 0..9999 on one map that lives as long as the case"))
 
 	perflab.Register(perflab.Benchmark{Name: "DistinctCount", Group: "Linq", Categories: []string{"collections"},
-		Meta:        map[string]string{"seed": "000", "section": s000},
+		Meta:        map[string]string{"seed": "000", "section": s000, "fidelity": "faithful"},
 		Description: "Distinct().Count() over 100 000 strings ↔ the size of a map[string]struct{} set",
 		Setup: linqSetup(func() any {
 			set := make(map[string]struct{})
@@ -147,15 +147,15 @@ func init() {
 			return len(set)
 		}), Teardown: linqTeardown})
 	perflab.Register(perflab.Benchmark{Name: "SequenceEqual", Group: "Linq", Categories: []string{"collections"},
-		Meta:        map[string]string{"seed": "000", "section": s000},
+		Meta:        map[string]string{"seed": "000", "section": s000, "fidelity": "faithful"},
 		Description: "Two equal 1 000 000-int slices ↔ slices.Equal",
 		Setup:       linqSetup(func() any { return slices.Equal(e1, e2) }), Teardown: linqTeardown})
 	perflab.Register(perflab.Benchmark{Name: "Max", Group: "Linq", Categories: []string{"collections"},
-		Meta:        map[string]string{"seed": "000", "section": s000},
+		Meta:        map[string]string{"seed": "000", "section": s000, "fidelity": "faithful"},
 		Description: "slices.Max of 1 000 000 time.Durations",
 		Setup:       linqSetup(func() any { return slices.Max(spans) }), Teardown: linqTeardown})
 	perflab.Register(perflab.Benchmark{Name: "Min", Group: "Linq", Categories: []string{"collections"},
-		Meta:        map[string]string{"seed": "000", "section": s000},
+		Meta:        map[string]string{"seed": "000", "section": s000, "fidelity": "faithful"},
 		Description: "slices.Min of 1 000 000 time.Durations",
 		Setup:       linqSetup(func() any { return slices.Min(spans) }), Teardown: linqTeardown})
 

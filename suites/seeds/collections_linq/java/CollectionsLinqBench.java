@@ -48,7 +48,7 @@ public class CollectionsLinqBench {
         }
     }
 
-    @Meta({"seed=000", "section=Collections and LINQ"})
+    @Meta({"seed=000", "section=Collections and LINQ", "fidelity=faithful"})
     public static class Linq {
         List<String> strings;
         int[] e1, e2;

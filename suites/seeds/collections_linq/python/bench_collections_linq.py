@@ -48,24 +48,24 @@ class Linq:
         self.spans = [datetime.timedelta(milliseconds=i) for i in range(1000000)]
 
     @perflab.benchmark(name="DistinctCount", categories=["collections"],
-                       meta=_meta("000", "Collections and LINQ"))
+                       meta=_meta("000", "Collections and LINQ", "faithful"))
     def distinct_count(self):
         """Distinct().Count() over 100 000 strings ↔ len(set(...))."""
         return len(set(self.strings))
 
     @perflab.benchmark(name="SequenceEqual", categories=["collections"],
-                       meta=_meta("000", "Collections and LINQ"))
+                       meta=_meta("000", "Collections and LINQ", "faithful"))
     def sequence_equal(self):
         """Two equal 1 000 000-int sequences ↔ list ==."""
         return self.e1 == self.e2
 
     @perflab.benchmark(name="Max", categories=["collections"],
-                       meta=_meta("000", "Collections and LINQ"))
+                       meta=_meta("000", "Collections and LINQ", "faithful"))
     def max_(self):
         return max(self.spans)
 
     @perflab.benchmark(name="Min", categories=["collections"],
-                       meta=_meta("000", "Collections and LINQ"))
+                       meta=_meta("000", "Collections and LINQ", "faithful"))
     def min_(self):
         return min(self.spans)
 

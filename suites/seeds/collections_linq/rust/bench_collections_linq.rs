@@ -140,7 +140,12 @@ pub fn register(r: &mut Registry) {
         ("Max", max),
         ("Min", min),
     ] {
-        r.bench(name, setup).group("Linq").category("collections").meta("seed", "000").meta("section", S000);
+        r.bench(name, setup)
+            .group("Linq")
+            .category("collections")
+            .meta("seed", "000")
+            .meta("section", S000)
+            .meta("fidelity", "faithful");
     }
     r.func("RangeSelectToArray", range_select_to_array)
         .category("collections")

@@ -251,7 +251,8 @@ PERFLAB_BENCH(HttpDownload, perflab::category("networking"), perflab::category("
     perflab::do_not_optimize(http_get(*s_http));
 }
 
-PERFLAB_BENCH(GetHostName, perflab::category("networking"), SEED_META("003", "Networking")) {
+PERFLAB_BENCH(GetHostName, perflab::category("networking"), SEED_META("003", "Networking"),
+              perflab::meta("fidelity", "faithful")) {
     char name[256];
     if (::gethostname(name, sizeof name) != 0) fail("gethostname");
     perflab::do_not_optimize(name[0]);

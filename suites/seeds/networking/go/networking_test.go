@@ -213,7 +213,7 @@ func init() {
 		h, err := os.Hostname()
 		must(err)
 		return h
-	}, perflab.Categories(networking...), perflab.Meta("seed", "003", "section", "Networking"),
+	}, perflab.Categories(networking...), perflab.Meta("seed", "003", "section", "Networking", "fidelity", "faithful"),
 		perflab.Description("Dns.GetHostName ↔ os.Hostname"))
 	perflab.Func("HostToNetworkOrder", func() uint64 {
 		var b [8]byte

@@ -149,7 +149,7 @@ group('Http', {
 
 // -- Dns.GetHostName, IPAddress.HostToNetworkOrder (003) ------------------------------------------
 
-bench('GetHostName', () => os.hostname(), { categories: ['networking'], meta: meta('003', 'Networking') });
+bench('GetHostName', () => os.hostname(), { categories: ['networking'], meta: { ...meta('003', 'Networking'), fidelity: 'faithful' } });
 
 // IPAddress.HostToNetworkOrder(int) ↔ a DataView: store in host order, read back big-endian (Node
 // has no htonl; DataView is how JavaScript reorders bytes, and V8 compiles it to a byte swap). The

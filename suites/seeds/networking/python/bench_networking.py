@@ -166,7 +166,7 @@ class Http:
         return total
 
 
-@perflab.benchmark(name="GetHostName", categories=["networking"], meta=_meta("003", "Networking"))
+@perflab.benchmark(name="GetHostName", categories=["networking"], meta=_meta("003", "Networking", "faithful"))
 def get_host_name():
     return socket.gethostname()
 

@@ -79,7 +79,8 @@ Guid parse_guid(const std::string& s) {
 }  // namespace
 
 // int.Parse("12345678") ↔ std::from_chars.
-PERFLAB_BENCH(ParseInt32Dec, perflab::category("parsing_formatting"), SEED_META("003", S003)) {
+PERFLAB_BENCH(ParseInt32Dec, perflab::category("parsing_formatting"), SEED_META("003", S003),
+              perflab::meta("fidelity", "faithful")) {
     std::string_view s = DEC;
     perflab::do_not_optimize(s);
     int32_t v = 0;
@@ -88,7 +89,8 @@ PERFLAB_BENCH(ParseInt32Dec, perflab::category("parsing_formatting"), SEED_META(
 }
 
 // int.Parse("BC614E", NumberStyles.HexNumber) ↔ std::from_chars(…, 16).
-PERFLAB_BENCH(ParseInt32Hex, perflab::category("parsing_formatting"), SEED_META("003", S003)) {
+PERFLAB_BENCH(ParseInt32Hex, perflab::category("parsing_formatting"), SEED_META("003", S003),
+              perflab::meta("fidelity", "faithful")) {
     std::string_view s = HEXNUM;
     perflab::do_not_optimize(s);
     int32_t v = 0;
@@ -205,7 +207,8 @@ PERFLAB_BENCH(DecimalToString, perflab::category("parsing_formatting"), SEED_MET
 }
 
 // _digit.ToString() ↔ std::to_string.
-PERFLAB_BENCH(SingleDigitToString, perflab::category("parsing_formatting"), SEED_META("003", S003)) {
+PERFLAB_BENCH(SingleDigitToString, perflab::category("parsing_formatting"), SEED_META("003", S003),
+              perflab::meta("fidelity", "faithful")) {
     int d = DIGIT;
     perflab::do_not_optimize(d);
     std::string s = std::to_string(d);

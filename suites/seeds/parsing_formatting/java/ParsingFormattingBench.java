@@ -30,11 +30,13 @@ public class ParsingFormattingBench {
         int digit = 7;
 
         @Benchmark(categories = {"parsing_formatting"}, description = "Integer.parseInt(\"12345678\")")
+        @Meta("fidelity=faithful")
         public int ParseInt32Dec() {
             return Integer.parseInt(dec);
         }
 
         @Benchmark(categories = {"parsing_formatting"}, description = "Integer.parseInt(\"BC614E\", 16)")
+        @Meta("fidelity=faithful")
         public int ParseInt32Hex() {
             return Integer.parseInt(hex, 16);
         }
@@ -82,6 +84,7 @@ public class ParsingFormattingBench {
         }
 
         @Benchmark(categories = {"parsing_formatting"}, description = "Integer.toString(7)")
+        @Meta("fidelity=faithful")
         public String SingleDigitToString() {
             return Integer.toString(digit);
         }

@@ -9,11 +9,11 @@ const state = (s) => () => s;
 
 // Int32.Parse ↔ Number.parseInt(s, 10); Int32.Parse(s, NumberStyles.HexNumber) ↔ radix 16.
 bench('ParseInt32Dec', ({ s }) => Number.parseInt(s, 10), {
-  setup: state({ s: '12345678' }), categories: ['parsing_formatting'], meta: S003,
+  setup: state({ s: '12345678' }), categories: ['parsing_formatting'], meta: { ...S003, fidelity: 'faithful' },
 });
 
 bench('ParseInt32Hex', ({ s }) => Number.parseInt(s, 16), {
-  setup: state({ s: 'BC614E' }), categories: ['parsing_formatting'], meta: S003,
+  setup: state({ s: 'BC614E' }), categories: ['parsing_formatting'], meta: { ...S003, fidelity: 'faithful' },
 });
 
 // 2019-04-18 13:45:30.123 UTC (a JavaScript Date keeps milliseconds only).
@@ -39,7 +39,7 @@ bench('DateTimeToString', ({ d }) => d.toString(), {
 
 // int.ToString() of a single digit ↔ Number.prototype.toString.
 bench('SingleDigitToString', ({ n }) => n.toString(), {
-  setup: state({ n: 7 }), categories: ['parsing_formatting'], meta: S003,
+  setup: state({ n: 7 }), categories: ['parsing_formatting'], meta: { ...S003, fidelity: 'faithful' },
 });
 
 // new Version(6, 1, 21412, 16).ToString() ↔ join of the four numbers.

@@ -20,12 +20,12 @@ def _meta(seed, section, fidelity=None):
     return meta
 
 
-@perflab.benchmark(name="ParseInt32Dec", categories=["parsing_formatting"], meta=_meta("003", S003))
+@perflab.benchmark(name="ParseInt32Dec", categories=["parsing_formatting"], meta=_meta("003", S003, "faithful"))
 def parse_int32_dec():
     return int("12345678")
 
 
-@perflab.benchmark(name="ParseInt32Hex", categories=["parsing_formatting"], meta=_meta("003", S003))
+@perflab.benchmark(name="ParseInt32Hex", categories=["parsing_formatting"], meta=_meta("003", S003, "faithful"))
 def parse_int32_hex():
     return int("BC614E", 16)
 
@@ -93,7 +93,8 @@ def decimal_to_string():
 _DIGIT = 7
 
 
-@perflab.benchmark(name="SingleDigitToString", categories=["parsing_formatting"], meta=_meta("003", S003))
+@perflab.benchmark(name="SingleDigitToString", categories=["parsing_formatting"],
+                   meta=_meta("003", S003, "faithful"))
 def single_digit_to_string():
     return str(_DIGIT)
 
