@@ -73,7 +73,7 @@ class Linq:
 _RANGE100 = range(100)
 
 
-@perflab.benchmark(name="RangeSelectToArray", categories=["collections"], meta=_meta("003", "LINQ"))
+@perflab.benchmark(name="RangeSelectToArray", categories=["collections"], meta=_meta("003", "LINQ", "faithful"))
 def range_select_to_array():
     return [i * 2 for i in _RANGE100]
 
@@ -107,7 +107,8 @@ class PriorityQueue:
 
 
 @perflab.benchmark(name="EnqueueCountDequeue", categories=["collections"],
-                   meta=_meta("003", "Collections"))
+                   meta=_meta("003", "Collections", "partial: collections.deque is not a concurrent queue "
+                              "(Python's thread-safe queue.Queue would add a lock and a condition)"))
 def enqueue_count_dequeue():
     """ConcurrentQueue Enqueue/Count/Dequeue ↔ collections.deque append/len/popleft."""
     import collections

@@ -59,7 +59,10 @@ var (
 	noop                    = func() {}
 )
 
-const many = 10000 // the seed registers 1 000 000 times per call; ops keeps the figure per pair
+// registrations per call: the seed makes 1 000 000, which takes seconds per call here (ops keeps the figure per pair)
+const many = 10000
+
+const manyFidelity = "partial: 10 000 registrations per call instead of 1 000 000"
 
 func createManyRegisterDispose(n int) {
 	for i := 0; i < n; i++ {
@@ -226,16 +229,19 @@ func init() {
 		stop()
 		cancel()
 		return ctx
-	}, threading, meta("000", "Threading"), perflab.Description("context.WithCancel, context.AfterFunc and its stop func, cancel"))
+	}, threading, meta("000", "Threading"), fidelity("faithful"),
+		perflab.Description("context.WithCancel, context.AfterFunc and its stop func, cancel"))
 	perflab.Func("CreateLinkedTokenDispose", func() context.Context {
 		ctx, cancel := context.WithCancel(sourceCtx)
 		cancel()
 		return ctx
-	}, threading, meta("000", "Threading"), perflab.Description("A context linked to a long-lived cancelable parent, then cancel"))
+	}, threading, meta("000", "Threading"), fidelity("faithful"),
+		perflab.Description("A context linked to a long-lived cancelable parent, then cancel"))
 	perflab.Bench("CreateManyRegisterDispose", createManyRegisterDispose, threading, perflab.Ops(many),
-		meta("000", "Threading"), perflab.Description("One context, 10 000 AfterFunc/stop pairs per call (seed: 1 000 000)"))
+		meta("000", "Threading"), fidelity(manyFidelity), perflab.Description("One context, 10 000 AfterFunc/stop pairs per call (seed: 1 000 000)"))
 	perflab.Bench("CreateManyRegisterMultipleDispose", createManyRegisterMultipleDispose, threading, perflab.Ops(many),
-		meta("000", "Threading"), perflab.Description("Five AfterFuncs alive at once, stopped in reverse order, 10 000 times"))
+		meta("000", "Threading"), fidelity(manyFidelity),
+		perflab.Description("Five AfterFuncs alive at once, stopped in reverse order, 10 000 times"))
 	perflab.Func("CancelEvent", func() bool {
 		done := make(chan struct{})
 		close(done)
@@ -271,7 +277,9 @@ func init() {
 		case <-t.C:
 			return false
 		}
-	}, threading, meta("000", "Threading"), perflab.Description("Release, then acquire in a select with a one-minute timer"))
+	}, threading, meta("000", "Threading"),
+		fidelity("partial: release, then acquire in a select with a one-minute timer; the seed's WaitAsync(timeout) is pending when Release completes it"),
+		perflab.Description("Release, then acquire in a select with a one-minute timer"))
 	done := make(chan bool, 1)
 	perflab.Func("WithTimeoutAsync", func() bool {
 		go func() { // the pending WaitAsync(timeout) …

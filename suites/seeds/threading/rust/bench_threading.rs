@@ -411,6 +411,8 @@ fn current_thread() -> thread::Thread {
 
 // -- registration ------------------------------------------------------------------------------
 
+const CANCEL_DIFFERENT: &str = "different: std has no cancellation token; the port's own CancellationTokenSource is measured";
+
 pub fn register(r: &mut Registry) {
     r.bench("ThreadPoolStarvation", thread_pool_starvation)
         .param("items", &[48])
@@ -430,21 +432,25 @@ pub fn register(r: &mut Registry) {
     r.func("CreateRegisterDispose", create_register_dispose)
         .category("threading")
         .meta("seed", "000")
-        .meta("section", "Threading");
+        .meta("section", "Threading")
+        .meta("fidelity", CANCEL_DIFFERENT);
     r.bench("CreateLinkedTokenDispose", create_linked_token_dispose)
         .category("threading")
         .meta("seed", "000")
-        .meta("section", "Threading");
+        .meta("section", "Threading")
+        .meta("fidelity", CANCEL_DIFFERENT);
     r.func("CreateManyRegisterDispose", create_many_register_dispose)
         .ops(MANY)
         .category("threading")
         .meta("seed", "000")
-        .meta("section", "Threading");
+        .meta("section", "Threading")
+        .meta("fidelity", CANCEL_DIFFERENT);
     r.func("CreateManyRegisterMultipleDispose", create_many_register_multiple_dispose)
         .ops(MANY)
         .category("threading")
         .meta("seed", "000")
-        .meta("section", "Threading");
+        .meta("section", "Threading")
+        .meta("fidelity", CANCEL_DIFFERENT);
     r.func("CancelEvent", cancel_event).category("threading").meta("extra", true).meta("related", "000 · Threading");
     r.bench("WithCancellationToken", with_cancellation_token)
         .category("threading")
@@ -452,7 +458,11 @@ pub fn register(r: &mut Registry) {
         .meta("seed", "000")
         .meta("section", "Threading")
         .meta("fidelity", "different: the port's own Mutex + Condvar semaphore, released before the acquire (no async wait, no token)");
-    r.bench("WithTimeout", with_timeout).category("threading").meta("seed", "000").meta("section", "Threading");
+    r.bench("WithTimeout", with_timeout)
+        .category("threading")
+        .meta("seed", "000")
+        .meta("section", "Threading")
+        .meta("fidelity", "different: the port's own Mutex + Condvar semaphore, released before the timed acquire");
     r.bench("PingPong", ping_pong)
         .group("PingPong")
         .ops(10_000)
