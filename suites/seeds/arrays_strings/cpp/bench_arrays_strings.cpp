@@ -162,7 +162,7 @@ PERFLAB_BENCH(Clear, perflab::category("arrays_strings"), SEED_META("000", S000)
 }
 
 // Array.Reverse(int[256]) ↔ std::reverse.
-PERFLAB_BENCH(Reverse, perflab::category("arrays_strings"), SEED_META("003", S003),
+PERFLAB_BENCH(Reverse, perflab::category("arrays_strings"), SEED_META("003", S003), perflab::meta("fidelity", "faithful"),
               perflab::setup([](perflab::State&) {
                   for (int i = 0; i < 256; ++i) s_rev[size_t(i)] = i;
               })) {

@@ -162,7 +162,8 @@ func init() {
 			slices.Reverse(rev)
 		}
 		perflab.Sink(rev[0])
-	}, arraysStrings, meta("003", s003), perflab.Description("Array.Reverse(int[256]) ↔ slices.Reverse"))
+	}, arraysStrings, meta("003", s003), perflab.Meta("fidelity", "faithful"),
+		perflab.Description("Array.Reverse(int[256]) ↔ slices.Reverse"))
 
 	perflab.Register(perflab.Benchmark{Name: "CompareSame", Group: "SequenceCompareTo", Categories: []string{"arrays_strings"},
 		Meta:   map[string]string{"seed": "003", "section": span},

@@ -44,6 +44,7 @@ public class ArraysStringsBench {
 
         /** Array.Reverse(int[256]): java.util.Arrays has no reverse for arrays; the plain swap loop. */
         @Benchmark(categories = {"arrays_strings"}, description = "Reverse an int[256] in place (swap loop)")
+        @Meta("fidelity=partial: java.util.Arrays has no reverse for an int[]; the port's swap loop")
         public void Reverse() {
             int[] a = arr;
             for (int i = 0, j = a.length - 1; i < j; i++, j--) {

@@ -86,7 +86,8 @@ bench('Clear', ({ ints }) => { ints.fill(0); }, {
 
 // Array.Reverse(int[256]) ↔ Array.prototype.reverse (in place).
 bench('Reverse', ({ list }) => { list.reverse(); }, {
-  setup: () => ({ list: Array.from({ length: 256 }, (_, i) => i) }), categories: ['arrays_strings'], meta: S003,
+  setup: () => ({ list: Array.from({ length: 256 }, (_, i) => i) }), categories: ['arrays_strings'],
+  meta: { ...S003, fidelity: 'faithful' },
 });
 
 // Span<byte>.SequenceCompareTo ↔ Buffer.compare (memcmp order: -1, 0, 1).

@@ -192,7 +192,7 @@ pub fn register(r: &mut Registry) {
     r.bench("ArrayFill", array_fill).category("arrays_strings").meta("seed", "000").meta("section", S000);
     r.func("SpanFill", span_fill).category("arrays_strings").meta("seed", "000").meta("section", S000);
     r.bench("Clear", clear).category("arrays_strings").meta("seed", "000").meta("section", S000);
-    r.bench("Reverse", reverse).category("arrays_strings").meta("seed", "003").meta("section", S003);
+    r.bench("Reverse", reverse).category("arrays_strings").meta("seed", "003").meta("section", S003).meta("fidelity", "faithful");
     r.bench("CompareSame", compare_same)
         .param("Length", &[16, 256])
         .group("SequenceCompareTo")

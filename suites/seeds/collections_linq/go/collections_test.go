@@ -165,7 +165,9 @@ func init() {
 			out = append(out, i*2)
 		}
 		return out
-	}, collections, meta("003", "LINQ"), perflab.Description("Enumerable.Range(0, 100).Select(i => i * 2).ToArray() ↔ a loop into a new slice"))
+	}, collections, meta("003", "LINQ"),
+		perflab.Meta("fidelity", "partial: no LINQ in Go's std; a loop into a new slice stands for Range/Select/ToArray"),
+		perflab.Description("Enumerable.Range(0, 100).Select(i => i * 2).ToArray() ↔ a loop into a new slice"))
 	perflab.Func("SumLast10", func() int {
 		s := 0
 		for _, v := range takeLast[len(takeLast)-10:] {

@@ -95,6 +95,7 @@ public class CollectionsLinqBench {
         }
 
         @Benchmark(categories = {"collections"}, description = "Enumerable.Range(0, 100).Select(i => i * 2).ToArray() ↔ IntStream")
+        @Meta("fidelity=faithful")
         public int[] RangeSelectToArray() {
             return IntStream.range(0, count).map(i -> i * 2).toArray();
         }

@@ -48,7 +48,7 @@ group('Linq', {
 
 // Enumerable.Range(0, 100).Select(i => i * 2).ToArray() ↔ Array.from({ length: 100 }, …).
 bench('RangeSelectToArray', ({ n }) => Array.from({ length: n }, (_, i) => i * 2),
-  { setup: () => ({ n: 100 }), categories: ['collections'], meta: meta('003', 'LINQ') });
+  { setup: () => ({ n: 100 }), categories: ['collections'], meta: { ...meta('003', 'LINQ'), fidelity: 'faithful' } });
 
 // TakeLast(10).Sum() over 1000 ints ↔ slice(-10) + reduce.
 bench('SumLast10', ({ list }) => list.slice(-10).reduce((a, b) => a + b, 0),

@@ -150,7 +150,8 @@ pub fn register(r: &mut Registry) {
     r.func("RangeSelectToArray", range_select_to_array)
         .category("collections")
         .meta("seed", "003")
-        .meta("section", "LINQ");
+        .meta("section", "LINQ")
+        .meta("fidelity", "faithful");
     r.bench("SumLast10", sum_last_10).category("collections").meta("seed", "003").meta("section", "LINQ");
     r.bench("EnqueueDequeue", enqueue_dequeue)
         .param("n", &[1000])

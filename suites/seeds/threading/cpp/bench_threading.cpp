@@ -368,7 +368,8 @@ PERFLAB_BENCH(ParallelForEachAsync, PARALLEL_FIXTURE, perflab::category("threadi
 static thread_local long long t_value = 0;
 
 // ++t_value on a [ThreadStatic] field ↔ a thread_local variable.
-PERFLAB_BENCH(Increment, perflab::category("threading"), SEED_META("001", "ThreadStatic")) {
+PERFLAB_BENCH(Increment, perflab::category("threading"), SEED_META("001", "ThreadStatic"),
+              perflab::meta("fidelity", "faithful")) {
     ++t_value;
     perflab::do_not_optimize(t_value);
 }
@@ -376,7 +377,8 @@ PERFLAB_BENCH(Increment, perflab::category("threading"), SEED_META("001", "Threa
 // await Task.Yield() ↔ std::this_thread::yield() (C++17 has no coroutines).
 PERFLAB_BENCH(YieldOnce, perflab::category("threading"), SEED_META("001", "Tasks")) { std::this_thread::yield(); }
 
-PERFLAB_BENCH(CurrentThread, perflab::category("threading"), SEED_META("003", "Threading")) {
+PERFLAB_BENCH(CurrentThread, perflab::category("threading"), SEED_META("003", "Threading"),
+              perflab::meta("fidelity", "partial: C++ has no current-thread object; std::this_thread::get_id() returns an id")) {
     std::thread::id id = std::this_thread::get_id();
     perflab::do_not_optimize(id);
 }

@@ -178,7 +178,7 @@ public class ThreadingBench {
         static final Runnable NOTHING = () -> { };
 
         @Benchmark(categories = {"threading"}, description = "++t_value on a [ThreadStatic] field ↔ a ThreadLocal holder")
-        @Meta({"seed=001", "section=ThreadStatic"})
+        @Meta({"seed=001", "section=ThreadStatic", "fidelity=faithful"})
         public int Increment() {
             return ++VALUE.get()[0];
         }
@@ -190,7 +190,7 @@ public class ThreadingBench {
         }
 
         @Benchmark(categories = {"threading"}, description = "Thread.currentThread()")
-        @Meta({"seed=003", "section=Threading"})
+        @Meta({"seed=003", "section=Threading", "fidelity=faithful"})
         public Thread CurrentThread() {
             return Thread.currentThread();
         }

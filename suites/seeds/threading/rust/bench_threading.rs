@@ -477,7 +477,15 @@ pub fn register(r: &mut Registry) {
         .category("threading")
         .meta("extra", true) // not a method of the seed
         .meta("related", "001 · Parallel");
-    r.func("Increment", increment).category("threading").meta("seed", "001").meta("section", "ThreadStatic");
+    r.func("Increment", increment)
+        .category("threading")
+        .meta("seed", "001")
+        .meta("section", "ThreadStatic")
+        .meta("fidelity", "faithful");
     r.bench("YieldOnce", yield_once).category("threading").meta("seed", "001").meta("section", "Tasks");
-    r.func("CurrentThread", current_thread).category("threading").meta("seed", "003").meta("section", "Threading");
+    r.func("CurrentThread", current_thread)
+        .category("threading")
+        .meta("seed", "003")
+        .meta("section", "Threading")
+        .meta("fidelity", "faithful");
 }
