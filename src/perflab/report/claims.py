@@ -205,7 +205,7 @@ def port_standing(*cases: Case) -> tuple[bool, str]:
     for c in cases:
         m = c.meta
         fid = m.get("fidelity")
-        if m.get("extra") is True:
+        if m.get("extra") in (True, "true"):  # Go and Java meta values are strings
             decides, mark = False, f"{c.method_name} is an extra benchmark, not a port of the seed's"
         elif fid is None:
             mark = "port not audited"
