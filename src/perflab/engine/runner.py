@@ -13,7 +13,6 @@ A failing case fails alone: its workers are killed and the reason is kept; the o
 """
 from __future__ import annotations
 
-import math
 import random
 import secrets
 import time
@@ -29,8 +28,9 @@ from ..model import Case, CaseResult, Diagnostics, LaunchSamples
 from ..stats import Ratio, estimate, ratio_from_launches
 from ..stats.contention import case_contention
 from .affinity import PROBE_S, PROBE_TRIES, Placement
-from .constants import (AHEAD_LAG_MAX_S, AHEAD_PAUSE_S, INTERLEAVE_OVERHEAD_SHARE, JUDGE_SPACING,
-                        JUDGE_WAIT_MAX_S, LAG_MIN_SAMPLES, LAG_WEIGHT, MAX_CONCURRENT_STARTS,
+from .ahead import AheadGate, starts_wanted
+from .constants import (AHEAD_PAUSE_S, INTERLEAVE_OVERHEAD_SHARE, JUDGE_SPACING,  # noqa: F401 (AHEAD_PAUSE_S: tests)
+                        JUDGE_WAIT_MAX_S, MAX_CONCURRENT_STARTS,
                         OVERHEAD_DISCARDED, OVERHEAD_ITERATIONS_MIN, PILOT_DONE_SHARE, PILOT_STEPS_MAX,
                         SETTLED_READING_SHARE, WARMUP_BUDGET_SHARE, WARMUP_LEAST_FIRST,
                         WARMUP_LEAST_LATER, WARMUP_STEP_FIRST, WARMUP_STEP_LATER)
@@ -117,11 +117,8 @@ class Engine:
         # whether a case's runtime may start while others are measured (see _start_ahead)
         self.starts_aside = starts_aside or (lambda case: False)
         self.executor = executor or (lambda n: ThreadPoolExecutor(max_workers=n))
-        # perflab's own time per round iteration (its wall time minus what the worker timed), averaged
-        # with and without a start ahead under way: what starting ahead costs the rounds (_ahead_hurts)
-        self._lag: dict[bool, float | None] = {True: None, False: None}
-        self._lag_n = {True: 0, False: 0}
-        self._ahead_paused_until = -math.inf
+        # what starting ahead costs the rounds (see ahead.AheadGate)
+        self._gate = AheadGate()
         # starts ahead not yet done (a done callback removes each): checked at every round iteration
         self._starting: set[Future] = set()
         self.clock = clock
@@ -463,10 +460,7 @@ class Engine:
         launch.samples.overhead_cpu += over.cpu
         launch.samples.overhead_rounds += [rnd] * len(over.ns)
         lag = (self.clock() - t0) - (sum(ns) + sum(over.ns)) / 1e9
-        starting = bool(self._starting)
-        before = self._lag[starting]
-        self._lag[starting] = lag if before is None else before + LAG_WEIGHT * (lag - before)
-        self._lag_n[starting] += 1
+        self._gate.record(bool(self._starting), lag)
 
     # -- judging --------------------------------------------------------------------------------
 
@@ -575,7 +569,7 @@ class Engine:
                 or not any(may_renew(self._view(st), job) for st in active)):
             return
         live = min(len(st.live()) for st in active)
-        want = min(2 * live, job.launches_live, job.launches_max - max(len(st.launches) for st in active))
+        want = starts_wanted(live, max(len(st.launches) for st in active), job)
         if min(job.budget_s - st.spent for st in active) <= 0:
             return
         for st in active:
@@ -586,21 +580,25 @@ class Engine:
                 st.ahead.append(fut)
 
     def _ahead_hurts(self) -> bool:
-        """Whether starting ahead slows perflab's own process more than it is worth: on a machine
-        whose other CPUs are busy (another process computing there), a start ahead shares the one
-        CPU perflab has with it, and perflab's reply to each iteration came 2-3.5 ms later instead
-        of 1 — over a start's 30-90 ms, that outweighs the start it saves. Then starts ahead pause
-        for AHEAD_PAUSE_S and are tried afresh: the machine may have quietened."""
-        now = self.clock()
-        if now < self._ahead_paused_until:
-            return True
-        busy, idle = self._lag[True], self._lag[False]
-        if (min(self._lag_n.values()) >= LAG_MIN_SAMPLES and busy is not None and idle is not None
-                and busy > idle + AHEAD_LAG_MAX_S):
-            self._ahead_paused_until = now + AHEAD_PAUSE_S
-            self._lag[True], self._lag_n[True] = None, 0  # measured afresh when they resume
-            return True
-        return False
+        """Whether starting ahead costs the rounds more than it saves (see ahead.AheadGate)."""
+        return self._gate.hurts(self.clock())
+
+    # what the gate averaged: perflab's own time per round iteration, with and without a start under way
+    @property
+    def _lag(self) -> dict[bool, float | None]:
+        return self._gate.lag
+
+    @_lag.setter
+    def _lag(self, value: dict[bool, float | None]) -> None:
+        self._gate.lag = value
+
+    @property
+    def _lag_n(self) -> dict[bool, int]:
+        return self._gate.n
+
+    @_lag_n.setter
+    def _lag_n(self, value: dict[bool, int]) -> None:
+        self._gate.n = value
 
     def _take_ahead(self, active: list[_CaseState], count: int) -> dict[int, tuple[list, BaseException | None, int]]:
         """Up to `count` of each case's processes started ahead: per case (by id), the handles, the
