@@ -29,6 +29,8 @@ from ..stats import Ratio, estimate, ratio_from_launches
 from ..stats.contention import case_contention
 from .affinity import PROBE_S, PROBE_TRIES, Placement
 from .ahead import AheadGate, starts_wanted
+from .allocation import plan_renewal
+from .ledger import Ledger
 from .constants import (AHEAD_PAUSE_S, INTERLEAVE_OVERHEAD_SHARE, JUDGE_SPACING,  # noqa: F401 (AHEAD_PAUSE_S: tests)
                         JUDGE_WAIT_MAX_S, MAX_CONCURRENT_STARTS,
                         OVERHEAD_DISCARDED, OVERHEAD_ITERATIONS_MIN, PILOT_DONE_SHARE, PILOT_STEPS_MAX,
@@ -80,19 +82,15 @@ class _CaseState:
     launches: list[_Launch] = field(default_factory=list)
     invocations: int = 0
     per_call_ns: float = 0.0
-    spent: float = 0.0
+    # what it spent of its budget, and what its launches and round iterations cost (see ledger.py):
+    # with the variance components, how many iterations a launch is worth (stop.enough_iterations)
+    ledger: Ledger = field(default_factory=Ledger)
     done: bool = False
     interleave_overhead: bool = False
     # warmup iterations of later launches, set when the first launch's warmup was flat (0: the full check)
     later_warmup: int = 0
     estimate: Any = None  # the latest judgement's estimate (None until the minimum is measured)
     rounds: int = 0  # interleaving rounds this case took part in
-    # what a launch costs (start, setup, warmup, overhead) against one of its iterations in a round:
-    # together with the variance components, how many iterations a launch is worth (stop.enough_iterations)
-    launch_seconds: float = 0.0
-    launches_started: int = 0
-    round_seconds: float = 0.0
-    round_iterations: int = 0
     # processes started ahead, off the measuring CPU, for the next renewal (see Engine._start_ahead)
     ahead: list[Future] = field(default_factory=list)
 
@@ -146,7 +144,7 @@ class Engine:
             self.placement.release_host()
         elapsed = self.clock() - started
         for st in states:
-            st.result.wall_seconds = st.spent if st.spent else elapsed / max(1, len(states))
+            st.result.wall_seconds = st.ledger.spent if st.ledger.spent else elapsed / max(1, len(states))
         return [st.result for st in states]
 
     def _run_rounds(self, states: list[_CaseState]) -> None:
@@ -200,7 +198,7 @@ class Engine:
         try:
             return fn(*args)
         finally:
-            st.spent += self.clock() - t0
+            st.ledger.charge(self.clock() - t0)
 
     def _run_timeout(self, st: _CaseState, invocations: int, iterations: int) -> float:
         expected = st.per_call_ns * invocations * iterations / 1e9
@@ -233,21 +231,20 @@ class Engine:
             out[id(st)] = (handles + [handle] if handle is not None else handles, error or exc)
         elapsed = self.clock() - t0
         for st, _ in wanted:
-            st.spent += elapsed / len(wanted)
-            st.launch_seconds += elapsed / len(wanted)
+            st.ledger.charge_start(elapsed / len(wanted))
         return out
 
     def _attach(self, st: _CaseState, handles: list, error: BaseException | None) -> None:
         """Prepare freshly started launches one by one (their stages are timed); on any failure the
         handles not yet attached are closed too, then the failure goes up to fail the case."""
         pending = list(handles)
-        t0 = self.clock()
+        t0, attached = self.clock(), 0
         try:
             while pending:
                 self._add_launch(st, pending.pop(0))
-                st.launches_started += 1
+                attached += 1
         finally:
-            st.launch_seconds += self.clock() - t0
+            st.ledger.launches_prepared(self.clock() - t0, attached)
             for h in pending:
                 h.close()
         if error is not None:
@@ -436,8 +433,7 @@ class Engine:
         try:
             self._measure_in_round(st, launch, rnd)
         finally:
-            st.round_seconds += self.clock() - t0
-            st.round_iterations += 1
+            st.ledger.round_iteration(self.clock() - t0)
 
     def _measure_in_round(self, st: _CaseState, launch: _Launch, rnd: int) -> None:
         t0 = self.clock()
@@ -481,15 +477,10 @@ class Engine:
         live = st.live()
         return CaseSnapshot(
             counts=tuple(len(ln.samples.workload) for ln in st.launches), live=len(live),
-            longest_live=max((len(ln.samples.workload) for ln in live), default=0), spent=st.spent,
+            longest_live=max((len(ln.samples.workload) for ln in live), default=0), spent=st.ledger.spent,
             estimate=st.estimate,
             resolution_per_op=st.result.clock_resolution_ns / max(1, st.invocations * st.case.benchmark.ops_per_invoke),
-            c_launch=self._costs(st)[0], c_iteration=self._costs(st)[1])
-
-    def _costs(self, st: _CaseState) -> tuple[float, float]:
-        """What a launch (start, setup, warmup, overhead) and a round iteration have cost this case."""
-        c_iteration = st.round_seconds / st.round_iterations if st.round_iterations else 0.0
-        return st.launch_seconds / max(1, st.launches_started), c_iteration
+            c_launch=st.ledger.costs()[0], c_iteration=st.ledger.costs()[1])
 
     def _judge_group(self, active: list[_CaseState], group: list[_CaseState]
                      ) -> tuple[list[_CaseState], float | None]:
@@ -518,25 +509,18 @@ class Engine:
         return [], None
 
     def _renew(self, active: list[_CaseState], enough: float | None = None) -> None:
-        """More processes are needed. Launches that have measured what a process is worth (`stop.enough_iterations`)
-        retire — their samples stay, their processes exit — and the live launches double (up to the
-        job's live cap, total cap and what the budget left can attach), all started together: a case
-        that needs 24 launches gets there in three steps. Launch k of every contender starts and
-        retires with the others, so each launch keeps its partners in the rounds' blocks. `enough`:
+        """More processes are needed (allocation.plan_renewal says how many). Launches that have
+        measured what a process is worth (`stop.enough_iterations`) retire — their samples stay, their
+        processes exit — and the live launches double, all started together: a case that needs 24
+        launches gets there in three steps. `enough`:
         the iterations a launch pair is worth to a comparison's ratio (None: each case's own)."""
         job = self.job
-        live = min(len(st.live()) for st in active)
         if enough is None:
             enough = max(enough_iterations(self._view(st), job) for st in active)
-        # positions whose launches (in every contender) have measured enough
-        done = [k for k in range(live)
-                if all(len(st.live()[k].samples.workload) >= enough for st in active)]
-        count = min(2 * live, job.launches_live) - (live - len(done))
-        count = min(count, job.launches_max - max(len(st.launches) for st in active))
-        left = min(job.budget_s - st.spent for st in active)
-        per_launch = max(st.launch_seconds / max(1, st.launches_started) for st in active)
-        if per_launch > 0:  # start no more than the budget left can attach (start, warmup, overhead)
-            count = min(count, max(1, int(left / (per_launch * len(active)))))
+        done, count = plan_renewal(
+            [[len(ln.samples.workload) for ln in st.live()] for st in active], enough,
+            max(len(st.launches) for st in active), min(job.budget_s - st.ledger.spent for st in active),
+            max(st.ledger.per_launch() for st in active), job)
         if count <= 0:
             return
         for st in active:
@@ -570,7 +554,7 @@ class Engine:
             return
         live = min(len(st.live()) for st in active)
         want = starts_wanted(live, max(len(st.launches) for st in active), job)
-        if min(job.budget_s - st.spent for st in active) <= 0:
+        if min(job.budget_s - st.ledger.spent for st in active) <= 0:
             return
         for st in active:
             while len(st.ahead) < want:
@@ -623,9 +607,7 @@ class Engine:
         if taken:
             elapsed = self.clock() - t0
             for st in active:
-                share = elapsed * out[id(st)][2] / taken
-                st.spent += share
-                st.launch_seconds += share
+                st.ledger.charge_start(elapsed * out[id(st)][2] / taken)
         return out
 
     def _drop_ahead(self, st: _CaseState) -> None:
@@ -677,7 +659,7 @@ class Engine:
         st.result.stop_reason = reason
         st.result.contention = case_contention([ln.samples for ln in st.launches], self._host_start,
                                                self.host())
-        st.result.launch_cost_s, st.result.iteration_cost_s = self._costs(st)
+        st.result.launch_cost_s, st.result.iteration_cost_s = st.ledger.costs()
         first = st.live()[0]
         if self.job.diagnose and {"alloc", "gc", "allocs", "codesize"} & set(first.handle.hello.capabilities):
             try:
