@@ -10,6 +10,11 @@ lasts the job's iteration time) → warmup until the times stop trending → ove
 the same loop). Then rounds, until each case reaches its precision target (or its budget runs out).
 If processes disagree more than iterations do, the engine doubles the launches instead of adding iterations.
 A failing case fails alone: its workers are killed and the reason is kept; the others go on.
+
+This module is the loop and its side effects only. The decisions are pure functions beside it:
+stop.py (when to stop, renew or go on), allocation.py (renewal arithmetic), warmup.py (warmup and
+pilot), ahead.py (starting processes ahead), ledger.py (what each case spent), constants.py (every
+tuned number). docs/engine-structure.md maps them to their tests.
 """
 from __future__ import annotations
 
@@ -30,13 +35,13 @@ from ..stats.contention import case_contention
 from .affinity import PROBE_S, PROBE_TRIES, Placement
 from .ahead import AheadGate, starts_wanted
 from .allocation import plan_renewal
-from .ledger import Ledger
 from .constants import (AHEAD_PAUSE_S, INTERLEAVE_OVERHEAD_SHARE, JUDGE_SPACING,  # noqa: F401 (AHEAD_PAUSE_S: tests)
                         JUDGE_WAIT_MAX_S, MAX_CONCURRENT_STARTS,
                         OVERHEAD_DISCARDED, OVERHEAD_ITERATIONS_MIN, PILOT_DONE_SHARE, PILOT_STEPS_MAX,
                         SETTLED_READING_SHARE, WARMUP_BUDGET_SHARE, WARMUP_LEAST_FIRST,
                         WARMUP_LEAST_LATER, WARMUP_STEP_FIRST, WARMUP_STEP_LATER)
 from .host import read_host
+from .ledger import Ledger
 from .stop import CaseSnapshot, enough_iterations, judge_group, may_renew
 # the warmup and pilot rules, re-exported: callers and tests import them from the engine
 from .warmup import (_off_level, is_stable, iteration_target_ns, later_warmup, pick_invocations,  # noqa: F401
