@@ -57,6 +57,25 @@ def _samples_needed(var_b: float, var_w: float, mean: float, launches: int, job:
     return var_w / room if room > 0 else math.inf
 
 
+def plan_renewal(live_counts: list[list[int]], enough: float, most_launches: int, left_s: float,
+                 per_launch_s: float, job: Job) -> tuple[list[int], int]:
+    """A renewal: which positions of the live launches retire and how many launches each contender
+    starts. `live_counts`: per contender, the workload iterations of each live launch in position
+    order (launch k of every contender starts and retires with the others, so each keeps its
+    partners in the rounds' blocks). Positions whose launches (in every contender) have measured
+    `enough` retire; the live launches double, up to the job's live cap and total cap (`most_launches`
+    used by the contender with the most) and what the budget left (`left_s`, the least any contender
+    has) can attach at `per_launch_s` (start, warmup, overhead) a launch of each contender — one at
+    least, if any. A count of 0 or less: nothing is to be done."""
+    live = min(len(c) for c in live_counts)
+    done = [k for k in range(live) if all(c[k] >= enough for c in live_counts)]
+    count = min(2 * live, job.launches_live) - (live - len(done))
+    count = min(count, job.launches_max - most_launches)
+    if per_launch_s > 0:
+        count = min(count, max(1, int(left_s / (per_launch_s * len(live_counts)))))
+    return done, count
+
+
 def cheapest_run(var_b: float, var_w: float, mean: float, c_launch: float, c_iteration: float,
                  job: Job) -> tuple[int, int, float] | None:
     """The least measuring that reaches the job's target for a case whose processes and iterations
