@@ -155,6 +155,9 @@ def _judge(row: Row, target: float, overhead: bool) -> None:
     if any(aside.values()):
         row.notes.append("set aside: " + ", ".join(f"{n} {why}" for why, n in aside.items() if n)
                          + " iteration(s)")
+    if est.processes_set_aside:
+        row.notes.append(f"set aside: {est.processes_set_aside} process(es) far from the others "
+                         "(interference for their whole life, or processes that really differ)")
     level = (res.contention or {}).get("level")
     if level in ("heavy", "changing"):
         row.contended = True

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..model import LaunchSamples
 from .distributions import f_survival, t_quantile
-from .clean import CleanLaunch, clean_case, set_aside_totals
+from .clean import PROCESS_FLOOR_REL, CleanLaunch, clean_case, outlying_units, set_aside_totals
 from .modality import mvalue
 
 PERCENTILES = (0, 25, 50, 75, 90, 95, 99, 100)
@@ -43,6 +43,7 @@ class Estimate:
     outliers_upper_removed: int = 0  # slow samples set aside (stats/clean.py)
     outliers_lower: int = 0  # fast samples set aside
     preempted: int = 0  # iterations set aside because their thread waited for a CPU
+    processes_set_aside: int = 0  # whole processes far from the others (stats/clean.outlying_units)
     overhead_per_op: float = 0.0
     # how much the empty loop itself varies, per op: the larger of one overhead iteration's standard
     # deviation and that of the launches' overhead levels
@@ -88,6 +89,9 @@ def estimate_cleaned(cleaned: list[CleanLaunch], launches: list[LaunchSamples],
     used = [c for c in cleaned if len(c.x)]
     if not used:
         return None
+    levels = np.array([c.location for c in used])
+    far = outlying_units(levels, PROCESS_FLOOR_REL * abs(float(np.median(levels))))
+    used = [c for c, f in zip(used, far) if not f]
     xs = [c.x for c in used]
     L = len(xs)
     counts = np.array([len(x) for x in xs])
@@ -121,6 +125,7 @@ def estimate_cleaned(cleaned: list[CleanLaunch], launches: list[LaunchSamples],
         n=n, launches=L, confidence=confidence, se=se, df=df,
         percentiles={f"p{int(q)}": float(v) for q, v in zip(PERCENTILES, pct)},
         outliers_upper_removed=aside["slow"], outliers_lower=aside["fast"], preempted=aside["preempted"],
+        processes_set_aside=int(far.sum()),
         overhead_per_op=float(np.mean(overheads)),
         overhead_noise=max(float(np.std(overheads, ddof=1)) if L > 1 else 0.0,
                            float(np.median([c.overhead_sd for c in used]))),

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import LaunchSamples
-from .clean import clean_case
+from .clean import PROCESS_FLOOR_REL, clean_case, outlying_units
 from .distributions import t_quantile
 from .estimate import Estimate, components, launch_weighted
 
@@ -161,6 +161,10 @@ def pair_spread(units: list[np.ndarray]) -> PairSpread | None:
     weighted spread of the pairs' means (never under the model's own), for t on P-1 degrees of
     freedom. None with fewer than two pairs, or too few iterations to tell their spread."""
     units = [u for u in units if len(u)]
+    # a pair one of whose processes was hit for its whole life (see clean.outlying_units): its log
+    # ratio lies far from the other pairs'; the floor is PROCESS_FLOOR_REL on the log scale
+    far = outlying_units(np.array([float(np.mean(u)) for u in units]), PROCESS_FLOOR_REL)
+    units = [u for u, f in zip(units, far) if not f]
     P = len(units)
     if P < 2:
         return None
