@@ -1,4 +1,4 @@
-"""`perflab` command line: run · list · runtimes · compare · history · report · conformance.
+"""`perflab` command line: run · list · runtimes · compare · history · serve · report · conformance.
 
 This module only parses arguments and dispatches; each command lives in perflab.commands.
 """
@@ -46,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="where launches run: 'auto' (pin single-threaded launches to the idlest CPU after "
                           "warmup; Linux), 'off', or a CPU number")
     run.add_argument("--store", help="history store URL: sqlite:///path.db (default: $PERFLAB_STORE "
-                     "or ~/.local/share/perflab/history.db), postgresql://user:pw@host/db, or none")
+                     "or .perflab/history.db at the root of the benchmarks' git repository), postgresql://user:pw@host/db, or none")
     run.add_argument("--resume", nargs="?", const="latest", metavar="RUN_ID",
                      help="continue an interrupted run (default: the latest incomplete one), "
                      "measuring only the cases it had not finished")
@@ -88,6 +88,9 @@ def _parser() -> argparse.ArgumentParser:
     hist.add_argument("--min-shift", type=float, default=2.0, help="smallest shift to report, percent")
     hist.add_argument("--store")
 
+    from .commands.serve import add_serve_parser
+    add_serve_parser(sub)
+
     conf = sub.add_parser("conformance", help="check a worker against the protocol vectors")
     conf.add_argument("--runtime", required=True)
     conf.add_argument("--fixtures", help="fixture folder (default: protocol/fixtures/<language>)")
@@ -96,11 +99,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    from .commands import history, info, run
+    from .commands import history, info, run, serve
     from .report.seeds_report import cmd_report
     commands = {"report": cmd_report,"run": run.cmd_run, "list": info.cmd_list, "runtimes": info.cmd_runtimes,
                 "conformance": info.cmd_conformance, "compare": history.cmd_compare,
-                "history": history.cmd_history}
+                "history": history.cmd_history, "serve": serve.cmd_serve}
     try:
         return commands[args.command](args)
     except (UsageError, StoreError) as exc:

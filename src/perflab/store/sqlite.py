@@ -24,7 +24,9 @@ class SQLiteStore(Store):
         if self.path.exists() and not os.access(self.path, os.W_OK):
             raise StoreError(f"{self.url}: the history file is read-only; make it writable or "
                              "give another --store")
-        conn = sqlite3.connect(str(self.path), timeout=5.0)
+        # one connection, used by one thread at a time (the dashboard's event loop may not be the
+        # thread that opened it)
+        conn = sqlite3.connect(str(self.path), timeout=5.0, check_same_thread=False)
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA journal_mode = WAL")  # readers never block the run that is writing
         return conn
