@@ -309,3 +309,8 @@ class Store(ABC):
                            "(SELECT COALESCE(MAX(id), 0) FROM cases), "
                            "(SELECT COUNT(*) FROM runs WHERE finished IS NOT NULL)")
         return int(rows[0][0]), int(rows[0][1]), int(rows[0][2])
+
+    def latest_run_id(self, incomplete_only: bool = False) -> int | None:
+        sql = "SELECT MAX(id) FROM runs" + (" WHERE complete = 0" if incomplete_only else "")
+        rows = self._query(sql)
+        return int(rows[0][0]) if rows and rows[0][0] is not None else None
