@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import threading
 from pathlib import Path
 
 from rich.text import Text
@@ -56,6 +57,11 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _warm_imports() -> None:
+    import matplotlib.backends.backend_agg  # noqa: F401
+    import scipy.stats  # noqa: F401
+
+
 def cmd_serve(args) -> int:
     import uvicorn
 
@@ -76,6 +82,9 @@ def cmd_serve(args) -> int:
     app = create_app(store, allowed_hosts=["127.0.0.1", "localhost", "::1"] if loopback else None)
     err.print(Text(f"perflab serve: http://{shown}:{port}/  (history {store.url}; Ctrl-C stops)"),
               soft_wrap=True)
+    # the run page's statistics (scipy) and plots (matplotlib) take seconds to import: load them now,
+    # beside the server, not in the first visitor's request
+    threading.Thread(target=_warm_imports, daemon=True).start()
     config = uvicorn.Config(app, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
     try:

@@ -156,6 +156,7 @@ def create_app(store: Store, *, allowed_hosts: list[str] | None = None) -> Starl
               Route("/run/{run_id:int}/plot/{index:int}.png", run_plot),
               Route("/benchmarks", benchmarks), Route("/benchmark", benchmark),
               Route("/regressions", regressions), Route("/compare", compare),
+              Route("/favicon.ico", lambda request: Response(status_code=204)),
               Mount("/static", StaticFiles(directory=STATIC), name="static")]
 
     async def store_failed(request: Request, exc: StoreError) -> Response:
