@@ -51,6 +51,7 @@ def bind(host: str, port: int) -> socket.socket:
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
+        sock.listen(128)  # connections queue from here on: the printed URL answers at once
     except OSError as exc:
         raise UsageError(f"--host {host} --port {port}: cannot listen there ({exc.strerror or exc}); "
                          "choose another --port") from None
@@ -59,6 +60,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 def _warm_imports() -> None:
     import matplotlib.backends.backend_agg  # noqa: F401
+    import ruptures  # noqa: F401
     import scipy.stats  # noqa: F401
 
 
@@ -82,7 +84,7 @@ def cmd_serve(args) -> int:
     app = create_app(store, allowed_hosts=["127.0.0.1", "localhost", "::1"] if loopback else None)
     err.print(Text(f"perflab serve: http://{shown}:{port}/  (history {store.url}; Ctrl-C stops)"),
               soft_wrap=True)
-    # the run page's statistics (scipy) and plots (matplotlib) take seconds to import: load them now,
+    # change points (ruptures), the run page's statistics (scipy) and plots (matplotlib) take seconds to import: load them now,
     # beside the server, not in the first visitor's request
     threading.Thread(target=_warm_imports, daemon=True).start()
     config = uvicorn.Config(app, log_level="warning", access_log=False)

@@ -7,6 +7,7 @@ whole history (the benchmark list, every change point) is kept until the store's
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,7 @@ from ..provenance import Provenance, provenance
 from ..store import Store
 
 RUNS_PER_PAGE = 100
+CACHED = 64  # results kept per store state: the pages people flip between
 SORTS = ("started", "label", "revision", "cases", "failed")
 
 
@@ -62,15 +64,19 @@ class History:
         self.store = store
         self._runs: dict[int, dict[str, Any]] = {}        # id → provenance, started (never change)
         self._finished_counts: dict[int, tuple[int, int]] = {}
-        self._by_state: dict[str, tuple[Any, Any]] = {}    # name → (store state, value)
+        self._by_state: OrderedDict[str, tuple[Any, Any]] = OrderedDict()  # name → (state, value)
 
     # -- runs ----------------------------------------------------------------------------------
     def _cached(self, name: str, compute):
+        """compute(), or what it gave while the store's state was the same (the last CACHED pages)."""
         state = self.store.state()
         hit = self._by_state.get(name)
         if hit is None or hit[0] != state:
             hit = (state, compute())
             self._by_state[name] = hit
+            while len(self._by_state) > CACHED:
+                self._by_state.popitem(last=False)
+        self._by_state.move_to_end(name)
         return hit[1]
 
     def runs(self) -> list[RunRow]:
@@ -131,15 +137,17 @@ class History:
 
     def benchmark(self, name: str, axis: str = "date", min_shift: float = MIN_SHIFT) -> list[Series]:
         """The series of one benchmark, one per (runtime, params), with their change points."""
-        rows = self.store.benchmark_series(name)
-        series: dict[str, Series] = {}
-        for r in rows:
-            s = series.setdefault(r["key"], Series(r["key"], r["runtime"], r["params"]))
-            s.points.append(Point(r["run_id"], self.axis_label(r["run_id"], axis), r["mean_ns"],
-                                  r["ci_low_ns"], r["ci_high_ns"], r["status"]))
-        for ch in find_changes(rows, min_shift):
-            series[ch.key].changes.append(ch)
-        return sorted(series.values(), key=lambda s: (s.params_text, s.runtime))
+        def compute():
+            rows = self.store.benchmark_series(name)
+            series: dict[str, Series] = {}
+            for r in rows:
+                s = series.setdefault(r["key"], Series(r["key"], r["runtime"], r["params"]))
+                s.points.append(Point(r["run_id"], self.axis_label(r["run_id"], axis), r["mean_ns"],
+                                      r["ci_low_ns"], r["ci_high_ns"], r["status"]))
+            for ch in find_changes(rows, min_shift):
+                series[ch.key].changes.append(ch)
+            return sorted(series.values(), key=lambda s: (s.params_text, s.runtime))
+        return self._cached(f"benchmark\0{name}\0{axis}\0{min_shift}", compute)
 
     # -- regressions ---------------------------------------------------------------------------
     def changes(self, min_shift: float = MIN_SHIFT) -> list[tuple[Change, dict[str, Any]]]:

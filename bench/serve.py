@@ -1,0 +1,136 @@
+"""How fast `perflab serve` answers over a large history: the runs page and a benchmark page, timed
+server-side (the HTTP response, over loopback) and rendered in Debian's Chromium (Playwright).
+
+Targets (issue #21): over 1,000 runs × 500 cases, each page answers in < 300 ms and renders in < 1 s.
+
+    .venv/bin/python bench/serve.py                      # a smaller history: 200 runs × 100 cases
+    .venv/bin/python bench/serve.py --runs 1000 --cases 500 --db /tmp/perflab-serve-1000x500.db
+        # the full size; the history is generated once into --db and reused by later runs
+
+Prints every figure it measured: a page's first (uncached) answer apart, then the median and the
+slowest of the repetitions; a target is "met" only when the uncached answer and the slowest
+repetition are under it.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(REPO / "tests"))  # the generated history of the dashboard's tests
+
+from history_fixture import SHIFTING, make_history  # noqa: E402
+
+from perflab.store import open_store  # noqa: E402
+
+SERVER_TARGET_S, RENDER_TARGET_S = 0.300, 1.0
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def history(db: Path, runs: int, cases: int) -> None:
+    store = open_store(f"sqlite://{db}")
+    have = store.runs() if db.stat().st_size else []
+    if have and len(have) == runs and have[0]["cases"] == cases:
+        print(f"history: reusing {db} ({runs} runs × {cases} cases)")
+        return
+    if have:
+        raise SystemExit(f"{db} holds another history ({len(have)} runs); give another --db")
+    t = time.perf_counter()
+    make_history(store, runs=runs, cases=cases, hostile=False)
+    print(f"history: generated {runs} runs × {cases} cases into {db} in {time.perf_counter() - t:.1f} s "
+          f"({db.stat().st_size / 1e6:.0f} MB)")
+    store.close()
+
+
+def get(url: str) -> float:
+    t = time.perf_counter()
+    with urllib.request.urlopen(url) as r:
+        r.read()
+        assert r.status == 200, url
+    return time.perf_counter() - t
+
+
+def report(name: str, cold: float, warm: list[float], target: float) -> bool:
+    worst = max(warm)
+    met = worst < target and cold < target
+    print(f"  {name:<38} first {cold * 1000:6.0f} ms   warm median {statistics.median(warm) * 1000:6.0f} ms"
+          f"   slowest {worst * 1000:6.0f} ms   target < {target * 1000:.0f} ms: "
+          f"{'met' if met else 'MISSED'}")
+    return met
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--cases", type=int, default=100)
+    ap.add_argument("--db", type=Path, help="history file to generate once and reuse")
+    ap.add_argument("--repeat", type=int, default=5, help="warm repetitions of each page")
+    ap.add_argument("--no-browser", action="store_true", help="server-side figures only")
+    a = ap.parse_args()
+    db = a.db or Path(tempfile.mkdtemp(prefix="perflab-serve-bench-")) / "history.db"
+    db.touch()
+    history(db, a.runs, a.cases)
+    proc = subprocess.Popen([sys.executable, "-m", "perflab.cli", "serve", "--store", f"sqlite://{db}",
+                             "--port", "0"], stderr=subprocess.PIPE, text=True)
+    ok = True
+    try:
+        m = re.search(r"(http://127\.0\.0\.1:\d+)/", proc.stderr.readline())
+        assert m, "perflab serve did not start"
+        base = m.group(1)
+        for path in ("/run/1", f"/benchmark?name={SHIFTING}&x=commit"):
+            get(base + path)  # imports (scipy, ruptures, matplotlib) are the server's start, not a page's
+        print(f"server-side (HTTP response over loopback), {a.runs} runs × {a.cases} cases:")
+        # uncached: the first request of each page computes it; warm: the same page again (the server
+        # keeps what it computed until the history changes)
+        cold = get(base + "/")
+        ok &= report("runs page", cold, [get(base + "/") for _ in range(a.repeat)], SERVER_TARGET_S)
+        names = [f"Load.N{i}" for i in range(1, 1 + a.repeat)]
+        firsts = [get(f"{base}/benchmark?name={n}") for n in names]
+        print(f"  benchmark pages, uncached ({', '.join(names)}): median "
+              f"{statistics.median(firsts) * 1000:.0f} ms, slowest {max(firsts) * 1000:.0f} ms; "
+              f"target < {SERVER_TARGET_S * 1000:.0f} ms: {'met' if max(firsts) < SERVER_TARGET_S else 'MISSED'}")
+        ok &= max(firsts) < SERVER_TARGET_S
+        cold = get(f"{base}/benchmark?name={SHIFTING}")
+        ok &= report(f"benchmark page {SHIFTING} (a change)", cold,
+                     [get(f"{base}/benchmark?name={SHIFTING}") for _ in range(a.repeat)], SERVER_TARGET_S)
+        pages = {"runs page": "/", f"benchmark page ({SHIFTING}, 2 series)": f"/benchmark?name={SHIFTING}",
+                 "benchmark page (Load.N0, 4 series)": "/benchmark?name=Load.N0"}
+        if not a.no_browser:
+            ok &= render(base, pages, a.repeat)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    return 0 if ok else 1
+
+
+def render(base: str, pages: dict[str, str], repeat: int) -> bool:
+    from playwright.sync_api import sync_playwright
+    ok = True
+    print("rendered in Chromium (navigation start to the page loaded and every chart drawn):")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+
+        def once(path: str) -> float:
+            page.goto(base + path, wait_until="load")
+            if "/benchmark" in path:
+                page.wait_for_selector("body[data-charts-drawn]")
+            return page.evaluate("() => performance.now()") / 1000  # since this navigation began
+        for name, path in pages.items():
+            cold = once(path)
+            ok &= report(name, cold, [once(path) for _ in range(repeat)], RENDER_TARGET_S)
+        browser.close()
+    return ok
+
+
+if __name__ == "__main__":
+    sys.exit(main())
