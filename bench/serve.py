@@ -86,22 +86,21 @@ def main() -> int:
         m = re.search(r"(http://127\.0\.0\.1:\d+)/", proc.stderr.readline())
         assert m, "perflab serve did not start"
         base = m.group(1)
-        for path in ("/run/1", f"/benchmark?name={SHIFTING}&x=commit"):
-            get(base + path)  # imports (scipy, ruptures, matplotlib) are the server's start, not a page's
+        ready = proc.stderr.readline().strip()  # the warm-up: imports, then every change point
+        print(f"server: {ready}")
         print(f"server-side (HTTP response over loopback), {a.runs} runs × {a.cases} cases:")
-        # uncached: the first request of each page computes it; warm: the same page again (the server
-        # keeps what it computed until the history changes)
         cold = get(base + "/")
         ok &= report("runs page", cold, [get(base + "/") for _ in range(a.repeat)], SERVER_TARGET_S)
         names = [f"Load.N{i}" for i in range(1, 1 + a.repeat)]
         firsts = [get(f"{base}/benchmark?name={n}") for n in names]
-        print(f"  benchmark pages, uncached ({', '.join(names)}): median "
+        print(f"  benchmark pages, first visits ({', '.join(names)}): median "
               f"{statistics.median(firsts) * 1000:.0f} ms, slowest {max(firsts) * 1000:.0f} ms; "
               f"target < {SERVER_TARGET_S * 1000:.0f} ms: {'met' if max(firsts) < SERVER_TARGET_S else 'MISSED'}")
         ok &= max(firsts) < SERVER_TARGET_S
         cold = get(f"{base}/benchmark?name={SHIFTING}")
         ok &= report(f"benchmark page {SHIFTING} (a change)", cold,
                      [get(f"{base}/benchmark?name={SHIFTING}") for _ in range(a.repeat)], SERVER_TARGET_S)
+        uncached(db, names + [SHIFTING])
         pages = {"runs page": "/", f"benchmark page ({SHIFTING}, 2 series)": f"/benchmark?name={SHIFTING}",
                  "benchmark page (Load.N0, 4 series)": "/benchmark?name=Load.N0"}
         if not a.no_browser:
@@ -110,6 +109,24 @@ def main() -> int:
         proc.terminate()
         proc.wait(timeout=10)
     return 0 if ok else 1
+
+
+def uncached(db: Path, names: list[str]) -> None:
+    """What a benchmark page costs without the server's warm-up (in-process, nothing remembered):
+    the query, every series' change points and the chart data. Not a target: the warm-up exists
+    so that visitors do not pay it."""
+    from perflab.web.app import _charts
+    from perflab.web.queries import History
+    store = open_store(f"sqlite://{db}")
+    History(store).runs()  # imports and the runs' provenance are not a benchmark page's
+    times = []
+    for n in names:
+        t = time.perf_counter()
+        _charts(History(store).benchmark(n))
+        times.append(time.perf_counter() - t)
+    print("  without warm-up, in-process (query + change points + chart data): "
+          + ", ".join(f"{n} {t * 1000:.0f} ms" for n, t in zip(names, times)))
+    store.close()
 
 
 def render(base: str, pages: dict[str, str], repeat: int) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import threading
+import time
 from pathlib import Path
 
 from rich.text import Text
@@ -58,10 +59,25 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _warm_imports() -> None:
+def _warm_up(url: str, history) -> None:
+    """Imports that take seconds (change points: ruptures; the run page's statistics: scipy; its
+    plots: matplotlib), then every series' change points, on a connection of its own: the first
+    visitor of a page finds them computed. Best effort: a failure here only leaves pages to compute
+    them themselves."""
     import matplotlib.backends.backend_agg  # noqa: F401
     import ruptures  # noqa: F401
     import scipy.stats  # noqa: F401
+    try:
+        started = time.perf_counter()
+        store = open_store(url)
+        try:
+            found = history.every_change(store)
+        finally:
+            store.close()
+        err.print(Text(f"perflab serve: change points ready ({len(found)} found, "
+                       f"{time.perf_counter() - started:.1f} s)"), soft_wrap=True)
+    except Exception:  # noqa: BLE001 - the pages compute what the warm-up could not
+        pass
 
 
 def cmd_serve(args) -> int:
@@ -84,9 +100,7 @@ def cmd_serve(args) -> int:
     app = create_app(store, allowed_hosts=["127.0.0.1", "localhost", "::1"] if loopback else None)
     err.print(Text(f"perflab serve: http://{shown}:{port}/  (history {store.url}; Ctrl-C stops)"),
               soft_wrap=True)
-    # change points (ruptures), the run page's statistics (scipy) and plots (matplotlib) take seconds to import: load them now,
-    # beside the server, not in the first visitor's request
-    threading.Thread(target=_warm_imports, daemon=True).start()
+    threading.Thread(target=_warm_up, args=(url, app.state.history), daemon=True).start()
     config = uvicorn.Config(app, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
     try:

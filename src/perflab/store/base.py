@@ -78,6 +78,14 @@ def _backfill_case_columns(store: "Store", cur) -> None:
                     (*_case_columns(json.loads(doc)), cid))
 
 
+class _Decoded(dict):
+    """JSON texts decoded once each: a series repeats its params' text in every run."""
+
+    def __missing__(self, text: str) -> Any:
+        value = self[text] = json.loads(text)
+        return value
+
+
 def now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
@@ -291,16 +299,18 @@ class Store(ABC):
         rows = self._query(
             "SELECT run_id, case_key, runtime, params, status, mean_ns, error_ns, ci_low_ns, "
             "ci_high_ns FROM cases WHERE benchmark = ? ORDER BY run_id, id", (benchmark,))
+        params = _Decoded()
         return [{"run_id": r[0], "key": r[1], "benchmark": benchmark, "runtime": r[2],
-                 "params": json.loads(r[3]), "status": r[4], "mean_ns": r[5], "error_ns": r[6],
+                 "params": params[r[3]], "status": r[4], "mean_ns": r[5], "error_ns": r[6],
                  "ci_low_ns": r[7], "ci_high_ns": r[8]} for r in rows]
 
     def all_means(self) -> list[dict[str, Any]]:
         """Every case's mean in every run (no documents), for change points across all series."""
         rows = self._query("SELECT run_id, case_key, benchmark, runtime, params, status, mean_ns "
                            "FROM cases ORDER BY run_id, id")
+        params = _Decoded()
         return [{"run_id": r[0], "key": r[1], "benchmark": r[2], "runtime": r[3],
-                 "params": json.loads(r[4]), "status": r[5], "mean_ns": r[6]} for r in rows]
+                 "params": params[r[4]], "status": r[5], "mean_ns": r[6]} for r in rows]
 
     def state(self) -> tuple[int, int, int]:
         """(latest run id, latest case row id, finished runs): changes whenever anything is written

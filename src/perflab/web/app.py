@@ -169,8 +169,10 @@ def create_app(store: Store, *, allowed_hosts: list[str] | None = None) -> Starl
         return error(404, "Not found", "There is no such page. Start from the list of runs.")
 
     middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)] if allowed_hosts else []
-    return Starlette(routes=routes, middleware=middleware,
-                     exception_handlers={StoreError: store_failed, 404: not_found})
+    app = Starlette(routes=routes, middleware=middleware,
+                    exception_handlers={StoreError: store_failed, 404: not_found})
+    app.state.history = history  # serve's warm-up fills its change points from its own connection
+    return app
 
 
 def _charts(series) -> list[dict[str, Any]]:

@@ -7,6 +7,7 @@ whole history (the benchmark list, every change point) is kept until the store's
 from __future__ import annotations
 
 import math
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ from ..store import Store
 
 RUNS_PER_PAGE = 100
 CACHED = 64  # results kept per store state: the pages people flip between
+SERIES_REMEMBERED = 100_000  # series whose change points are kept (a few hundred bytes each)
 SORTS = ("started", "label", "revision", "cases", "failed")
 
 
@@ -64,6 +66,8 @@ class History:
         self.store = store
         self._runs: dict[int, dict[str, Any]] = {}        # id → provenance, started (never change)
         self._finished_counts: dict[int, tuple[int, int]] = {}
+        self._series_changes: dict[tuple, list[Change]] = {}  # a series' exact points → changes
+        self._memo_lock = threading.Lock()
         self._by_state: OrderedDict[str, tuple[Any, Any]] = OrderedDict()  # name → (state, value)
 
     # -- runs ----------------------------------------------------------------------------------
@@ -144,7 +148,7 @@ class History:
                 s = series.setdefault(r["key"], Series(r["key"], r["runtime"], r["params"]))
                 s.points.append(Point(r["run_id"], self.axis_label(r["run_id"], axis), r["mean_ns"],
                                       r["ci_low_ns"], r["ci_high_ns"], r["status"]))
-            for ch in find_changes(rows, min_shift):
+            for ch in self._changes_of(rows, min_shift):
                 series[ch.key].changes.append(ch)
             return sorted(series.values(), key=lambda s: (s.params_text, s.runtime))
         return self._cached(f"benchmark\0{name}\0{axis}\0{min_shift}", compute)
@@ -153,9 +157,35 @@ class History:
     def changes(self, min_shift: float = MIN_SHIFT) -> list[tuple[Change, dict[str, Any]]]:
         """Every change point of every series, largest shift first, with its series' identity."""
         def compute():
-            rows = self.store.all_means()
-            ident = {r["key"]: r for r in rows}
-            found = find_changes(rows, min_shift)
-            found.sort(key=lambda c: -abs(math.log(c.after_mean / c.before_mean)))
-            return [(c, ident[c.key]) for c in found]
+            return self.every_change(self.store, min_shift)
         return self._cached(f"changes@{min_shift}", compute)
+
+    def every_change(self, store: Store, min_shift: float = MIN_SHIFT
+                     ) -> list[tuple[Change, dict[str, Any]]]:
+        rows = store.all_means()
+        ident = {r["key"]: r for r in rows}
+        found = self._changes_of(rows, min_shift)
+        found.sort(key=lambda c: -abs(math.log(c.after_mean / c.before_mean)))
+        return [(c, ident[c.key]) for c in found]
+
+    def _changes_of(self, rows: list[dict[str, Any]], min_shift: float) -> list[Change]:
+        """find_changes per series, each remembered by its exact points: a series no run has added
+        to since is not tested again (a permutation test over 1,000 runs takes a good fraction of
+        a second), and the benchmark and regressions pages share what either computed."""
+        by_key: dict[str, list[dict[str, Any]]] = {}
+        for r in rows:
+            by_key.setdefault(r["key"], []).append(r)
+        out = []
+        for key, points in by_key.items():
+            # the points' hash, not the points: 500 series of 1,000 runs would hold 100 MB
+            memo = (key, min_shift, len(points),
+                    hash(tuple((p["run_id"], p["status"], p["mean_ns"]) for p in points)))
+            found = self._series_changes.get(memo)
+            if found is None:
+                found = find_changes(points, min_shift)
+                with self._memo_lock:  # serve's warm-up thread fills it too
+                    self._series_changes[memo] = found
+                    while len(self._series_changes) > SERIES_REMEMBERED:
+                        self._series_changes.pop(next(iter(self._series_changes)))
+            out += found
+        return out

@@ -12,6 +12,9 @@
   function fade(hex) { return hex + "33"; }
   function draw(canvas, chart) {
     const datasets = [];
+    // past a few hundred runs, dots would hide the line and cost most of the drawing: the points
+    // are still there to hover and click (the nearest one along the axis answers)
+    const dots = chart.labels.length > 300 ? 0 : 2.5;
     chart.lines.forEach(function (line, i) {
       const colour = COLOURS[i % COLOURS.length];
       // band first: the high edge fills down to the low edge drawn right after it
@@ -21,7 +24,7 @@
       datasets.push({label: line.runtime + " interval low", data: line.low, borderWidth: 0,
                      pointRadius: 0, fill: false, spanGaps: true, perflabRole: "band"});
       datasets.push({label: line.runtime, data: line.mean, borderColor: colour, backgroundColor: colour,
-                     pointRadius: 2.5, pointHoverRadius: 5, borderWidth: 1.5, spanGaps: true,
+                     pointRadius: dots, pointHoverRadius: 5, pointHitRadius: 4, borderWidth: 1.5, spanGaps: true,
                      perflabRole: "mean", perflabLine: i});
       const marks = chart.labels.map(function () { return null; });
       line.changes.forEach(function (at) { marks[at] = line.mean[at]; });
