@@ -126,3 +126,17 @@ def test_page_queries_bind_user_text_as_data(store_url):  # noqa: F811
     [point] = s.benchmark_series("x'; DROP TABLE runs. --")
     assert point["params"] == {"p": "'\"\n<>"}
     assert s.case_counts() == {rid: (1, 0)} and len(s.run_records()) == 1
+
+
+def test_the_project_history_stays_out_of_git_status(tmp_path, monkeypatch):
+    """Its own history file must not make the next run's commit look dirty."""
+    monkeypatch.delenv("PERFLAB_STORE", raising=False)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "bench_a.py").write_text("")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "one")
+    open_store(None, project=repo / "bench_a.py").close()
+    assert (repo / ".perflab" / "history.db").is_file()
+    assert git_commit(repo)["dirty"] is False

@@ -48,7 +48,27 @@ def store_url(url: str | None, project: Path | None = None) -> str:
 
 def open_store(url: str | None, project: Path | None = None) -> Store | None:
     """`project`: a benchmark path whose repository holds the default history (default: cwd)."""
+    chosen = url or os.environ.get("PERFLAB_STORE")
     url = store_url(url, project)
+    if not chosen:
+        store = _open(url)
+        _ignore_in_git(Path(url[len("sqlite://"):]).parent)
+        return store
+    return _open(url)
+
+
+def _ignore_in_git(folder: Path) -> None:
+    """The project's history is the user's data, not the project's source: a .gitignore in its folder
+    keeps it out of `git status` (and out of the dirty flag of the next run's commit)."""
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        try:
+            ignore.write_text("# perflab's history of this project (perflab history, perflab serve)\n*\n")
+        except OSError:
+            pass
+
+
+def _open(url: str) -> Store | None:
     if url == "none":
         return None
     if url.startswith("sqlite://"):
