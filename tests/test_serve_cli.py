@@ -79,3 +79,24 @@ def test_another_address_is_served_with_a_warning(tmp_path):
         proc.wait(timeout=10)
     assert warning.startswith("warning: listening on 0.0.0.0") and "no login" in warning
     assert started.startswith("perflab serve: http://0.0.0.0:")
+
+
+def test_a_store_locked_while_it_needs_migrating_is_an_error(tmp_path):
+    """A store of an older schema is migrated at start; while a run holds its write lock, that
+    waits (5 s) and then says so in one line. (A current store serves during a run: readers of a
+    WAL database are not blocked.)"""
+    from perflab.store.base import _migrations
+    path = tmp_path / "h.db"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("CREATE TABLE perflab_schema (version INTEGER NOT NULL)")
+    conn.execute("INSERT INTO perflab_schema (version) VALUES (1)")
+    for sql in _migrations("INTEGER PRIMARY KEY AUTOINCREMENT")[1]:
+        conn.execute(sql)
+    conn.commit()
+    conn.execute("BEGIN EXCLUSIVE")
+    try:
+        one_line_error(serve("--store", f"sqlite://{path}", "--port", "0"), "locked by another process")
+    finally:
+        conn.rollback()
+        conn.close()
