@@ -161,3 +161,24 @@ def test_a_store_that_fails_while_serving_is_a_clear_page(tmp_path, monkeypatch)
     assert r.status_code == 503 and "locked by another process" in r.text
     monkeypatch.setattr(store, "run_records", real)
     assert client.get("/").status_code == 200
+
+
+def test_edge_histories_empty_one_run_no_case_and_a_benchmark_that_always_failed(tmp_path):
+    store = open_store(f"sqlite://{tmp_path / 'h.db'}")
+    client = TestClient(create_app(store))
+    assert "The history is empty" in get(client, "/")
+    assert "holds no runs yet" in get(client, "/compare")
+    assert "No shift" in get(client, "/regressions")
+    rid = store.begin_run(command=["perflab", "run"], args={}, job={}, environment={}, fingerprint="f")
+    assert "This run stored no case." in get(client, f"/run/{rid}")
+    assert "not in a git repository" in get(client, f"/run/{rid}")
+    assert "incomplete" in get(client, f"/run/{rid}")
+    assert "holds 1 run yet; a comparison needs two" in get(client, "/compare")
+    make_history(store, runs=3, cases=4)
+    page = get(client, "/benchmark?name=Fail.Broken")
+    data = json.loads(html.unescape(re.search(r'id="chart-data">(.*?)</script>', page, re.S).group(1)))
+    assert data[0]["lines"][0]["mean"] == [None, None, None]
+    assert data[0]["lines"][0]["status"] == ["failed"] * 3
+    assert get(client, "/?page=999").count('<tr data-run="') == 4  # past the last page: the last
+    assert get(client, "/?sort=nonsense&order=sideways").count('<tr data-run="') == 4
+    assert get(client, "/regressions?min_shift=abc")  # a bad number is the default, not an error

@@ -138,9 +138,10 @@ def create_app(store: Store, *, allowed_hosts: list[str] | None = None) -> Starl
         threshold = _float(qp.get("threshold"), 2.0)
         force = qp.get("force") == "1"
         state = {"old": old, "new": new, "threshold": threshold, "force": force}
-        if not ids:
-            return page("compare.html", title="Compare", state=state, runs=[], message="The history "
-                        "holds no run yet.")
+        if len(ids) < 2 and not (qp.get("old") and qp.get("new")):
+            return page("compare.html", title="Compare", state=state, runs=history.runs(),
+                        message=f"The history holds {len(ids) or 'no'} run{'s' if len(ids) != 1 else ''}"
+                                " yet; a comparison needs two.")
         try:
             result = compare_docs((f"run #{old}", store.document(old)),
                                   (f"run #{new}", store.document(new)),
