@@ -140,3 +140,19 @@ def test_the_project_history_stays_out_of_git_status(tmp_path, monkeypatch):
     open_store(None, project=repo / "bench_a.py").close()
     assert (repo / ".perflab" / "history.db").is_file()
     assert git_commit(repo)["dirty"] is False
+
+
+def test_history_lists_provenance_and_series_show_params(tmp_path, capsys):
+    from history_fixture import make_history
+
+    from perflab.cli import main
+    url = f"sqlite://{tmp_path / 'h.db'}"
+    make_history(open_store(url), runs=2, cases=8, hostile=False)
+    assert main(["history", "--store", url]) == 0
+    shown = capsys.readouterr().out
+    for text in ("Commit (branch)", "0000ababab (main)", "perflab run bench -r py-a,py-b", "py-a, py-b",
+                 "nightly 1", "short", "fake-machine"):
+        assert text in shown, text
+    assert main(["history", "Load.N0", "--store", url]) == 0
+    shown = capsys.readouterr().out
+    assert "Params" in shown and "size=10" in shown and "size=1 " in shown
