@@ -6,6 +6,8 @@ Targets (issue #21): over 1,000 runs × 500 cases, each page answers in < 300 ms
     .venv/bin/python bench/serve.py                      # a smaller history: 200 runs × 100 cases
     .venv/bin/python bench/serve.py --runs 1000 --cases 500 --db /tmp/perflab-serve-1000x500.db
         # the full size; the history is generated once into --db and reused by later runs
+    .venv/bin/python bench/serve.py --runs 1000 --cases 500 --stub-docs --db /tmp/perflab-serve-stub.db
+        # the same rows with stub documents: generated in a fraction of the time
 
 Prints every figure it measured: a page's first (uncached) answer apart, then the median and the
 slowest of the repetitions; a target is "met" only when the uncached answer and the slowest
@@ -14,6 +16,7 @@ repetition are under it.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import statistics
 import subprocess
@@ -36,7 +39,40 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-def history(db: Path, runs: int, cases: int) -> None:
+def stub_history(store, runs: int, cases: int) -> None:
+    """The full size quickly: the rows the runs and benchmark pages read (means, intervals, params,
+    status, provenance) written directly, each case's document a stub. Those pages never open a
+    document; the run and compare pages need real ones (make_history)."""
+    import json
+
+    from history_fixture import cases_of_run, make_history
+    import numpy as np
+    make_history(store, runs=1, cases=cases, hostile=False)  # run 1: real documents, provenance
+    template = store.run_records()[0]
+    rng = np.random.default_rng(2)
+    cur = store.conn.cursor()
+    for r in range(1, runs):
+        cur.execute(store._q("INSERT INTO runs (started, finished, complete, label, command, args, job, "
+                             "environment, fingerprint) VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?)"),
+                    (template["started"], template["finished"], f"nightly {r}",
+                     json.dumps(template["command"]), json.dumps(template["args"]),
+                     json.dumps(template["job"]), json.dumps(template["environment"]), "fake-machine"))
+        rid = cur.lastrowid
+        rows = []
+        for c in cases_of_run(r, cases, runs // 2, rng, hostile=False):
+            e = c.get("estimate") or {}
+            rows.append((rid, c["key"], f"{c['benchmark']['group']}.{c['benchmark']['name']}",
+                         c["runtime"]["label"], c["status"], e.get("mean"), e.get("error"), "", "{}",
+                         json.dumps(c["params"], sort_keys=True), e.get("ci_low"), e.get("ci_high")))
+        cur.executemany("INSERT INTO cases (run_id, case_key, benchmark, runtime, status, mean_ns, "
+                        "error_ns, written, doc, params, ci_low_ns, ci_high_ns) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        if r % 100 == 0:
+            store.conn.commit()
+    store.conn.commit()
+
+
+def history(db: Path, runs: int, cases: int, stub: bool = False) -> None:
     store = open_store(f"sqlite://{db}")
     have = store.runs() if db.stat().st_size else []
     if have and len(have) == runs and have[0]["cases"] == cases:
@@ -45,8 +81,11 @@ def history(db: Path, runs: int, cases: int) -> None:
     if have:
         raise SystemExit(f"{db} holds another history ({len(have)} runs); give another --db")
     t = time.perf_counter()
-    make_history(store, runs=runs, cases=cases, hostile=False)
-    print(f"history: generated {runs} runs × {cases} cases into {db} in {time.perf_counter() - t:.1f} s "
+    if stub:
+        stub_history(store, runs, cases)
+    else:
+        make_history(store, runs=runs, cases=cases, hostile=False)
+    print(f"history: generated {runs} runs × {cases} cases{' (stub documents)' if stub else ''} into {db} in {time.perf_counter() - t:.1f} s "
           f"({db.stat().st_size / 1e6:.0f} MB)")
     store.close()
 
@@ -75,10 +114,15 @@ def main() -> int:
     ap.add_argument("--db", type=Path, help="history file to generate once and reuse")
     ap.add_argument("--repeat", type=int, default=5, help="warm repetitions of each page")
     ap.add_argument("--no-browser", action="store_true", help="server-side figures only")
+    ap.add_argument("--stub-docs", action="store_true",
+                    help="write the cases' columns only (documents are stubs): the full size in a "
+                         "fraction of the time; the pages measured never read a document")
     a = ap.parse_args()
     db = a.db or Path(tempfile.mkdtemp(prefix="perflab-serve-bench-")) / "history.db"
     db.touch()
-    history(db, a.runs, a.cases)
+    history(db, a.runs, a.cases, a.stub_docs)
+    print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())} "
+          f"({os.cpu_count()} CPUs; the machine is shared)")
     proc = subprocess.Popen([sys.executable, "-m", "perflab.cli", "serve", "--store", f"sqlite://{db}",
                              "--port", "0"], stderr=subprocess.PIPE, text=True)
     ok = True
@@ -108,6 +152,7 @@ def main() -> int:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+    print(f"load average at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     return 0 if ok else 1
 
 
@@ -118,7 +163,9 @@ def uncached(db: Path, names: list[str]) -> None:
     from perflab.web.app import _charts
     from perflab.web.queries import History
     store = open_store(f"sqlite://{db}")
-    History(store).runs()  # imports and the runs' provenance are not a benchmark page's
+    from perflab.history import find_changes
+    find_changes([{"key": "k", "run_id": i, "status": "ok", "mean_ns": 1.0 + (i > 5)} for i in range(12)])
+    History(store).runs()  # imports (ruptures) and the runs' provenance are not a benchmark page's
     times = []
     for n in names:
         t = time.perf_counter()

@@ -152,14 +152,14 @@ def test_a_store_that_fails_while_serving_is_a_clear_page(tmp_path, monkeypatch)
     store = open_store(f"sqlite://{tmp_path / 'h.db'}")
     make_history(store, runs=2, cases=4, hostile=False)
     client = TestClient(create_app(store))
-    real = store.run_records
+    real = store.state
 
-    def failing():
+    def failing(*args, **kwargs):
         raise StoreError(f"{store.url}: the history database is locked by another process; wait")
-    monkeypatch.setattr(store, "run_records", failing)
+    monkeypatch.setattr(store, "state", failing)
     r = client.get("/")
     assert r.status_code == 503 and "locked by another process" in r.text
-    monkeypatch.setattr(store, "run_records", real)
+    monkeypatch.setattr(store, "state", real)
     assert client.get("/").status_code == 200
 
 

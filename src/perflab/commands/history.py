@@ -60,15 +60,15 @@ def cmd_history(args) -> int:
         for c in ("Run", "Started", "Commit (branch)", "Label", "Command", "Paths", "Runtimes", "Job",
                   "Cases", "Failed", "Complete", "Machine"):
             t.add_column(c)
-        counts = store.case_counts()
-        for r in store.run_records():
+        counts, records = store.case_counts(), store.run_records()
+        for r in records:
             p = provenance(r)
             n, failed = counts.get(r["id"], (0, 0))
             t.add_row(*cells([str(r["id"]), r["started"], p.revision, p.label, p.command,
                               ", ".join(p.paths), ", ".join(p.runtimes), p.job, str(n), str(failed),
                               "yes" if r["complete"] else "no (--resume)", p.fingerprint]))
         out.print(t)
-        if not counts and not store.run_records():
+        if not records:
             _hint_legacy(args.store)
         return 0
     series = store.series(args.pattern)

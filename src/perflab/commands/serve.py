@@ -61,8 +61,8 @@ def bind(host: str, port: int) -> socket.socket:
 
 def _warm_up(url: str, history) -> None:
     """Imports that take seconds (change points: ruptures; the run page's statistics: scipy; its
-    plots: matplotlib), then every series' change points, on a connection of its own: the first
-    visitor of a page finds them computed. Best effort: a failure here only leaves pages to compute
+    plots: matplotlib), then the runs and every series' change points, on a connection of its own:
+    the first visitor of a page finds them computed. Best effort: a failure here only leaves pages to compute
     them themselves."""
     import matplotlib.backends.backend_agg  # noqa: F401
     import ruptures  # noqa: F401
@@ -71,10 +71,10 @@ def _warm_up(url: str, history) -> None:
         started = time.perf_counter()
         store = open_store(url)
         try:
-            found = history.every_change(store)
+            found = history.warm(store)
         finally:
             store.close()
-        err.print(Text(f"perflab serve: change points ready ({len(found)} found, "
+        err.print(Text(f"perflab serve: runs and change points ready ({found} change points, "
                        f"{time.perf_counter() - started:.1f} s)"), soft_wrap=True)
     except Exception:  # noqa: BLE001 - the pages compute what the warm-up could not
         pass

@@ -273,10 +273,16 @@ class Store(ABC):
         return out
 
     # -- what the dashboard reads (perflab.web.queries): one bound-parameter query per page part ----
-    def run_records(self) -> list[dict[str, Any]]:
-        """Every run with what it was (command, args, job, environment), oldest first; no cases."""
+    def run_states(self) -> list[tuple[int, str, str | None, bool]]:
+        """(id, started, finished, complete) of every run, oldest first: what changes after a run began."""
+        return [(int(r[0]), r[1], r[2], bool(r[3]))
+                for r in self._query("SELECT id, started, finished, complete FROM runs ORDER BY id")]
+
+    def run_records(self, after: int = 0) -> list[dict[str, Any]]:
+        """Every run after id `after` with what it was (command, args, job, environment), oldest
+        first; no cases."""
         rows = self._query("SELECT id, started, finished, complete, label, command, args, job, "
-                           "environment, fingerprint FROM runs ORDER BY id")
+                           "environment, fingerprint FROM runs WHERE id > ? ORDER BY id", (after,))
         return [{"id": r[0], "started": r[1], "finished": r[2], "complete": bool(r[3]), "label": r[4],
                  "command": json.loads(r[5]), "args": json.loads(r[6]), "job": json.loads(r[7]),
                  "environment": json.loads(r[8]), "fingerprint": r[9]} for r in rows]

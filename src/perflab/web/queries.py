@@ -84,23 +84,26 @@ class History:
         return hit[1]
 
     def runs(self) -> list[RunRow]:
-        def compute():
-            records = self.store.run_records()
-            for r in records:
-                self._runs.setdefault(r["id"], {"prov": provenance(r), "started": r["started"]})
-            unknown = [r["id"] for r in records if r["id"] not in self._finished_counts]
-            counts = dict(self._finished_counts)
-            if unknown:  # only runs not yet counted, or still being written
-                counts.update(self.store.case_counts(since_run=min(unknown) - 1))
-            rows = []
-            for r in records:
-                c, f = counts.get(r["id"], (0, 0))
-                if r["finished"] is not None:
-                    self._finished_counts[r["id"]] = (c, f)
-                rows.append(RunRow(r["id"], r["started"], r["finished"], r["complete"],
-                                   self._runs[r["id"]]["prov"], c, f))
-            return rows
-        return self._cached("runs", compute)
+        return self._cached("runs", lambda: self.load_runs(self.store))
+
+    def load_runs(self, store: Store) -> list[RunRow]:
+        """Every run with its provenance and counts. Only what may have changed is read: the
+        provenance of runs not seen before, the counts of runs not finished when last seen."""
+        known = max(self._runs, default=0)
+        for r in store.run_records(after=known):
+            self._runs.setdefault(r["id"], {"prov": provenance(r), "started": r["started"]})
+        states = store.run_states()
+        unknown = [rid for rid, *_ in states if rid not in self._finished_counts]
+        counts = dict(self._finished_counts)
+        if unknown:
+            counts.update(store.case_counts(since_run=min(unknown) - 1))
+        rows = []
+        for rid, started, finished, complete in states:
+            c, f = counts.get(rid, (0, 0))
+            if finished is not None:
+                self._finished_counts[rid] = (c, f)
+            rows.append(RunRow(rid, started, finished, complete, self._runs[rid]["prov"], c, f))
+        return rows
 
     def run_page(self, q: str = "", status: str = "", sort: str = "started", order: str = "desc",
                  page: int = 1) -> tuple[list[RunRow], int, int]:
@@ -159,6 +162,12 @@ class History:
         def compute():
             return self.every_change(self.store, min_shift)
         return self._cached(f"changes@{min_shift}", compute)
+
+    def warm(self, store: Store) -> int:
+        """What the first visitors would wait for, computed on `store` (serve's own connection, in a
+        thread of its own): every run's provenance and counts, every series' change points."""
+        self.load_runs(store)
+        return len(self.every_change(store))
 
     def every_change(self, store: Store, min_shift: float = MIN_SHIFT
                      ) -> list[tuple[Change, dict[str, Any]]]:
