@@ -1,21 +1,16 @@
 #!/usr/bin/env bash
-# perflab's main job on a fresh machine: set up the host in .venv, run a quick slice of the seed corpus
-# (suites/seeds, the .NET reports' experiments ported to Python, Node, Go, Java, Rust and C/C++) on the
-# runtimes found (per language the versions the reports compare, when installed: see
-# scripts/main_job_runtimes.py), keep the run in the history (SQLite, ~/.local/share/perflab/history.db)
-# and write a report in the seeds' shape, each language against its oldest runtime.
-# Results, report and plots go to perflab-results/seeds-<UTC time>/. Extra arguments go to `perflab run`.
+# perflab's main job on a fresh machine: set up the host in .venv, then (scripts/main_job.py) put each
+# language family's oldest and newest runtime side by side on the seed corpus's quick slice
+# (suites/seeds: the .NET reports' experiments ported to Python, Node, Go, Java, Rust and C/C++) —
+# CPython 3.8 → 3.13, Node 18 → 24, Go 1.21 → 1.26, JDK 17 → 25, Rust stable → nightly, C/C++ gcc →
+# clang (else -O1 → -O3), provisioning Node and Go versions that are missing (npm, Go module proxy; no
+# root) — within one total budget (--budget-total, default 1200 s): a first pass with the short job
+# over every case, then the time left to the comparisons that stand for a seed claim and are still
+# inconclusive. Runs are kept in the history (SQLite, ~/.local/share/perflab/history.db).
+# Results and the report (an index and a page per family) go to perflab-results/seeds-<UTC time>/;
+# the console shows one line per family. Options: see `python scripts/main_job.py --help`; unknown
+# arguments go to `perflab run`.
 set -euo pipefail
 cd "$(dirname "$0")"
-. ./scripts/venv.sh
-runtimes=$(.venv/bin/python scripts/main_job_runtimes.py)
-echo "runtimes: $runtimes"
-out="perflab-results/seeds-$(date -u +%Y%m%d-%H%M%S)"
-rc=0
-# Java gets 6 s a case: a JVM process costs 0.3 s, so the short job's 2 s bought 2-6 of them, and
-# a ratio's interval needs about six a side (3 of 34 Java cases reached ±5 % with 2 s, 13 with 6 s)
-.venv/bin/perflab run suites/seeds --category quick --runtimes "$runtimes" --job short --budget java=6 \
-  --out "$out" "$@" || rc=$?
-.venv/bin/perflab report "$out"/perflab-*.json --title "perflab seed corpus — quick slice" --out "$out/report"
-echo "report: $out/report"
-exit $rc
+. ./scripts/venv.sh ""  # an argument of its own: run.sh's arguments are not venv.sh's extras
+exec .venv/bin/python scripts/main_job.py "$@"

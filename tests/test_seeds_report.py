@@ -22,7 +22,7 @@ def case(name, runtime, mean_ns, *, group="bench_x", params=None, meta=None, se=
     se = mean_ns * 0.002 if se is None else se
     return {
         "key": key,
-        "benchmark": {"id": bid, "name": name, "group": group, "language": "python",
+        "benchmark": {"id": bid, "name": name, "group": group, "language": language_of(runtime),
                       "file": f"/x/{group}.py", "meta": meta or {}},
         "params": params,
         "runtime": {"name": runtime, "label": runtime, "version": runtime[6:], "implementation": "CPython"},
@@ -33,6 +33,14 @@ def case(name, runtime, mean_ns, *, group="bench_x", params=None, meta=None, se=
             "ci_low": mean_ns - se * 3.5, "ci_high": mean_ns + se * 3.5},
         "baseline": baseline, "ratio": ratio, "warnings": list(warnings),
     }
+
+
+def language_of(runtime):
+    for prefix, lang in (("python", "python"), ("pypy", "python"), ("node", "node"), ("go", "go"),
+                         ("jdk", "java"), ("rust", "rust"), ("gcc", "cpp"), ("clang", "cpp")):
+        if runtime.startswith(prefix):
+            return lang
+    return "python"
 
 
 def doc(cases, runtimes=RUNTIMES, complete=True):
@@ -77,7 +85,8 @@ def sample_cases():
     return cs
 
 
-def run_report(tmp_path, paths, title="Seeds test", extra=()):
+def run_report(tmp_path, paths, title="Seeds test", extra=(), family="python"):
+    """(Markdown, HTML, out folder) of one family's page; the index is `<stem>.md` beside it."""
     parser = argparse.ArgumentParser(prog="perflab")
     sub = parser.add_subparsers(dest="command", required=True)
     sr.add_report_parser(sub)
@@ -85,7 +94,7 @@ def run_report(tmp_path, paths, title="Seeds test", extra=()):
     args = parser.parse_args(["report", *map(str, paths), "--title", title, "--out", str(out), *extra])
     assert args.func is sr.cmd_report
     assert sr.cmd_report(args) == 0
-    stem = sr._slug(title)
+    stem = sr._slug(title) + (f"-{family}" if family else "")
     return (out / f"{stem}.md").read_text(encoding="utf-8"), (out / f"{stem}.html").read_text(encoding="utf-8"), out
 
 
@@ -110,15 +119,16 @@ def test_claims_are_checked_against_our_figures(tmp_path):
     p = write(tmp_path, "r.json", doc(sample_cases()))
     md, page, _ = run_report(tmp_path, [p])
     rows = [l for l in md.splitlines() if l.startswith("| Ubuntu: PreallocationSize")]
-    assert len(rows) == 2  # one per runtime
-    assert all("| confirmed |" in r for r in rows)
+    assert len(rows) == 2  # one per runtime: the newest decides, the oldest is for reference
+    assert "| confirmed |" in rows[0] and "CPython 3.13 PreallocationSize(specifyPreallocationSize=False → True)" in rows[0]
+    assert "| for reference |" in rows[1] and "CPython 3.8 " in rows[1]
     assert all("96.65 ms → 43.7 ms (×0.45)" in r for r in rows)
-    assert all("specifyPreallocationSize=False → True on python3" in r for r in rows)
     gather = [l for l in md.splitlines() if l.startswith("| Ubuntu: Write 96.62")]
-    assert len(gather) == 2 and all("| contradicted |" in r for r in gather)
+    assert len(gather) == 2 and "| contradicted |" in gather[0] and "| for reference |" in gather[1]
     seek = [l for l in md.splitlines() if l.startswith("| SeekForward: 447.915")]
-    assert len(seek) == 1 and "python3.8 → python3.13" in seek[0] and "| inconclusive |" in seek[0]
-    assert "confirmed: 2" in md and "contradicted: 2" in md and "inconclusive: 1" in md
+    assert len(seek) == 1 and "CPython 3.8 → 3.13 SeekForward()" in seek[0] and "| inconclusive |" in seek[0]
+    assert "confirmed: 1" in md and "contradicted: 1" in md and "inconclusive: 1" in md
+    assert "checked as CPython 3.8 → 3.13 SeekForward()" in md
     assert 'class="v-confirmed"' in page and 'class="v-contradicted"' in page
     assert "confirmed</b> when that whole interval" in page  # the rule is stated
 
@@ -165,7 +175,8 @@ def test_html_is_one_self_contained_file(tmp_path):
     refs = re.findall(r'(?:src|href)\s*=\s*["\']([^"\']*)', page, flags=re.I)
     assert refs, "expected at least the plots and the contents links"
     assert not [r for r in refs if re.match(r"(?:https?:)?//", r, flags=re.I)]
-    assert not [r for r in refs if not (r.startswith("#") or r.startswith("data:"))]
+    # everything is inline; the one link out is back to the index beside the page
+    assert [r for r in refs if not (r.startswith("#") or r.startswith("data:"))] == ["seeds-test.html"]
     assert "<link" not in page and "<script" not in page and "@import" not in page
     imgs = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
     assert len(imgs) >= 3
@@ -173,8 +184,12 @@ def test_html_is_one_self_contained_file(tmp_path):
     # the Markdown refers to PNG files written beside it
     for rel in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md):
         assert (out / rel).is_file()
-    assert [p.name for p in out.iterdir() if p.suffix == ".html"] == ["seeds-test.html"]
+    assert sorted(p.name for p in out.iterdir() if p.suffix == ".html") == ["seeds-test-python.html",
+                                                                           "seeds-test.html"]
     assert _unbalanced_tags(page) == ([], [])
+    index = (out / "seeds-test.html").read_text(encoding="utf-8")
+    assert re.findall(r'href="([^"#]+)"', index) == ["seeds-test-python.html"]
+    assert "<link" not in index and "<script" not in index and _unbalanced_tags(index) == ([], [])
 
 
 def _unbalanced_tags(page):
@@ -262,12 +277,12 @@ def test_claims_come_from_the_registry_for_any_language(tmp_path):
     cs.append(case("BenchmarkHttpDownload", "node22", 5e6, meta={"seed": "003", "section": "Networking"}))
     cs.append(case("Unclaimed", "node22", 5e6, meta={"seed": "003", "section": "Networking"}))
     p = write(tmp_path, "r.json", doc(cs, runtimes=["node18", "node22"]))
-    md, _, _ = run_report(tmp_path, [p])
+    md, _, _ = run_report(tmp_path, [p], family="node")
     rows = [l for l in md.splitlines() if l.startswith("| Ubuntu: PreallocationSize False 96.65 ms")]
-    assert len(rows) == 2 and all("| confirmed |" in r for r in rows)
-    assert all("specifyPreallocationSize=false → true on node" in r for r in rows)
+    assert len(rows) == 2 and "| confirmed |" in rows[0] and "| for reference |" in rows[1]
+    assert "specifyPreallocationSize=false → true" in rows[0] and " 22 " in rows[0]
     http = [l for l in md.splitlines() if l.startswith("| HttpDownload (10 MB)")]
-    assert len(http) == 1 and "node18 → node22" in http[0] and "| confirmed |" in http[0]
+    assert len(http) == 1 and "18 → 22 HttpDownload()" in http[0] and "| confirmed |" in http[0]
 
 
 def test_every_registry_claim_names_a_benchmark_of_the_python_corpus():
@@ -290,10 +305,146 @@ def test_each_language_is_judged_against_its_own_baseline_runtime(tmp_path):
     cs = [lang_case("python3.8", 10e6, "python"), lang_case("python3.13", 8e6, "python"),
           lang_case("node18", 6e6, "node"), lang_case("node22", 3e6, "node")]
     p = write(tmp_path, "r.json", doc(cs, runtimes=["python3.8", "python3.13", "node18", "node22"]))
-    md, _, _ = run_report(tmp_path, [p])
+    md, _, _ = run_report(tmp_path, [p], family=None)  # the index
+    assert "Node 18 → 22" in md and "CPython 3.8 → 3.13" in md
+    md = "\n".join(run_report(tmp_path, [p], family=f)[0] for f in ("python", "node"))
     assert re.search(r"\| HttpDownload \| node22 \| - \| [\d.]+ ms \| 0\.50 \|", md)
     assert re.search(r"\| HttpDownload \| node18 \| - \| [\d.]+ ms \| 1\.00 \|", md)
     assert re.search(r"\| HttpDownload \| python3.13 \| - \| [\d.]+ ms \| 0\.80 \|", md)
     http = [l for l in md.splitlines() if l.startswith("| HttpDownload (10 MB)")]
-    assert len(http) == 2 and any("node18 → node22" in r for r in http) and any(
-        "python3.8 → python3.13" in r for r in http)
+    assert len(http) == 2 and any("Node 18 → 22" in r for r in http) and any(
+        "CPython 3.8 → 3.13" in r for r in http)
+
+
+# -- claims mean what the seed meant ---------------------------------------------------------------
+
+HTTP = {"seed": "003", "section": "Networking"}  # the registry's HttpDownload claim: versions, faster
+
+
+def _claims(tmp_path, cases, runtimes):
+    rep = rv.load_report([str(write(tmp_path, "c.json", doc(cases, runtimes=runtimes)))], "t")
+    from perflab.report import family
+    pairs = __import__("perflab.report.families", fromlist=["pairs_of"]).pairs_of(rep)
+    return {lang: family.summarize(rep, p) for lang, p in pairs.items()}
+
+
+def test_a_version_claim_is_not_confirmed_by_an_intermediate_version(tmp_path):
+    """python3.8 → 3.11 is much faster, but the family's pair is 3.8 → 3.13, where it is not: the
+    claim stays inconclusive and 3.11 is shown for reference only."""
+    cs = [case("HttpDownload", "python3.8", 10e6, meta=HTTP),
+          case("HttpDownload", "python3.11", 5e6, meta=HTTP),
+          case("HttpDownload", "python3.13", 10.01e6, meta=HTTP)]
+    [(_, claim)] = _claims(tmp_path, cs, ["python3.8", "python3.11", "python3.13"])["python"].claims
+    assert claim.overall == "inconclusive" and not claim.decided
+    assert claim.checked_as == "checked as CPython 3.8 → 3.13 HttpDownload()"
+    [ref] = [c for c in claim.checks if not c.decides]
+    assert ref.after.runtime == "python3.11" and ref.verdict == "confirmed"  # as it would read…
+    assert ref.shown_verdict == "for reference" and "not the family's oldest → newest pair" in ref.note
+    # …and with 3.13 faster too, the deciding comparison confirms
+    cs[2] = case("HttpDownload", "python3.13", 5e6, meta=HTTP)
+    [(_, claim)] = _claims(tmp_path, cs, ["python3.8", "python3.11", "python3.13"])["python"].claims
+    assert claim.overall == "confirmed"
+
+
+def test_a_version_claim_is_not_judged_on_two_compilers_or_two_flag_sets(tmp_path):
+    cs = [case("HttpDownload", "gcc12", 10e6, meta=HTTP), case("HttpDownload", "clang14", 5e6, meta=HTTP)]
+    for c, impl in zip(cs, ("GCC", "Clang")):
+        c["runtime"]["implementation"] = impl
+    s = _claims(tmp_path, cs, ["gcc12", "clang14"])["cpp"]
+    assert s.pair.kind == "implementations" and s.pair.title == "C/C++ gcc12 → clang14"
+    [(_, claim)] = s.claims
+    assert claim.overall == "for reference only" and not claim.decided
+    cs = [case("HttpDownload", "gcc12:-O1", 10e6, meta=HTTP), case("HttpDownload", "gcc12:-O3", 5e6, meta=HTTP)]
+    for c in cs:
+        c["runtime"]["name"] = "gcc12"
+    s = _claims(tmp_path, cs, ["gcc12:-O1", "gcc12:-O3"])["cpp"]
+    assert s.pair.kind == "flags" and "optimisation" in s.pair.report_title
+    assert s.claims[0][1].overall == "for reference only"
+
+
+@pytest.mark.parametrize("meta, decides, mark", [
+    ({"fidelity": "different: a blocking call, not an async one"}, False, "port different: a blocking call"),
+    ({"extra": True, "fidelity": "faithful"}, False, "extra benchmark"),
+    ({"fidelity": "partial: 1 MB, not 10 MB"}, True, "port partial: 1 MB"),
+    ({"fidelity": "faithful"}, True, ""),
+    ({}, True, "port not audited"),
+])
+def test_only_a_port_of_the_seeds_experiment_decides(tmp_path, meta, decides, mark):
+    m = {**HTTP, **meta}
+    cs = [case("HttpDownload", "node18", 10e6, meta=m), case("HttpDownload", "node24", 5e6, meta=m)]
+    [(_, claim)] = _claims(tmp_path, cs, ["node18", "node24"])["node"].claims
+    [check] = claim.checks
+    assert check.decides is decides and check.verdict == "confirmed"
+    assert claim.overall == ("confirmed" if decides else "for reference only")
+    assert (mark in check.note) if mark else check.note == ""
+
+
+def test_a_methods_claim_is_checked_on_the_newest_runtime(tmp_path):
+    cs = []
+    for rt, write_ms, gather_ms in (("node18", 90, 80), ("node24", 90, 95)):
+        cs.append(case("Write", rt, write_ms * 1e6, group="g", meta=GATHER))
+        cs.append(case("WriteGather", rt, gather_ms * 1e6, group="g", meta=GATHER))
+    [(_, claim)] = _claims(tmp_path, cs, ["node18", "node24"])["node"].claims
+    assert claim.kind == "methods" and claim.overall == "contradicted"  # node24 decides, node18 would confirm
+    assert claim.checked_as == "checked as Node 24 Write → WriteGather"
+
+
+def test_an_unknown_comparison_is_reported_not_guessed(tmp_path):
+    m = {"seed": "002", "section": "X", "claim": {"text": "t", "before_ms": 2, "after_ms": 1,
+                                                 "comparison": "sideways"}}
+    cs = [case("A", "node18", 2e6, meta=m), case("A", "node24", 1e6, meta=m)]
+    [(_, claim)] = _claims(tmp_path, cs, ["node18", "node24"])["node"].claims
+    assert claim.checks == [] and "unknown comparison 'sideways'" in claim.note
+
+
+# -- family pages ----------------------------------------------------------------------------------
+
+def test_geometric_mean_and_its_interval():
+    from perflab.report.family import geometric_mean
+    R = rv.Ratio
+    g, (lo, hi) = geometric_mean([R(0.5, 0.45, 0.55), R(2.0, 1.8, 2.2)])
+    assert g == pytest.approx(1.0) and lo < 1 < hi
+    g, (lo, hi) = geometric_mean([R(0.5, 0.49, 0.51)] * 4)
+    assert g == pytest.approx(0.5) and 0.49 < lo < 0.5 < hi < 0.51  # four cases: narrower than one
+    assert geometric_mean([R(0.5, None, None)]) == (None, None)
+
+
+def test_each_family_has_its_page_with_summary_wins_and_losses_and_the_index_links_them(tmp_path, capsys):
+    cs = []
+    for i, (old, new) in enumerate(((100, 50), (100, 200), (100, 100.01), (100, 80))):
+        name = "HttpDownload" if i == 0 else f"m{i}"
+        cs.append(case(name, "node18", old * 1e3, meta=HTTP if i == 0 else None))
+        cs.append(case(name, "node24", new * 1e3, meta=HTTP if i == 0 else None))
+    cs += [case("m0", "python3.8", 1e3), case("m0", "python3.13", 1e3), case("m0", "jdk17", 1e3)]
+    p = write(tmp_path, "r.json", doc(cs, runtimes=["node18", "node24", "python3.8", "python3.13", "jdk17"]))
+    md, page, out = run_report(tmp_path, [p], family="node",
+                               extra=["--not-compared", "Go: go1.21 could not be provisioned (offline)"])
+    assert md.startswith("# Performance Improvements in Node 18 → 24 — Seeds test")
+    assert "**Cases**: 4 of this family; 4 compared with an interval" in md
+    assert "2 faster on 24 (interval below 1), 1 slower (interval above 1), 1 not distinguishable" in md
+    wins = md[md.index("### Biggest wins"):md.index("### Biggest losses")]
+    assert wins.index("| HttpDownload |") < wins.index("| m3 |") and "| m1 |" not in wins
+    losses = md[md.index("### Biggest losses"):]
+    assert "| m1 |" in losses.split("\n## ")[0]
+    g = (0.5 * 2.0 * 1.0001 * 0.8) ** 0.25
+    assert f"×{g:.2f} [" in md
+    index = (out / "seeds-test.md").read_text(encoding="utf-8")
+    assert "[Performance Improvements in Node 18 → 24](seeds-test-node.md)" in index
+    assert "[Performance Improvements in CPython 3.8 → 3.13](seeds-test-python.md)" in index
+    assert "- Go: go1.21 could not be provisioned (offline)" in index
+    assert "- JDK: only jdk17 was measured; nothing to compare it with" in index
+    lone = (out / "seeds-test-java.md").read_text(encoding="utf-8")
+    assert lone.startswith("# Performance of JDK 17 — Seeds test") and "| m0 | jdk17 |" in lone
+    assert "| 003 | Networking | HttpDownload (10 MB)" in index and "| confirmed | — |" in index
+    console = capsys.readouterr().out
+    assert "Performance Improvements in Node 18 → 24" in console and "not compared: Go" in console
+    assert "seeds-test.md" in console
+
+
+def test_cases_measured_again_make_one_note_per_pair_of_files(tmp_path):
+    a = write(tmp_path, "a.json", doc([case(f"m{i}", "python3.8", 100.0) for i in range(8)]))
+    b = write(tmp_path, "b.json", doc([case(f"m{i}", "python3.8", 90.0) for i in range(8)]))
+    rep = rv.load_report([str(a), str(b)], "t")
+    [note] = rep.notes
+    assert note.startswith(f"8 case(s) measured in {a} and again in {b}; the later file is used: bench_x.m0@python3.8")
+    assert note.endswith("and 2 more.") and all(c.mean == 90.0 for c in rep.cases)

@@ -7,6 +7,7 @@ import json
 import random
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from rich.text import Text
@@ -32,7 +33,8 @@ from .common import check_out_dir, prepare_all
 
 # the arguments of `run` a resumed run takes from the interrupted one
 RESUMABLE = ("paths", "runtimes", "filter", "category", "job", "exporters", "out", "hide", "timeout",
-             "budget", "target", "iteration_time", "no_overhead", "max_cases", "label")
+             "budget", "budget_total", "target", "iteration_time", "no_overhead", "max_cases", "label",
+             "exclude")
 
 
 def cmd_run(args) -> int:
@@ -56,6 +58,9 @@ def cmd_run(args) -> int:
     if bad:
         raise UsageError(f"--exporters: unknown '{bad[0]}'; choose from {', '.join(EXPORTERS)}")
     budget, budget_per_language = parse_budget(args.budget)
+    budget_total = getattr(args, "budget_total", None)
+    if budget_total is not None and not budget_total > 0:
+        raise UsageError(f"--budget-total: {budget_total:g} is not a number of seconds above 0")
     unknown = sorted(set(budget_per_language) - set(languages()))
     if unknown:
         raise UsageError(f"--budget: unknown language '{unknown[0]}'; languages: {', '.join(languages())}")
@@ -70,7 +75,7 @@ def cmd_run(args) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="perflab-"))
     quiet, as_json = getattr(args, "quiet", False), getattr(args, "json", False)
     reporter = Reporter(err, quiet=quiet)
-    prepared = prepare_all(paths, args.runtimes, job.timeout_s, workdir, reporter)
+    prepared = prepare_all(paths, args.runtimes, job.timeout_s, workdir, args.exclude, reporter)
     plan = build_plan(prepared, args.filter, args.category, args.max_cases)
     if not plan.groups and not plan.failed:
         if any(p.error for p in prepared):
@@ -119,6 +124,9 @@ def cmd_run(args) -> int:
     for case, reason in plan.failed:
         if case.key not in done_keys:
             results.append(CaseResult(case=case, error=reason, stop_reason="failed"))
+    for case, reason in plan.absent:
+        if case.key not in done_keys:
+            results.append(CaseResult(case=case, absent=reason, stop_reason="not on this runtime"))
 
     def launch(case, index):
         prep = by_label[case.runtime.label]
@@ -153,13 +161,18 @@ def cmd_run(args) -> int:
 
         engine = Engine(job, launch, rng=rng, on_case_done=done, placement=placement,
                         starts_aside=lambda case: by_label[case.runtime.label].spec.starts_aside)
-        for group in plan.groups:
+        deadline = time.monotonic() + budget_total if budget_total else None
+        for i, group in enumerate(plan.groups):
             progress.current(group[0].benchmark.full_name)
             # a group is one language's: a JVM process costs ten times a CPython one, and a budget
             # that pays for a dozen of one pays for two or three of the other
             language = group[0].runtime.language
             engine.job = (dataclasses.replace(job, budget_s=budget_per_language[language])
                           if language in budget_per_language else job)
+            if deadline is not None:
+                scale = budget_scale(deadline - time.monotonic(), plan.groups[i:], job.budget_s,
+                                     budget_per_language)
+                engine.job = dataclasses.replace(engine.job, budget_s=engine.job.budget_s * scale)
             engine.run_group(group)
     rows = save(complete=True)
     to_store(rows)  # final judgement (ratios need every case) replaces the provisional one
@@ -170,7 +183,7 @@ def cmd_run(args) -> int:
     # in the order they were given (as the seeds' tables list them)
     runtime_rank = {p.runtime.label: i for i, p in enumerate(prepared)}
     bench_rank: dict[tuple, int] = {}
-    for c in [c for g in plan.groups for c in g] + [c for c, _ in plan.failed]:
+    for c in [c for g in plan.groups for c in g] + [c for c, _ in plan.failed + plan.absent]:
         bench_rank.setdefault((c.benchmark.id, c.params), len(bench_rank))
     rows.sort(key=lambda r: (bench_rank.get((r.result.case.benchmark.id, r.result.case.params), 0),
                              runtime_rank.get(r.result.case.runtime.label, 0)))
@@ -207,3 +220,14 @@ def cmd_run(args) -> int:
     return 1 if failed or any(p.error for p in prepared) else 0
 
 
+MIN_BUDGET_SCALE = 0.1  # past the total, a case still gets a tenth of its budget: measured, roughly
+
+
+def budget_scale(time_left: float, groups: list, budget_s: float, per_language: dict[str, float]) -> float:
+    """`--budget-total`: the factor (≤ 1) on every remaining case's budget so that the remaining
+    groups' nominal budgets (cases × their language's budget) fit in the time left. Recomputed before
+    each group from the clock, so the time cases really take (launches, warm-up) corrects it."""
+    nominal = sum(len(g) * per_language.get(g[0].runtime.language, budget_s) for g in groups)
+    if nominal <= 0:
+        return 1.0
+    return max(MIN_BUDGET_SCALE, min(1.0, time_left / nominal))

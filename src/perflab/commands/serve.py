@@ -18,8 +18,8 @@ LOOPBACK_NAMES = ("localhost",)
 
 def add_serve_parser(subparsers):
     sp = subparsers.add_parser("serve", help="browse the history in a web browser (read-only)")
-    sp.add_argument("--store", help="history store URL (default: $PERFLAB_STORE or the project's "
-                    ".perflab/history.db)")
+    from ..cli import STORE_HELP
+    sp.add_argument("--store", help=STORE_HELP)
     sp.add_argument("--host", default="127.0.0.1",
                     help="address to listen on (default 127.0.0.1: this machine only); another "
                     "address lets other machines read the history")

@@ -11,8 +11,8 @@ from ..stats.distributions import t_quantile
 from ..stats.estimate import Estimate
 from ..stats.ratio import PairSpread
 
-# A launch's median decides whether it gets the case's outlier fences or its own, centred on it (see
-# stats/outliers.launch_fences): a median of five holds against two outliers.
+# A launch's median is the centre its gross outliers are told from (see stats/clean.py): a median of
+# five holds against two outliers.
 MIN_ITERATIONS_BEFORE_RETIRING = 5
 
 

@@ -26,21 +26,22 @@ import numpy as np
 from ..errors import ProtocolError, WorkerFailure
 from ..jobs import Job
 from ..model import Case, CaseResult, Diagnostics, LaunchSamples
-from ..stats import Ratio, estimate, ratio_from_launches
-from ..stats.ratio import wilcoxon_rank
+from ..stats import Ratio, estimate, indistinguishable_from_empty, ratio_from_launches
+from ..stats.contention import case_contention
 from .affinity import PROBE_S, PROBE_TRIES, Placement
 from .allocation import doubling_pays, iterations_per_launch
-from .worker import WITH_OVERHEAD, BenchmarkError, Hello
+from .host import read_host
+from .worker import WITH_OVERHEAD, BenchmarkError, Hello, Timings
 
 
 class WorkerHandle(Protocol):
     hello: Hello
 
     def setup(self, benchmark_id: str, params: dict[str, int], timeout: float) -> None: ...
-    def run(self, stage: str, invocations: int, iterations: int, timeout: float) -> list[int]: ...
-    # only called when hello.capabilities has WITH_OVERHEAD
+    def run(self, stage: str, invocations: int, iterations: int, timeout: float) -> Timings: ...
+    # only called when hello.capabilities has WITH_OVERHEAD: (workload, overhead)
     def run_with_overhead(self, invocations: int, iterations: int, timeout: float
-                          ) -> tuple[list[int], list[int]]: ...
+                          ) -> tuple[Timings, Timings]: ...
     def diagnose(self, invocations: int, iterations: int, timeout: float) -> dict[str, Any]: ...
     def teardown(self, timeout: float) -> None: ...
     def say_bye(self) -> None: ...
@@ -158,8 +159,12 @@ class Engine:
                  on_case_done: Callable[[CaseResult], None] | None = None,
                  placement: Placement | None = None,
                  starts_aside: Callable[[Case], bool] | None = None,
-                 executor: Callable[[int], Executor] | None = None):
+                 executor: Callable[[int], Executor] | None = None,
+                 host: Callable[[], dict] | None = None):
         self.job = job
+        # the host's load, read when a group starts and as each of its cases finishes (contention)
+        self.host = host or read_host
+        self._host_start: dict = {}
         self.placement = placement or Placement()  # default: launches are not pinned
         self.launcher = launcher
         # whether a case's runtime may start while others are measured (see _start_ahead)
@@ -182,6 +187,7 @@ class Engine:
         # a fresh id per group: results of a resumed run must never pair with a new group's rounds
         group_id = secrets.randbits(48) + 1
         states = [_CaseState(c, CaseResult(case=c, round_group=group_id)) for c in cases]
+        self._host_start = self.host()
         started = self.clock()
         # retired launches exit in the background: waiting for a process to go is not measuring
         self._reaper = self.executor(MAX_CONCURRENT_STARTS)
@@ -313,6 +319,8 @@ class Engine:
         if index == 0:
             st.result.clock_resolution_ns = handle.hello.clock_resolution_ns
             st.result.worker_runtime = dict(handle.hello.runtime)
+            if handle.hello.cpu_clock is not None:  # what LaunchSamples.*_cpu were read with
+                st.result.worker_runtime["cpu_clock"] = dict(vars(handle.hello.cpu_clock))
         else:
             # A case whose first launch was pinned (it uses one CPU) has every later one measured
             # from its warmup on where it will be measured, not after a probe window of its own: a
@@ -342,8 +350,10 @@ class Engine:
             self._stage(st, launch, "overhead", n, 2)  # the empty loop's first passes are discarded
             if index > 0 and st.interleave_overhead:
                 return  # measured in every round, next to each workload iteration it is subtracted from
-            over = self._stage(st, launch, "overhead", n, max(5, job.iterations_min))
+            timed = self._run_stage(st, launch, "overhead", n, max(5, job.iterations_min))
+            over = timed.ns
             launch.samples.overhead += over
+            launch.samples.overhead_cpu += timed.cpu
             launch.samples.overhead_rounds += [0] * len(over)
             # When the empty call is a noticeable share of an iteration, the machine's drift between
             # this measurement and the workload would leak into the result: measure it again in
@@ -424,18 +434,23 @@ class Engine:
         st.invocations = n
 
     def _stage(self, st: _CaseState, launch: _Launch, stage: str, n: int, iterations: int) -> list[int]:
-        t0 = self.clock()
-        ns = self._timed(st, launch.handle.run, stage, n, iterations, self._run_timeout(st, n, iterations))
-        self._after_stage(st, launch, t0, ns if stage != "overhead" else [], n)
-        return ns
+        """The wall times of one stage's iterations (where their CPU times are not kept)."""
+        return self._run_stage(st, launch, stage, n, iterations).ns
 
-    def _workload_with_overhead(self, st: _CaseState, launch: _Launch, n: int) -> tuple[list[int], list[int]]:
+    def _run_stage(self, st: _CaseState, launch: _Launch, stage: str, n: int, iterations: int) -> Timings:
+        t0 = self.clock()
+        timed = self._timed(st, launch.handle.run, stage, n, iterations,
+                            self._run_timeout(st, n, iterations))
+        self._after_stage(st, launch, t0, timed.ns if stage != "overhead" else [], n)
+        return timed
+
+    def _workload_with_overhead(self, st: _CaseState, launch: _Launch, n: int) -> tuple[Timings, Timings]:
         """One workload iteration and the overhead iteration after it, in one request (the worker
         offers WITH_OVERHEAD): one round trip per round instead of two."""
         t0 = self.clock()
-        ns, over = self._timed(st, launch.handle.run_with_overhead, n, 1, self._run_timeout(st, n, 2))
-        self._after_stage(st, launch, t0, ns, n)
-        return ns, over
+        work, over = self._timed(st, launch.handle.run_with_overhead, n, 1, self._run_timeout(st, n, 2))
+        self._after_stage(st, launch, t0, work.ns, n)
+        return work, over
 
     def _after_stage(self, st: _CaseState, launch: _Launch, t0: float, workload_ns: list[int],
                      n: int) -> None:
@@ -469,18 +484,21 @@ class Engine:
 
     def _measure_in_round(self, st: _CaseState, launch: _Launch, rnd: int) -> None:
         t0 = self.clock()
-        over: list[int] = []
+        over = Timings([])
         if st.interleave_overhead and WITH_OVERHEAD in launch.handle.hello.capabilities:
-            ns, over = self._workload_with_overhead(st, launch, st.invocations)
+            work, over = self._workload_with_overhead(st, launch, st.invocations)
         else:
-            ns = self._stage(st, launch, "workload", st.invocations, 1)
+            work = self._run_stage(st, launch, "workload", st.invocations, 1)
             if st.interleave_overhead:
-                over = self._stage(st, launch, "overhead", st.invocations, 1)
+                over = self._run_stage(st, launch, "overhead", st.invocations, 1)
+        ns = work.ns
         launch.samples.workload += ns
+        launch.samples.workload_cpu += work.cpu
         launch.samples.workload_rounds += [rnd] * len(ns)
-        launch.samples.overhead += over
-        launch.samples.overhead_rounds += [rnd] * len(over)
-        lag = (self.clock() - t0) - (sum(ns) + sum(over)) / 1e9
+        launch.samples.overhead += over.ns
+        launch.samples.overhead_cpu += over.cpu
+        launch.samples.overhead_rounds += [rnd] * len(over.ns)
+        lag = (self.clock() - t0) - (sum(ns) + sum(over.ns)) / 1e9
         starting = bool(self._starting)
         before = self._lag[starting]
         self._lag[starting] = lag if before is None else before + LAG_WEIGHT * (lag - before)
@@ -488,15 +506,17 @@ class Engine:
 
     # -- judging --------------------------------------------------------------------------------
 
-    def target_met(self, est) -> bool:
+    def target_met(self, est, resolution_per_op: float = 0.0) -> bool:
+        """The mean's interval is within the target — or the case is indistinguishable from empty
+        (stats/estimate.py) with an interval narrow compared with what was actually timed (call +
+        loop), so more iterations would not change the verdict."""
         target = self.job.target_rel_error
         if est is None or not math.isfinite(est.error):
             return False
-        if est.error <= target * abs(est.mean):
+        if est.rel_error <= target:
             return True
-        # indistinguishable from empty: the interval straddles zero and is narrow compared with
-        # what was actually timed (call + loop), so more iterations would not change the verdict
-        return est.ci_low <= 0 <= est.ci_high and est.error <= target * max(est.gross_mean, 0.0)
+        return (indistinguishable_from_empty(est, resolution_per_op)
+                and est.error <= target * max(est.gross_mean, 0.0))
 
     def _status(self, st: _CaseState, alone: bool = True) -> str:
         """'met' (precision target reached), 'spent' (budget or iteration cap used up), 'grow' (processes
@@ -509,7 +529,8 @@ class Engine:
         est = estimate([ln.samples for ln in st.launches], st.case.benchmark.ops_per_invoke,
                        job.confidence, subtract_overhead=job.overhead, modality=False) if enough else None
         st.estimate = est
-        if enough and self.target_met(est):
+        resolution = st.result.clock_resolution_ns / max(1, st.invocations * st.case.benchmark.ops_per_invoke)
+        if enough and self.target_met(est, resolution):
             return "met"
         # the job's minimum iterations per launch are always measured (an interval from one iteration
         # per launch is meaningless), unless the case runs far past its budget
@@ -582,16 +603,19 @@ class Engine:
             return active, enough
         if met or "spent" in values:
             for st in active:
-                reason = {"met": "target reached", "more": "budget exhausted"}.get(status[id(st)])
-                if by_ratio and status[id(st)] != "met":
-                    reason = "ratio target reached"
-                elif reason is None:
-                    counts = sum(len(ln.samples.workload) for ln in st.launches)
-                    reason = "iteration limit" if counts >= self.job.iterations_max else "budget exhausted"
+                # the reason names the interval that was judged: a comparison's ratios, else the mean
+                st.result.judged_by = "ratio" if ratios is not None else "mean"
                 if self.job.name == "dry":
                     reason = "dry run"
                 elif self.job.target_rel_error <= 0:
                     reason = "iterations done"
+                elif by_ratio:
+                    reason = "ratio target reached"
+                elif ratios is None and status[id(st)] == "met":
+                    reason = "target reached"
+                else:
+                    counts = sum(len(ln.samples.workload) for ln in st.launches)
+                    reason = "iteration limit" if counts >= self.job.iterations_max else "budget exhausted"
                 self._guard(st, self._finish, st, reason)
         return [], None
 
@@ -746,8 +770,8 @@ class Engine:
             return None
         if any(st.done or st.estimate is None for st in live):
             return [None]
-        # a paired interval needs enough rounds; before that, spare the work
-        if wilcoxon_rank(min(st.rounds for st in live), self.job.confidence) < 0:
+        # the ratio's units are launch pairs: with fewer than two there is no interval to judge
+        if min(len(st.launches) for st in live) < 2:
             return [None]
         first_runtime = group[0].case.runtime.label  # a group shares its parameters: one plan key
         base_id = next((st.case.benchmark.id for st in live if st.case.benchmark.baseline), None)
@@ -767,9 +791,7 @@ class Engine:
     def _ratio_met(self, r: Ratio | None) -> bool:
         """A paired ratio whose interval is within the precision target. The rule looks at the
         interval's width only, never at where it lies, so stopping on it does not bias the verdict."""
-        if r is None or not r.paired or r.ci_low <= 0 or not math.isfinite(r.ci_high):
-            return False
-        return max(r.ci_high / r.value - 1, 1 - r.ci_low / r.value) <= self.job.target_rel_error
+        return r is not None and r.paired and r.rel_error <= self.job.target_rel_error
 
     def _ratios_want_processes(self, active: list[_CaseState], ratios: list[Ratio | None]
                                ) -> float | None:
@@ -797,6 +819,8 @@ class Engine:
 
     def _finish(self, st: _CaseState, reason: str) -> None:
         st.result.stop_reason = reason
+        st.result.contention = case_contention([ln.samples for ln in st.launches], self._host_start,
+                                               self.host())
         st.result.launch_cost_s, st.result.iteration_cost_s = self._costs(st)
         first = st.live()[0]
         if self.job.diagnose and {"alloc", "gc", "allocs", "codesize"} & set(first.handle.hello.capabilities):

@@ -1,8 +1,23 @@
-"""The seeds' claims and their verdicts.
+"""The seeds' claims, which of our comparisons stands for each, and their verdicts.
 
 A claim comes from a case's `meta["claim"]` or, for the seed corpus in every language, from the
-registry `seed_claims.json` (keyed by seed, section and method name). See `seeds_report` for the
-fields of a claim."""
+registry `seed_claims.json` (keyed by seed, section and method name). A seed claim is about ONE
+comparison — an older and a newer version of one runtime doing one workload, or two methods (two
+parameter values) on one runtime — so each claim says which of ours stands for it (`comparison`):
+
+- `"versions"` (the default): the family's pair (perflab.report.families), oldest → newest, when
+  that pair is a version comparison. Other runtimes of the language (python3.11 beside 3.8 → 3.13)
+  and pairs that are not versions (gcc → clang, -O1 → -O3) are shown for reference only.
+- `{"methods": ["Write", "WriteGather"]}`: those two methods on the family's newest runtime (the
+  version the seed measured is the newer one); on the other runtimes for reference.
+- `{"param": "specifyPreallocationSize", "values": ["False", "True"]}`: two values of a parameter,
+  the other parameters equal, on the family's newest runtime.
+
+(The older `"compare": {"before": A, "after": B}` / `{"param": P, "before": x, "after": y}` still reads.)
+
+Only a port of the seed's experiment may decide: a benchmark whose `meta["fidelity"]` starts with
+"different" or whose `meta["extra"]` is true is shown for reference; "partial: …" decides but is
+marked, and so is a port without a fidelity (not audited yet)."""
 from __future__ import annotations
 
 import json
@@ -11,20 +26,25 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from .results_view import (SAME_BAND, Case, Ratio, Report, Section, _finite, _params_text,
-                           runtime_ratio, unpaired_ratio)
+from .families import KIND_TEXT, Pair, pairs_of
+from .results_view import SAME_BAND, Case, Ratio, Report, Section, _finite, runtime_ratio
 
 CLAIM_RULE = (
-    "Our figure is the ratio after/before of two of our measurements (the claim says which: two "
-    "parameter values, two methods, or the baseline runtime against each other runtime) with its "
-    "99.9 % confidence interval. A claim is **confirmed** when that whole interval lies on the side "
-    "the seed claims (below 1 for “faster”, above 1 for “slower”, inside "
+    "Each claim is checked by ONE comparison per family — the one the seed made: for a claim about "
+    "versions, the family's oldest → newest runtime (only when those are two versions of one runtime); "
+    "for a claim about two methods or two parameter values, those two on the family's newest runtime. "
+    "Our figure is the ratio after/before of those two measurements with its 99.9 % confidence "
+    "interval. A claim is **confirmed** when that whole interval lies on the side the seed claims "
+    "(below 1 for “faster”, above 1 for “slower”, inside "
     f"[{SAME_BAND[0]}, {SAME_BAND[1]}] for “same”), **contradicted** when the whole interval lies on "
     "the other side (for “same”: entirely outside that band), and **inconclusive** otherwise — "
-    "including when there is no interval (a dry run, a failed case). Our figures are per operation "
-    "(a seed figure may be per call of many operations: only ratios compare). Only the direction is judged: "
-    "the seed measured .NET on other hardware, so its ratio is shown for reference, with whether it "
-    "falls inside our interval.")
+    "including when there is no interval (a dry run, a failed case) or either case was measured under "
+    "heavy or changing contention (its Notes say so). Every other comparison (another "
+    "runtime of the language, a pair that is not a version pair, a port whose fidelity is “different”, "
+    "an extra benchmark) is shown **for reference**, never as a verdict. Our figures are per operation "
+    "(a seed figure may be per call of many operations: only ratios compare). Only the direction is "
+    "judged: the seed measured .NET on other hardware, so its ratio is shown for reference, with "
+    "whether it falls inside our interval.")
 
 
 # -- claims -------------------------------------------------------------------------------------
@@ -45,12 +65,18 @@ def _seed_figures(claim: dict) -> tuple[float, float, str] | None:
 
 @dataclass
 class ClaimCheck:
-    comparison: str
+    comparison: str      # "Node 18 → 24 SeekForward(fileSize=1024)"
     before: Case
     after: Case
     ratio: Ratio | None
-    verdict: str
+    verdict: str         # confirmed | contradicted | inconclusive (for reference checks: as it would read)
     seed_inside: str
+    decides: bool = True
+    note: str = ""       # why it is only for reference, or how far the port can be trusted
+
+    @property
+    def shown_verdict(self) -> str:
+        return self.verdict if self.decides else "for reference"
 
 
 @dataclass
@@ -60,6 +86,7 @@ class Claim:
     seed: tuple[float, float, str] | None
     checks: list[ClaimCheck]
     note: str = ""
+    kind: str = "versions"   # the comparison that stands for the claim: versions | methods | param
 
     @property
     def seed_ratio(self) -> float | None:
@@ -76,10 +103,15 @@ class Claim:
         return f"{b / scale:,.6g} {unit} → {a / scale:,.6g} {unit} (×{a / b:.2f})"
 
     @property
+    def deciding(self) -> list[ClaimCheck]:
+        return [c for c in self.checks if c.decides]
+
+    @property
     def overall(self) -> str:
-        vs = {c.verdict for c in self.checks}
-        if not self.checks:
-            return "not checked"
+        """From the deciding checks only (one per parameter case the claim covers)."""
+        vs = {c.verdict for c in self.deciding}
+        if not self.deciding:
+            return "for reference only" if self.checks else "not checked"
         if vs == {"confirmed"}:
             return "confirmed"
         if vs == {"contradicted"}:
@@ -89,6 +121,17 @@ class Claim:
         if vs == {"inconclusive"}:
             return "inconclusive"
         return "partly " + ("confirmed" if "confirmed" in vs else "contradicted")
+
+    @property
+    def decided(self) -> bool:
+        """Every deciding check reached a verdict (a claim still partly inconclusive is not decided)."""
+        return self.overall in ("confirmed", "contradicted", "mixed")
+
+    @property
+    def checked_as(self) -> str:
+        """How the claim was mapped: `checked as Node 18 → 24 SeekForward(fileSize=1024)`."""
+        labels = [c.comparison for c in self.deciding]
+        return ("checked as " + "; ".join(labels)) if labels else (self.note or "no comparison of ours stands for it")
 
 
 def verdict(ratio: Ratio | None, expect: str | None) -> str:
@@ -133,6 +176,119 @@ def claim_of(case: Case) -> Any:
     return registry().get((str(m.get("seed", "")), str(m.get("section", "")), case.method_name))
 
 
+def comparison_of(claim: dict) -> dict:
+    """The claim's comparison, normalised to {"kind": "versions"} | {"kind": "methods", "before",
+    "after"} | {"kind": "param", "param", "before", "after"} | {"kind": "invalid", "why"}."""
+    comp, legacy = claim.get("comparison"), claim.get("compare")
+    if isinstance(comp, dict):
+        methods, values = comp.get("methods"), comp.get("values")
+        if isinstance(methods, list) and len(methods) == 2:
+            return {"kind": "methods", "before": str(methods[0]), "after": str(methods[1])}
+        if comp.get("param") and isinstance(values, list) and len(values) == 2:
+            return {"kind": "param", "param": str(comp["param"]), "before": str(values[0]),
+                    "after": str(values[1])}
+        return {"kind": "invalid", "why": "its comparison names neither two methods nor a parameter's two values"}
+    if comp not in (None, "versions"):
+        return {"kind": "invalid", "why": f"unknown comparison {comp!r}"}
+    if isinstance(legacy, dict) and legacy:
+        if legacy.get("param"):
+            return {"kind": "param", "param": str(legacy["param"]), "before": str(legacy.get("before")),
+                    "after": str(legacy.get("after"))}
+        if legacy.get("before") and legacy.get("after"):
+            return {"kind": "methods", "before": str(legacy["before"]), "after": str(legacy["after"])}
+    return {"kind": "versions"}
+
+
+def port_standing(*cases: Case) -> tuple[bool, str]:
+    """(may the cases decide a claim, a mark for the reader) from the ports' own audit in `meta`."""
+    decides, marks = True, []
+    for c in cases:
+        m = c.meta
+        fid = m.get("fidelity")
+        if m.get("extra") in (True, "true"):  # Go and Java meta values are strings
+            decides, mark = False, f"{c.method_name} is an extra benchmark, not a port of the seed's"
+        elif fid is None:
+            mark = "port not audited"
+        elif str(fid).startswith("different"):
+            decides, mark = False, f"port {fid}"
+        elif str(fid) == "faithful":
+            mark = ""
+        else:
+            mark = f"port {fid}"  # "partial: …" and anything unforeseen: decides, marked
+        if mark and mark not in marks:
+            marks.append(mark)
+    return decides, "; ".join(marks)
+
+
+def _call(c: Case) -> str:
+    return f"{c.method_name}({', '.join(f'{k}={v}' for k, v in c.params.items())})"
+
+
+@dataclass
+class _Candidate:
+    label: str
+    before: Case
+    after: Case
+    decisive: bool
+    why_not: str = ""
+
+
+def _version_pairs(carriers: list[Case], pairs: dict[str, Pair], section: Section,
+                   selector: dict) -> list[_Candidate]:
+    out = []
+    for a in carriers:
+        pair = pairs.get(a.language)
+        if pair is None or a.runtime == pair.old or not _matches(a, selector):
+            continue
+        b = next((c for c in section.cases if c.runtime == pair.old and c.key == a.key), None)
+        if b is None:
+            continue
+        label = f"{pair.family_name} {pair.short(b.runtime)} → {pair.short(a.runtime)} {_call(a)}"
+        if a.runtime != pair.new:
+            why = f"not the family's oldest → newest pair ({pair.title})"
+        elif pair.kind != "versions":
+            why = f"{pair.title} is {KIND_TEXT[pair.kind].split(':')[0]}"
+        else:
+            why = ""
+        out.append(_Candidate(label, b, a, not why, why))
+    return out
+
+
+def _within_runtime_pairs(carriers: list[Case], pairs: dict[str, Pair], comp: dict,
+                          selector: dict) -> list[_Candidate]:
+    out = []
+    for b in carriers:
+        if not _matches(b, selector):
+            continue
+        if comp["kind"] == "methods":
+            if b.method_name != comp["before"]:
+                continue
+            found = [a for a in carriers if a.method_name == comp["after"] and a.runtime == b.runtime
+                     and a.params == b.params]
+        else:
+            name = comp["param"]
+            if not _same(b.params.get(name), comp["before"]):
+                continue
+            rest = {k: v for k, v in b.params.items() if k != name}
+            found = [a for a in carriers if a.bench_id == b.bench_id and a.runtime == b.runtime
+                     and _same(a.params.get(name), comp["after"])
+                     and {k: v for k, v in a.params.items() if k != name} == rest]
+        pair = pairs.get(b.language)
+        for a in found:
+            family = pair.family_name if pair else b.language
+            short = pair.short(b.runtime) if pair else b.runtime
+            if comp["kind"] == "methods":
+                label = f"{family} {short} {comp['before']} → {comp['after']}" + (
+                    f"({_kv(b.params)})" if b.params else "")
+            else:
+                label = f"{family} {short} {b.method_name}({name}={b.params[name]} → {a.params[name]}" + (
+                    f", {_kv(rest)})" if rest else ")")
+            newest = (pair.new or pair.old) if pair else b.runtime
+            why = "" if b.runtime == newest else f"not the family's newest runtime ({pair.short(newest) if pair else newest})"
+            out.append(_Candidate(label, b, a, not why, why))
+    return out
+
+
 def claims_of(report: Report, section: Section) -> list[Claim]:
     texts: dict[str, tuple[Any, list[Case]]] = {}
     for c in section.cases:
@@ -141,6 +297,7 @@ def claims_of(report: Report, section: Section) -> list[Claim]:
             continue
         text = cl if isinstance(cl, str) else str(cl.get("text", "")) if isinstance(cl, dict) else str(cl)
         texts.setdefault(text, (cl, []))[1].append(c)
+    pairs = pairs_of(report)
     claims = []
     for text, (cl, carriers) in texts.items():
         if not isinstance(cl, dict):
@@ -151,45 +308,28 @@ def claims_of(report: Report, section: Section) -> list[Claim]:
         if expect is None and seed:
             expect = "faster" if seed[1] < seed[0] else "slower" if seed[1] > seed[0] else "same"
         selector = cl.get("params") if isinstance(cl.get("params"), dict) else {}
-        compare = cl.get("compare") if isinstance(cl.get("compare"), dict) else {}
-        pairs: list[tuple[str, Case, Case]] = []
-        if compare.get("param"):
-            name, bv, av = str(compare["param"]), str(compare.get("before")), str(compare.get("after"))
-            for b in carriers:
-                if not _same(b.params.get(name), bv) or not _matches(b, selector):
-                    continue
-                rest = {k: v for k, v in b.params.items() if k != name}
-                for a in carriers:
-                    if (a.bench_id == b.bench_id and a.runtime == b.runtime and _same(a.params.get(name), av)
-                            and {k: v for k, v in a.params.items() if k != name} == rest):
-                        pairs.append((f"{name}={b.params[name]} → {a.params[name]} on {a.runtime}"
-                                      + (f" ({_kv(rest)})" if rest else ""), b, a))
-        elif compare.get("before") and compare.get("after"):
-            bn, an = str(compare["before"]), str(compare["after"])
-            for b in carriers:
-                if b.method_name != bn or not _matches(b, selector):
-                    continue
-                for a in carriers:
-                    if a.method_name == an and a.runtime == b.runtime and a.params == b.params:
-                        pairs.append((f"{bn} → {an} on {a.runtime}"
-                                      + (f" ({_params_text(a)})" if a.params else ""), b, a))
-        else:
-            for a in carriers:
-                b = report.baseline_case(section, a)
-                if b is None or a is b or not _matches(a, selector):
-                    continue
-                pairs.append((f"{b.runtime} → {a.runtime}" + (f" ({_params_text(a)})" if a.params else ""),
-                              b, a))
+        comp = comparison_of(cl)
+        if comp["kind"] == "invalid":
+            claims.append(Claim(text, expect, seed, [], note=f"not checked: {comp['why']}", kind="invalid"))
+            continue
+        candidates = (_version_pairs(carriers, pairs, section, selector) if comp["kind"] == "versions"
+                      else _within_runtime_pairs(carriers, pairs, comp, selector))
         checks = []
-        for label, b, a in pairs:
-            r = runtime_ratio(a, b) if compare == {} else unpaired_ratio(a, b)
+        seed_r = seed[1] / seed[0] if seed and seed[0] > 0 else None
+        for cand in candidates:
+            r = runtime_ratio(cand.after, cand.before)
             v = verdict(r, expect)
-            seed_r = seed[1] / seed[0] if seed and seed[0] > 0 else None
+            if cand.after.contended or cand.before.contended:  # interference that hit it all
+                v = "inconclusive"                               # cannot be seen in the interval
             inside = ("—" if seed_r is None or r is None or not r.has_interval
                       else "yes" if r.low <= seed_r <= r.high else "no")
-            checks.append(ClaimCheck(label, b, a, r, v, inside))
+            may, mark = port_standing(cand.before, cand.after)
+            notes = [n for n in (cand.why_not, mark) for n in [n] if n]
+            checks.append(ClaimCheck(cand.label, cand.before, cand.after, r, v, inside,
+                                     decides=cand.decisive and may, note="; ".join(notes)))
+        checks.sort(key=lambda ch: not ch.decides)  # the deciding comparison first
         note = "" if checks else "no pair of our cases to compare (not measured in these results)"
-        claims.append(Claim(text, expect, seed, checks, note))
+        claims.append(Claim(text, expect, seed, checks, note, kind=comp["kind"]))
     return claims
 
 

@@ -24,7 +24,7 @@ SEED_TITLES = {
     "003": "Performance Improvements in .NET Core 3.0",
     "004": "Performance improvements in ASP.NET Core 6",
 }
-# Section order of each seed document (from /work/shared/seeds/README.md); unknown sections follow.
+# Section order of each seed document (from ../shared/seeds/README.md, beside the repository); unknown sections follow.
 SEED_SECTIONS = {
     "000": ["Benchmarking Setup", "JIT", "GC", "Threading", "System Types", "Arrays, Strings, Spans",
             "Buffering", "IO", "Networking", "Reflection", "Collections and LINQ", "Cryptography",
@@ -38,6 +38,7 @@ SEED_SECTIONS = {
     "004": ["Benchmarking Setup", "Span<T>", "Idle Connections", "EF Core", "Blazor", "Hodgepodge"],
 }
 CONFIDENCE = 0.999
+MAX_LISTED = 6  # cases named in a note before "and N more"
 SAME_BAND = (0.95, 1.05)
 
 # -- loading ------------------------------------------------------------------------------------
@@ -135,9 +136,22 @@ class Case:
         return str(self.raw.get("error") or "failed")
 
     @property
+    def absent(self) -> str | None:
+        """Why the benchmark does not exist on this runtime (status "na"), or None."""
+        if self.raw.get("status") != "na":
+            return None
+        return str(self.raw.get("absent") or "not available on this runtime")
+
+    @property
     def warnings(self) -> list[str]:
         w = self.raw.get("warnings") or []
         return [str(x) for x in w] if isinstance(w, list) else []
+
+    @property
+    def contended(self) -> bool:
+        """Measured under heavy or changing contention (stats/contention.py): no confident verdict."""
+        c = self.raw.get("contention")
+        return isinstance(c, dict) and c.get("level") in ("heavy", "changing")
 
 
 def _load_one(path: Path) -> dict:
@@ -228,6 +242,7 @@ def report_from_docs(paths: list[str], docs: list[dict], title: str,
     by_key: dict[tuple, Case] = {}
     order: list[tuple] = []
     seen_keys: set = set()
+    again: dict[tuple[str, str], list[str]] = {}
     for i, (p, doc) in enumerate(zip(paths, docs)):
         cases = [Case(i, p, c) for c in doc["cases"]]
         keys = {c.key for c in cases}
@@ -240,11 +255,16 @@ def report_from_docs(paths: list[str], docs: list[dict], title: str,
         for c in cases:
             k = (c.key, c.runtime)
             if k in by_key:
-                notes.append(f"{c.bench_id} {dict(c.key[1]) or ''} @ {c.runtime}: measured in "
-                             f"{by_key[k].path} and {p}; the later file is used.")
+                again.setdefault((by_key[k].path, p), []).append(
+                    f"{c.bench_id}{'[' + _params_text(c) + ']' if c.params else ''}@{c.runtime}")
             else:
                 order.append(k)
             by_key[k] = c
+    # one note per pair of files: a second pass measures dozens of cases again
+    for (first, later), which in again.items():
+        shown = ", ".join(which[:MAX_LISTED]) + (f" and {len(which) - MAX_LISTED} more" if len(which) > MAX_LISTED else "")
+        notes.append(f"{len(which)} case(s) measured in {first} and again in {later}; the later "
+                     f"file is used: {shown}.")
     cases = [by_key[k] for k in order]
     runtimes: list[str] = []
     for doc in docs:
@@ -301,8 +321,9 @@ def unpaired_ratio(after: Case, before: Case) -> Ratio | None:
     if not (after.ok and before.ok) or after.mean <= 0 or before.mean <= 0:
         return None
     value = after.mean / before.mean
-    if after.se is None or before.se is None or after.df is None or before.df is None:
-        return Ratio(value, None, None)
+    if (after.se is None or before.se is None or after.df is None or before.df is None
+            or min(after.df, before.df) < 1 or not math.isfinite(after.se + before.se)):
+        return Ratio(value, None, None)  # one process a side: no interval
     s = math.sqrt((after.se / after.mean) ** 2 + (before.se / before.mean) ** 2)
     q = _quantile(min(after.df, before.df))
     return Ratio(value, value * math.exp(-q * s), value * math.exp(q * s))
@@ -445,7 +466,8 @@ def table_cells(rows: list[Row]) -> tuple[list[str], list[list[str]]]:
     out = []
     for r in rows:
         c = r.case
-        mean = format_in(c.mean, unit) if c.ok else f"FAILED: {c.error}"
+        mean = (format_in(c.mean, unit) if c.ok else f"NA: {c.absent}" if c.absent
+                else f"FAILED: {c.error}")
         cells = [r.method, c.runtime, _params_text(c), mean]
         if has_method:
             cells.append(_ratio_cell(r.method_ratio, r.has_method_base, c.ok))

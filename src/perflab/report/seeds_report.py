@@ -1,24 +1,28 @@
 """`perflab report RESULT.json… --title "…" [--out DIR]`: the seeds' report from perflab results.
 
-Writes one Markdown file (plots as PNG files beside it) and ONE self-contained HTML file (inline CSS,
-plots embedded as base64 PNG: it opens without a network). The report is structured like the seed
-documents: a part per seed, a section per seed section (from each benchmark's `meta`: `seed`,
+Writes an index (`<stem>.md`, `<stem>.html`) and one page per language family
+(`<stem>-<language>.md/.html`, plots as PNG files beside the Markdown), each HTML file self-contained
+(inline CSS, plots embedded as base64 PNG: it opens without a network). A family page compares the
+family's pair (perflab.report.families: its first and last runtime, oldest → newest in the main job):
+a summary (geometric mean of the ratios, wins, losses: perflab.report.family), then, like the seed
+documents, a part per seed, a section per seed section (from each benchmark's `meta`: `seed`,
 `section`; benchmarks without them go to "Other"), and in each section
 
 - the table `Method | Runtime | Params | Mean | Ratio | Allocated`,
-- a plot of every ratio against the baseline runtime with its 99.9 % interval,
-- for every claim a seed made with figures (`meta["claim"]`), the seed's figure beside ours and
-  whether ours confirms it (rule: `CLAIM_RULE`).
+- a plot of every ratio against the family's oldest runtime with its 99.9 % interval,
+- for every claim a seed made with figures, the seed's figure beside ours, the comparison that
+  stands for it and whether ours confirms it (rules: perflab.report.claims, `CLAIM_RULE`).
 
-A claim in `meta` is a string (shown, not checked) or a dict::
+A claim (the registry `seed_claims.json`, or a benchmark's own `meta["claim"]`) is a string (shown,
+not checked) or a dict::
 
     {"text": "Ubuntu: PreallocationSize False 96.65 ms → True 43.70 ms",
      "before_ms": 96.65, "after_ms": 43.70,        # or before_us/after_us, before_ns/after_ns
      "expect": "faster",                           # "faster" | "slower" | "same" (default: from figures)
      "params": {"fileSize": "1048576"},            # optional: only these cases
-     "compare": {"param": "specifyPreallocationSize", "before": "False", "after": "True"}}
-                # or {"before": "Write", "after": "WriteGather"} (two methods of the section),
-                # or no "compare": before = the baseline runtime, after = each other runtime.
+     "comparison": {"param": "specifyPreallocationSize", "values": ["False", "True"]}}
+                # or {"methods": ["Write", "WriteGather"]} (two methods of the section),
+                # or "versions" (the default): the family's oldest → newest runtime.
 """
 from __future__ import annotations
 
@@ -73,28 +77,37 @@ def _env_lines(report: Report) -> list[tuple[str, str]]:
 _md_escape = md_cell  # every cell: `|`, backslashes, newlines, HTML (perflab.report.escape)
 
 
-def _md_table(columns: list[str], rows: list[list[str]]) -> list[str]:
+def _md_table(columns: list[str], rows: list[list[str]], escaped: bool = False) -> list[str]:
+    """`escaped`: the rows' cells are Markdown already (links whose text went through md_cell)."""
+    cell = (lambda x: x) if escaped else _md_escape
     out = ["| " + " | ".join(_md_escape(c) for c in columns) + " |",
            "|" + "|".join("---:" if is_numeric_column(c) else "---" for c in columns) + "|"]
-    out += ["| " + " | ".join(_md_escape(x) for x in r) + " |" for r in rows]
+    out += ["| " + " | ".join(cell(x) for x in r) + " |" for r in rows]
     return out
 
 
 def _claim_rows(claim: Claim) -> list[list[str]]:
     if not claim.checks:
-        return [[claim.text, claim.seed_text(), "—", "—", claim.note or "not checked", "—"]]
+        return [[claim.text, claim.seed_text(), "—", "—", claim.note or "not checked", "—", ""]]
     rows = []
     for ch in claim.checks:
         ours = "—"
         if ch.before.ok and ch.after.ok:
             ours = f"{format_time(ch.before.mean)} → {format_time(ch.after.mean)}"
             ours += f" (×{ch.ratio.text()})" if ch.ratio else ""
-        rows.append([claim.text, claim.seed_text(), ch.comparison, ours, ch.verdict, ch.seed_inside])
+        rows.append([claim.text, claim.seed_text(), ch.comparison, ours, ch.shown_verdict, ch.seed_inside,
+                     ch.note])
     return rows
 
 
 CLAIM_COLUMNS = ["Seed claim", "Seed figure", "Our comparison", "Our figure (99.9 % CI)",
-                 "Verdict", "Seed ratio in our CI"]
+                 "Verdict", "Seed ratio in our CI", "Note"]
+
+
+def _verdict_class(verdict: str) -> str:
+    """CSS class of a verdict cell: the verdict's last word (partly confirmed → confirmed)."""
+    words = verdict.split()
+    return "reference" if verdict in ("for reference", "for reference only") else (words[-1] if words else "")
 
 
 @dataclass
@@ -104,14 +117,19 @@ class Rendered:
     plots: dict[str, bytes]
 
 
-def render(report: Report, plots_dir_name: str) -> Rendered:
+def render(report: Report, plots_dir_name: str, preamble: tuple[list[str], list[str]] = ([], []),
+           index_link: str | None = None) -> Rendered:
+    """One page: the seeds' sections of `report`. `preamble` (Markdown lines, HTML fragments) goes
+    after the set-up; `index_link` (a file name beside this page) links back to the index."""
     generated = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     sections = sections_of(report)
     md: list[str] = [f"# {md_cell(report.title)}", "",
-                     f"Generated by `perflab report` on {generated}.", ""]
+                     f"Generated by `perflab report` on {generated}."
+                     + (f" Back to [the index]({index_link}.md)." if index_link else ""), ""]
     for k, v in _env_lines(report):
         md.append(f"- **{k}**: {md_cell(v)}")
-    md += ["", RATIO_DEFINITION + f" Baseline runtime: **{report.baseline}**; the plots show "
+    md += [""] + preamble[0]
+    md += ["", RATIO_DEFINITION + f" Baseline runtime: **{md_cell(report.baseline)}**; the plots show "
            "**Ratio vs** it with its 99.9 % confidence interval. **Claims**: " + CLAIM_RULE, ""]
     for n in report.notes:
         md.append(f"> note: {md_cell(n)}")
@@ -145,12 +163,11 @@ def render(report: Report, plots_dir_name: str) -> Rendered:
             body.append('<h4>Claims</h4><table class="claims"><thead><tr>'
                         + "".join(f"<th>{html.escape(c)}</th>" for c in CLAIM_COLUMNS) + "</tr></thead><tbody>")
             for r in crow:
-                cls = r[4].split()[0] if r[4] else ""
+                cls = _verdict_class(r[4])
                 body.append("<tr>" + "".join(
                     f'<td class="v-{html.escape(cls)}">{html.escape(x)}</td>' if j == 4
                     else f"<td>{html.escape(x)}</td>"
                     for j, x in enumerate(r)) + "</tr>")
-                summary[r[4]] = summary.get(r[4], 0) + 1
             body.append("</tbody></table>")
         md += _md_table(cols, cells) + [""]
         body.append('<table class="results"><thead><tr>' + "".join(
@@ -176,7 +193,9 @@ def render(report: Report, plots_dir_name: str) -> Rendered:
         notes = []
         for r in rows:
             where = f"{r.method} ({_params_text(r.case)}) @ {r.case.runtime}"
-            if not r.case.ok:
+            if r.case.absent:
+                notes.append(f"{where}: NA: {r.case.absent}")
+            elif not r.case.ok:
                 notes.append(f"{where}: FAILED: {r.case.error}")
             notes += [f"{where}: {w}" for w in r.case.warnings]
         if notes:
@@ -187,9 +206,11 @@ def render(report: Report, plots_dir_name: str) -> Rendered:
         body.append("</section>")
     if toc:
         toc.append("</ul></li>")
+    for _, cl in overview:
+        summary[cl.overall] = summary.get(cl.overall, 0) + 1
     verdicts = ", ".join(f"{k}: {v}" for k, v in sorted(summary.items())) or "no claims checked"
-    ov_cols = ["Seed", "Section", "Claim", "Comparisons", "Verdict"]
-    ov_rows = [[s.seed, s.name, cl.text, str(len(cl.checks)), cl.overall] for s, cl in overview]
+    ov_cols = ["Seed", "Section", "Claim", "How it is checked", "Verdict"]
+    ov_rows = [[s.seed, s.name, cl.text, cl.checked_as, cl.overall] for s, cl in overview]
     if ov_rows:
         md[overview_at:overview_at] = (["", "## Claims at a glance", ""] + _md_table(ov_cols, ov_rows)
                                        + [""])
@@ -200,10 +221,13 @@ def render(report: Report, plots_dir_name: str) -> Rendered:
             f"<title>{html.escape(report.title)}</title>", f"<style>{_CSS}</style></head><body>",
             f"<h1>{html.escape(report.title)}</h1>",
             f'<p class="meta">Generated by <code>perflab report</code> on {html.escape(generated)}. '
-            f"Claims: {html.escape(verdicts)}.</p>", "<dl>"]
+            f"Claims: {html.escape(verdicts)}."
+            + (f' <a href="{html.escape(index_link)}.html">Back to the index</a>.' if index_link else "")
+            + "</p>", "<dl>"]
     for k, v in _env_lines(report):
         head.append(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>")
     head.append("</dl>")
+    head += preamble[1]
     head.append(f'<p class="how">{_md_bold_to_html(html.escape(RATIO_DEFINITION))} Baseline runtime: '
                 f"<b>{html.escape(report.baseline)}</b>; the plots show <b>Ratio vs</b> it with its "
                 f"99.9 % confidence interval (hollow marker: no interval). "
@@ -214,7 +238,7 @@ def render(report: Report, plots_dir_name: str) -> Rendered:
         head.append('<h2 id="claims">Claims at a glance</h2><table class="claims"><thead><tr>'
                     + "".join(f"<th>{html.escape(c)}</th>" for c in ov_cols) + "</tr></thead><tbody>")
         for (s, cl), r in zip(overview, ov_rows):
-            cls = r[4].split()[-1] if r[4] else ""
+            cls = _verdict_class(r[4])
             head.append(f"<tr><td>{html.escape(r[0])}</td><td><a href=\"#{s.anchor}\">"
                         f"{html.escape(r[1])}</a></td><td>{html.escape(r[2])}</td>"
                         f'<td class="num">{r[3]}</td><td class="v-{html.escape(cls)}">'
@@ -239,7 +263,7 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:now
 tr.first td{border-top:2px solid #bbb}
 table.claims td{max-width:320px}
 .v-confirmed{background:#e6f4e6;font-weight:bold}.v-contradicted{background:#fbe3e3;font-weight:bold}
-.v-inconclusive,.v-mixed,.v-checked{background:#f6f1dc}
+.v-inconclusive,.v-mixed,.v-checked{background:#f6f1dc}.v-reference{color:#777}
 dl{display:grid;grid-template-columns:max-content auto;gap:2px 1em}dt{font-weight:bold}dd{margin:0}
 figure{margin:1em 0}figure img{max-width:100%}
 .meta,.note{color:#555}.how{background:#f8f8f8;padding:.6em;border-left:3px solid #ccc}
@@ -266,21 +290,13 @@ def add_report_parser(subparsers) -> argparse.ArgumentParser:
                     help="output folder (default: the folder of the first results file)")
     rp.add_argument("--baseline", default=None,
                     help="runtime label the ratios are against (default: the first runtime)")
+    rp.add_argument("--not-compared", action="append", default=[], metavar="TEXT",
+                    help="a family that could not be paired, with the reason (shown on the index; repeatable)")
     rp.set_defaults(func=cmd_report)
     return rp
 
 
-def cmd_report(args) -> int:
-    report = load_report(list(args.results), args.title or "perflab report",
-                         getattr(args, "baseline", None))
-    out_dir = Path(args.out) if getattr(args, "out", None) else Path(args.results[0]).resolve().parent
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"--out {out_dir}: cannot create it ({exc.strerror or exc})") from None
-    stem = _slug(report.title)
-    plots_dir_name = f"{stem}_plots"
-    rendered = render(report, plots_dir_name)
+def _write_page(out_dir: Path, stem: str, rendered: Rendered, plots_dir_name: str) -> tuple[Path, Path]:
     from .exporters import write_text_atomic
     try:
         if rendered.plots:
@@ -292,9 +308,57 @@ def cmd_report(args) -> int:
         write_text_atomic(html_path, rendered.html)
     except OSError as exc:
         raise UsageError(f"--out {out_dir}: not writable ({exc.strerror or exc})") from None
-    print(f"report: {md_path} and {html_path} ({len(report.cases)} cases, "
-          f"{len(report.runtimes)} runtimes, baseline {report.baseline})")
+    return md_path, html_path
+
+
+def cmd_report(args) -> int:
+    """The index (`<stem>.md/.html`) and one page per family (`<stem>-<language>.md/.html`)."""
+    import dataclasses
+
+    from .families import pairs_of
+    from .family import preamble, summarize
+    from .index_page import render_index
+    report = load_report(list(args.results), args.title or "perflab report",
+                         getattr(args, "baseline", None))
+    out_dir = Path(args.out) if getattr(args, "out", None) else Path(args.results[0]).resolve().parent
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--out {out_dir}: cannot create it ({exc.strerror or exc})") from None
+    stem = _slug(report.title)
+    sums, links = [], []
+    for lang, pair in pairs_of(report).items():
+        summary = summarize(report, pair)
+        fam_stem = f"{stem}-{_slug(lang or 'other')}"
+        page = dataclasses.replace(summary.report, title=f"{pair.report_title} — {report.title}")
+        rendered = render(page, f"{fam_stem}_plots", preamble(summary), index_link=stem)
+        _write_page(out_dir, fam_stem, rendered, f"{fam_stem}_plots")
+        sums.append(summary)
+        links.append(fam_stem)
+    not_compared = list(getattr(args, "not_compared", None) or [])
+    not_compared += [f"{s.pair.family_name}: only {s.pair.old} was measured; nothing to compare it with"
+                     for s in sums if s.pair.new is None]
+    md_path, html_path = _write_page(out_dir, stem, render_index(report, sums, links, not_compared), "")
+    print_summary(sums, not_compared)
+    print(f"report: {md_path} and {html_path} (index of {len(sums)} family report(s); "
+          f"{len(report.cases)} cases, {len(report.runtimes)} runtimes)")
     return 0
+
+
+def print_summary(sums, not_compared: list[str]) -> None:
+    """The console's view: one line per family; the tables are in the files."""
+    from rich.table import Table
+
+    from ..console import out
+    from .index_page import FAMILY_COLUMNS, family_row
+    t = Table(title="per family (ratios newer / older)", title_justify="left")
+    for c in FAMILY_COLUMNS:
+        t.add_column(c, justify="left" if c in ("Report", "Comparison") else "right")
+    for s in sums:
+        t.add_row(*family_row(s))
+    out.print(t)
+    for n in not_compared:
+        out.print(f"not compared: {n}", soft_wrap=True, markup=False)
 
 
 def main(argv: list[str] | None = None) -> int:

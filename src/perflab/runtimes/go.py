@@ -1,10 +1,12 @@
 """Go toolchains: the `go` on PATH, toolchains already in the module cache, ~/sdk/goX.Y.Z, and the
-go1.21 … go1.26 toolchains obtainable through the Go module proxy (installed=False until provisioned).
+go1.21 … go1.26 toolchains obtainable through the Go module proxy (installed=False until provisioned),
+and those perflab provisioned earlier into its own cache (`<cache>/go-toolchains`, a module cache).
 
 A Go runtime is named by its minor version (`go1.22`); its version is the full release (`1.22.12`) and
 its executable the toolchain's `bin/go`. Provisioning runs `GOTOOLCHAIN=go1.22.12 go version`, which
-makes the go command download the `golang.org/toolchain` module version into the module cache; this is
-the module proxy's own toolchain mechanism and needs no other network access.
+makes the go command download the `golang.org/toolchain` module version into a module cache (perflab's,
+`<cache>/go-toolchains`, so that everything perflab downloads is in one folder); this is the module
+proxy's own toolchain mechanism and needs no other network access.
 """
 from __future__ import annotations
 
@@ -16,8 +18,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from ..cache import cache_dir
 from ..errors import PrepareError
 from ..model import Runtime
+from .progress import downloading
 
 MIN_MINOR = 21  # the worker's floor (go.mod says go 1.21)
 KNOWN_MINORS = range(21, 27)  # go1.21 … go1.26 are offered as installable
@@ -91,14 +95,9 @@ def describe(path: str) -> Runtime | None:
     return runtime_for(str(go), info) if info else None
 
 
-def default_modcache() -> Path:
-    go = shutil.which("go")
-    if go:
-        info = probe(go)
-        if info and info.get("GOMODCACHE"):
-            return Path(info["GOMODCACHE"])
-    gopath = os.environ.get("GOPATH") or str(Path.home() / "go")
-    return Path(gopath.split(os.pathsep)[0]) / "pkg" / "mod"
+def toolchain_cache() -> Path:
+    """The module cache perflab downloads Go toolchains into."""
+    return cache_dir() / "go-toolchains"
 
 
 def _modcache_toolchains(modcache: Path) -> list[tuple[str, str]]:
@@ -129,7 +128,7 @@ def discover() -> list[Runtime]:
     if modcache is None:
         gopath = os.environ.get("GOPATH") or str(Path.home() / "go")
         modcache = Path(gopath.split(os.pathsep)[0]) / "pkg" / "mod"
-    candidates = _modcache_toolchains(modcache)
+    candidates = _modcache_toolchains(modcache) + _modcache_toolchains(toolchain_cache())
     for d in (Path.home() / "sdk").glob("go1.*"):
         if (d / "bin" / "go").is_file():
             candidates.append((d.name[2:], str(d / "bin" / "go")))
@@ -188,20 +187,29 @@ def provision(runtime: Runtime) -> Runtime:
                            "and cannot download toolchains")
     patch = latest_patch(minor, boot)
     version = f"1.{minor}.{patch}" if patch or minor >= 21 else f"1.{minor}"
+    goos, goarch = _goos_goarch()
+    modcache = toolchain_cache()
+    go = modcache / "golang.org" / f"toolchain@v0.0.1-go{version}.{goos}-{goarch}" / "bin" / "go"
+    if not go.is_file():
+        with downloading(runtime.name, f"Go {version}", "the Go module proxy (golang.org/toolchain)",
+                         str(modcache)):
+            _download(boot, version)
+    if not go.is_file():
+        raise PrepareError(f"go{version} was downloaded but {go} does not exist")
+    return Runtime(name=runtime.name, language="go", version=version, executable=str(go),
+                   flags=runtime.flags, env=runtime.env, implementation="gc")
+
+
+def _download(boot: str, version: str) -> None:
+    """`GOTOOLCHAIN=go<version> go version` with perflab's module cache: the go command fetches it."""
     try:
         out = subprocess.run([boot, "version"], capture_output=True, text=True, timeout=900,
                              cwd=str(Path.home()),
-                             env=_clean_env({"GOTOOLCHAIN": f"go{version}", "GOFLAGS": ""}))
+                             env=_clean_env({"GOTOOLCHAIN": f"go{version}", "GOFLAGS": "",
+                                             "GOMODCACHE": str(toolchain_cache())}))
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise PrepareError(f"cannot obtain go{version} from the Go module proxy: {exc}") from None
     if out.returncode != 0 or f"go{version}" not in out.stdout:
         detail = (out.stderr or out.stdout).strip().splitlines()
         raise PrepareError(f"cannot obtain go{version} from the Go module proxy: "
                            f"{detail[-1] if detail else 'go version failed'}")
-    goos, goarch = _goos_goarch()
-    modcache = Path(info.get("GOMODCACHE") or default_modcache())
-    go = modcache / "golang.org" / f"toolchain@v0.0.1-go{version}.{goos}-{goarch}" / "bin" / "go"
-    if not go.is_file():
-        raise PrepareError(f"go{version} was downloaded but {go} does not exist")
-    return Runtime(name=runtime.name, language="go", version=version, executable=str(go),
-                   flags=runtime.flags, env=runtime.env, implementation="gc")

@@ -23,6 +23,7 @@ from pathlib import Path
 from ..cache import cache_dir
 from ..errors import PrepareError
 from ..model import Runtime
+from .progress import downloading
 
 INSTALLABLE_MAJORS = (18, 20, 22, 24)
 MIN_VERSION = (18, 19)  # module.register(), which resolves `import 'perflab'`, arrived in 18.19/20.6
@@ -151,7 +152,8 @@ def provision(runtime: Runtime) -> Runtime:
     target = node_dir() / version
     exe = target / "bin" / ("node.exe" if sys.platform == "win32" else "node")
     if not exe.is_file():
-        _fetch(version, target)
+        with downloading(runtime.name, f"Node {version}", f"npm ({npm_package()}@{version})", str(target)):
+            _fetch(version, target)
     rt = describe(str(exe))
     if rt is None:
         raise PrepareError(f"the Node {version} downloaded from npm does not run on this machine")

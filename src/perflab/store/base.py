@@ -47,8 +47,9 @@ def _migrations(serial_pk: str) -> dict[int, list[str]]:
                 UNIQUE (run_id, case_key))""",
             "CREATE INDEX cases_by_key ON cases (case_key)",
         ],
-        # 2: the cli branch's case-key re-keying
-        # 3: what the dashboard's pages read without opening each case's document: the params and
+        # v2: case keys quote parameter values holding , = [ ] " or \\ (model.case_key): re-key
+        2: [_rekey_cases],
+        # v3: what the dashboard's pages read without opening each case's document: the params and
         # the interval of each case as columns, and indices for their access paths (a benchmark's
         # series, a run's cases by status, runs by date).
         3: [
@@ -61,6 +62,22 @@ def _migrations(serial_pk: str) -> dict[int, list[str]]:
             "CREATE INDEX runs_by_started ON runs (started)",
         ],
     }
+
+
+def _rekey_cases(store: "Store", cur) -> None:
+    """Give every stored case today's key (ordinary keys do not change), in its column and its doc."""
+    from ..model import case_key_of
+    cur.execute("SELECT id, case_key, doc FROM cases")
+    for row_id, old_key, text in cur.fetchall():
+        doc = json.loads(text)
+        try:
+            new_key = case_key_of(doc)
+        except (KeyError, TypeError, AttributeError):
+            continue  # a document too damaged to re-key keeps its old key
+        if new_key != old_key:
+            doc["key"] = new_key
+            cur.execute(store._q("UPDATE cases SET case_key = ?, doc = ? WHERE id = ?"),
+                        (new_key, json.dumps(doc), row_id))
 
 
 def _case_columns(case: dict[str, Any]) -> tuple[str, float | None, float | None]:
@@ -153,8 +170,14 @@ class Store(ABC):
             return rows
         return self._guard(run)
 
+    @abstractmethod
+    def _lock_for_schema(self, cur) -> None:
+        """Begin a transaction holding the database's write lock, so that processes opening a new
+        store at once create (or migrate) its schema one after the other, never side by side."""
+
     def _migrate(self) -> None:
         cur = self.conn.cursor()
+        self._lock_for_schema(cur)
         cur.execute("CREATE TABLE IF NOT EXISTS perflab_schema (version INTEGER NOT NULL)")
         cur.execute("SELECT version FROM perflab_schema")
         row = cur.fetchone()
@@ -228,7 +251,7 @@ class Store(ABC):
         rows = self._query(
             "SELECT r.id, r.started, r.finished, r.complete, r.label, r.fingerprint, "
             "(SELECT COUNT(*) FROM cases c WHERE c.run_id = r.id), "
-            "(SELECT COUNT(*) FROM cases c WHERE c.run_id = r.id AND c.status <> 'ok') "
+            "(SELECT COUNT(*) FROM cases c WHERE c.run_id = r.id AND c.status = 'failed') "
             "FROM runs r ORDER BY r.id")
         return [{"id": r[0], "started": r[1], "finished": r[2], "complete": bool(r[3]),
                  "label": r[4], "fingerprint": r[5], "cases": r[6], "failed": r[7]} for r in rows]
@@ -288,8 +311,9 @@ class Store(ABC):
                  "environment": json.loads(r[8]), "fingerprint": r[9]} for r in rows]
 
     def case_counts(self, since_run: int = 0) -> dict[int, tuple[int, int]]:
-        """Per run id after `since_run`: (cases, cases that failed); index cases_by_run_status."""
-        rows = self._query("SELECT run_id, COUNT(*), SUM(CASE WHEN status <> 'ok' THEN 1 ELSE 0 END) "
+        """Per run id after `since_run`: (cases, cases that failed; a case absent from its runtime,
+        status 'na', is not a failure); index cases_by_run_status."""
+        rows = self._query("SELECT run_id, COUNT(*), SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) "
                            "FROM cases WHERE run_id > ? GROUP BY run_id", (since_run,))
         return {int(r[0]): (int(r[1]), int(r[2] or 0)) for r in rows}
 

@@ -24,12 +24,23 @@ class SQLiteStore(Store):
         if self.path.exists() and not os.access(self.path, os.W_OK):
             raise StoreError(f"{self.url}: the history file is read-only; make it writable or "
                              "give another --store")
-        # one connection, used by one thread at a time (the dashboard's event loop may not be the
-        # thread that opened it)
-        conn = sqlite3.connect(str(self.path), timeout=5.0, check_same_thread=False)
+        # isolation_level=None: transactions are the ones this class begins (BEGIN IMMEDIATE below);
+        # check_same_thread=False: one connection, used by one thread at a time (the dashboard's
+        # event loop may not be the thread that opened it)
+        conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None,
+                               check_same_thread=False)
         conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("PRAGMA journal_mode = WAL")  # readers never block the run that is writing
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")  # readers never block the run that is writing
+        except sqlite3.OperationalError as exc:
+            # several processes creating the file at once: one of them switches it to WAL
+            if "locked" not in str(exc):
+                raise
+        conn.isolation_level = ""  # back to the sqlite3 module's implicit transactions for writes
         return conn
+
+    def _lock_for_schema(self, cur) -> None:
+        cur.execute("BEGIN IMMEDIATE")  # the write lock, waiting up to the connect timeout for it
 
     def _insert_returning_id(self, cur, sql: str, values: tuple) -> int:
         cur.execute(sql, values)  # lastrowid works on every SQLite, RETURNING only from 3.35

@@ -1,0 +1,268 @@
+"""perflab's main job (`./run.sh`): the seed corpus on every language family's oldest and newest
+runtime, side by side, within ONE total budget, and a report per family.
+
+1. Runtimes: scripts/main_job_runtimes.py (provisions Node and Go versions that are missing).
+2. Pass 1: the short job over every case of the slice (`--category quick`), with PASS1_SHARE of the
+   time left (`perflab run --budget-total`).
+3. Pass 2, while time is left: the comparisons that stand for a seed claim and are still
+   inconclusive (their interval straddles the claim's threshold) are measured again, family by
+   family, with the default job (±2 %) and a larger budget per case — the time goes where the
+   answer is not known yet, not evenly to every case. Up to MAX_ROUNDS rounds. The report merges
+   the result files; a case measured again replaces its pass-1 result (the later file wins).
+4. The report (index + a page per family) and, on the console, one line per family; the claims'
+   tally (and the wall time) goes to `<out>/main-job.json` too (bench/main_job.py reads it).
+
+    python scripts/main_job.py [--budget-total SECONDS] [--category quick] [--families node,go]
+                               [--out DIR] [--no-provision] [extra `perflab run` arguments…]
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+DEFAULT_BUDGET_TOTAL = 1200.0  # 20 minutes for the whole main job, provisioning and builds included
+PASS1_SHARE = 0.5              # of the time left after provisioning
+REPORT_RESERVE = 30.0          # seconds kept for the report
+MIN_PASS2 = 60.0               # a pass-2 round needs at least this much time left
+MAX_ROUNDS = 3
+PASS2_CASE_BUDGET = (4.0, 60.0)  # seconds per case in pass 2: at least, at most
+INTERRUPTED = 130             # perflab's status after Ctrl-C: the job stops measuring, still reports
+PASS1_ARGS = ["--job", "short", "--budget", "java=6"]  # a JVM process costs 0.3 s: 6 s buys ~12 a side
+
+
+@dataclass
+class Remeasure:
+    """One family's comparisons to measure again: the runtimes and benchmarks they involve."""
+    language: str
+    runtimes: list[str] = field(default_factory=list)
+    benchmarks: list[str] = field(default_factory=list)   # benchmark ids
+    checks: int = 0                                       # inconclusive deciding checks
+
+    def filters(self) -> list[str]:
+        out = []
+        for b in self.benchmarks:
+            out += ["--filter", _glob_escape(b)]
+        return out
+
+
+def _glob_escape(name: str) -> str:
+    """A benchmark id as a `--filter` glob that matches only itself."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+def inconclusive(report) -> list[Remeasure]:
+    """Per family, the deciding claim checks whose verdict is still inconclusive (both sides measured:
+    a failed case would fail again)."""
+    from perflab.report.families import pairs_of
+    from perflab.report.family import summarize
+    out = []
+    for lang, pair in pairs_of(report).items():
+        r = Remeasure(lang)
+        for _, claim in summarize(report, pair).claims:
+            for ch in claim.deciding:
+                if ch.verdict != "inconclusive" or not (ch.before.ok and ch.after.ok):
+                    continue
+                r.checks += 1
+                for c in (ch.before, ch.after):
+                    if c.runtime not in r.runtimes:
+                        r.runtimes.append(c.runtime)
+                    if c.bench_id not in r.benchmarks:
+                        r.benchmarks.append(c.bench_id)
+        if r.checks:
+            # runtimes in the report's order: the older one stays the baseline of the pass-2 run
+            r.runtimes.sort(key=report.runtimes.index)
+            out.append(r)
+    return out
+
+
+def pass2_plan(todo: list[Remeasure], time_left: float, round_: int) -> list[tuple[Remeasure, float, float]]:
+    """(what, seconds for that family's run, budget per case): the time left shared by the number of
+    inconclusive checks; each round doubles the per-case floor (what was not decided needs more)."""
+    total = sum(r.checks for r in todo)
+    lo, hi = PASS2_CASE_BUDGET
+    out = []
+    for r in todo:
+        share = time_left * r.checks / total
+        cases = 2 * r.checks  # two sides per check (parameters beyond the claim's are extra)
+        per_case = min(hi, max(lo * 2 ** (round_ - 1), share / cases))
+        out.append((r, share, per_case))
+    return out
+
+
+@dataclass
+class Tally:
+    judged: int = 0        # claims a comparison of ours stands for, summed over families
+    confirmed: int = 0
+    contradicted: int = 0
+    mixed: int = 0
+    inconclusive: int = 0  # not decided (inconclusive or partly)
+
+    @property
+    def decided(self) -> int:
+        return self.confirmed + self.contradicted + self.mixed
+
+    def text(self) -> str:
+        pct = f"{100 * self.decided / self.judged:.0f} %" if self.judged else "—"
+        return (f"claims: {self.judged} judged (per family), {self.decided} decided ({pct}): "
+                f"{self.confirmed} confirmed, {self.contradicted} contradicted"
+                + (f", {self.mixed} mixed" if self.mixed else "") + f"; {self.inconclusive} inconclusive")
+
+
+def tally(report) -> Tally:
+    from perflab.report.families import pairs_of
+    from perflab.report.family import summarize
+    t = Tally()
+    for pair in pairs_of(report).values():
+        for _, claim in summarize(report, pair).claims:
+            if not claim.deciding:
+                continue
+            t.judged += 1
+            o = claim.overall
+            if o in ("confirmed", "contradicted", "mixed"):
+                setattr(t, o, getattr(t, o) + 1)
+            else:
+                t.inconclusive += 1
+    return t
+
+
+def _without_filters(args: list[str]) -> list[str]:
+    out, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in ("--filter", "-f"):
+            skip = True
+        elif not a.startswith(("--filter=", "-f")):
+            out.append(a)
+    return out
+
+
+def _perflab(*args: str) -> list[str]:
+    return [sys.executable, "-m", "perflab.cli", *args]
+
+
+def _newest_json(folder: Path) -> Path | None:
+    found = sorted(folder.glob("perflab-*.json"))
+    return found[-1] if found else None
+
+
+def main(argv: list[str] | None = None, run: Callable[[list[str]], int] | None = None,
+         clock: Callable[[], float] = time.monotonic, say: Callable[[str], None] | None = None,
+         choose=None) -> int:
+    say = say or (lambda m: print(m, file=sys.stderr, flush=True))
+    run = run or (lambda cmd: subprocess.call(cmd, cwd=str(ROOT)))
+    ap = argparse.ArgumentParser(prog="main_job", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--budget-total", type=float, default=DEFAULT_BUDGET_TOTAL, metavar="SECONDS",
+                    help=f"seconds for the whole job, provisioning and builds included (default "
+                         f"{DEFAULT_BUDGET_TOTAL:g}): a target, not a hard stop")
+    ap.add_argument("--category", action="append", default=None, help="corpus slice (default: quick)")
+    ap.add_argument("--families", default=None, help="only these languages, e.g. node,go")
+    ap.add_argument("--out", default=None, help="folder (default perflab-results/seeds-<UTC time>)")
+    ap.add_argument("--no-provision", action="store_true", help="use only the runtimes installed")
+    ap.add_argument("--suite", default=str(ROOT / "suites" / "seeds"), help=argparse.SUPPRESS)
+    args, extra = ap.parse_known_args(argv)
+    if not args.budget_total > 0:
+        say(f"error: --budget-total {args.budget_total:g}: give a number of seconds above 0")
+        return 2
+    started = clock()
+    left = lambda: args.budget_total - (clock() - started)  # noqa: E731
+    out = Path(args.out or ROOT / "perflab-results" / f"seeds-{dt.datetime.now(dt.timezone.utc):%Y%m%d-%H%M%S}")
+    categories = [x for c in (args.category or ["quick"]) for x in ("--category", c)]
+    languages = [x.strip() for x in args.families.split(",")] if args.families else None
+
+    # 1. runtimes
+    if choose is None:
+        import main_job_runtimes
+        choose = main_job_runtimes.pick
+    say("choosing runtimes: each family's oldest and newest version"
+        + ("" if args.no_provision else " (provisioning the missing ones)"))
+    choices = choose(provision=not args.no_provision, say=say, languages=languages)
+    for c in choices:
+        say("  " + c.describe())
+    specs = [s for c in choices for s in c.specs]
+    not_compared = [c.describe() for c in choices if not c.paired]
+    if not specs:
+        say("error: no runtime to run (see above)")
+        return 2
+
+    # 2. pass 1
+    pass1_total = max(1.0, (left() - REPORT_RESERVE) * PASS1_SHARE)
+    say(f"pass 1: the short job over every case, {pass1_total:.0f} s of measurement at most "
+        f"({left():.0f} s left of {args.budget_total:g} s)")
+    rc = run(_perflab("run", args.suite, *categories, "--runtimes", ",".join(specs), *PASS1_ARGS,
+                      "--budget-total", f"{pass1_total:.0f}", "--exporters", "json,md,csv",
+                      "--label", "main job pass 1", "--out", str(out / "pass1"), *extra))
+    first = _newest_json(out / "pass1")
+    if rc == 2 or first is None:
+        say(f"error: pass 1 produced no results (status {rc})")
+        return rc or 1
+    files = [first]
+    interrupted = rc == INTERRUPTED
+
+    # 3. pass 2: the undecided claims get the time left
+    from perflab.report.results_view import load_report
+    for round_ in range(1, MAX_ROUNDS + 1):
+        if interrupted:
+            say("interrupted: no pass 2; the report covers what was measured")
+            break
+        todo = inconclusive(load_report([str(f) for f in files], "main job"))
+        time_left = left() - REPORT_RESERVE
+        if not todo:
+            say("pass 2: every claim that can be judged is decided")
+            break
+        if time_left < MIN_PASS2:
+            say(f"pass 2: {sum(r.checks for r in todo)} claim comparison(s) still inconclusive, but only "
+                f"{max(0.0, time_left):.0f} s left")
+            break
+        pass2_extra = _without_filters(extra)  # pass 2 names its own benchmarks
+        for r, seconds, per_case in pass2_plan(todo, time_left, round_):
+            say(f"pass 2.{round_}: {r.checks} inconclusive claim comparison(s) on {' → '.join(r.runtimes)}: "
+                f"{len(r.benchmarks)} benchmark(s), {per_case:.0f} s a case, {seconds:.0f} s in all")
+            folder = out / f"pass2-{round_}-{r.language}"
+            rc = run(_perflab("run", args.suite, *categories, "--runtimes", ",".join(r.runtimes),
+                              *r.filters(), "--job", "default", "--budget", f"{per_case:.1f}",
+                              "--budget-total", f"{seconds:.0f}", "--exporters", "json",
+                              "--label", f"main job pass 2.{round_}", "--out", str(folder), *pass2_extra))
+            got = _newest_json(folder)
+            if got is not None:
+                files.append(got)
+            elif rc == 2:
+                return rc
+            if rc == INTERRUPTED:
+                interrupted = True
+                break
+
+    # 4. the report
+    title = "perflab seed corpus — " + ", ".join(args.category or ["quick"]) + " slice"
+    nc = [x for n in not_compared for x in ("--not-compared", n)]
+    rc_report = run(_perflab("report", *map(str, files), "--title", title, "--out", str(out / "report"), *nc))
+    t = tally(load_report([str(f) for f in files], title))
+    wall = clock() - started
+    say(f"{t.text()}; wall time {wall:.0f} s (budget {args.budget_total:g} s)")
+    summary = {"judged": t.judged, "decided": t.decided, "confirmed": t.confirmed,
+               "contradicted": t.contradicted, "mixed": t.mixed, "inconclusive": t.inconclusive,
+               "wall_s": round(wall, 1), "budget_total_s": args.budget_total,
+               "runtimes": specs, "not_compared": not_compared, "results": [str(f) for f in files],
+               "report": str(out / "report")}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "main-job.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    say(f"report: {out / 'report'}")
+    return INTERRUPTED if interrupted else rc_report or (1 if rc else 0)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # between runs: each `perflab run` already saved what it measured
+        print("interrupted", file=sys.stderr)
+        sys.exit(INTERRUPTED)

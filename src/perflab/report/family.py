@@ -1,0 +1,172 @@
+"""A family's summary: its pair's per-case ratios, their geometric mean, the biggest wins and
+losses, and the claims it speaks to — the head of each family page, a row of the index, and a line
+on the console.
+
+The geometric mean is over the cases measured on both runtimes of the pair with an interval (ratio =
+newer / older: below 1 = the newer is faster). Its 99.9 % interval treats those cases as fixed and
+independent: each case's log-ratio standard error is read back from its own 99.9 % interval (width /
+2·z), and the mean of n logs has the standard error √Σse²/n. It says how well THESE cases were
+measured, not how a different choice of workloads would come out (the spread across cases, min and
+max, is shown beside it for that).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from statistics import NormalDist
+
+from .claims import Claim, claims_of
+from .families import KIND_TEXT, Pair
+from .results_view import CONFIDENCE, Case, Ratio, Report, Section, _fmt_ratio, _params_text, runtime_ratio, sections_of
+
+TOP = 5  # biggest wins and losses listed
+
+
+@dataclass
+class CaseRatio:
+    old: Case
+    new: Case
+    ratio: Ratio
+
+    @property
+    def label(self) -> str:
+        p = _params_text(self.new)
+        return self.new.method_name + (f"({p})" if p != "-" else "")
+
+
+@dataclass
+class FamilySummary:
+    pair: Pair
+    report: Report                      # the family's cases only
+    cases: int                          # benchmark cases (keys) of the family
+    ratios: list[CaseRatio]             # compared with an interval
+    no_interval: int                    # compared, but one side has no interval (dry run)
+    failed: int                         # a side failed or is missing
+    geomean: float | None = None
+    geomean_ci: tuple[float, float] | None = None
+    claims: list[tuple[Section, Claim]] = field(default_factory=list)
+
+    @property
+    def wins(self) -> list[CaseRatio]:
+        return sorted((r for r in self.ratios if r.ratio.high < 1), key=lambda r: r.ratio.value)
+
+    @property
+    def losses(self) -> list[CaseRatio]:
+        return sorted((r for r in self.ratios if r.ratio.low > 1), key=lambda r: -r.ratio.value)
+
+    def claim_count(self, what: str) -> int:
+        if what == "decided":
+            return sum(cl.decided for _, cl in self.claims)
+        if what == "judged":  # a comparison of ours stands for it (decided or not)
+            return sum(bool(cl.deciding) for _, cl in self.claims)
+        return sum(cl.overall == what for _, cl in self.claims)
+
+    def geomean_text(self) -> str:
+        if self.geomean is None:
+            return "—"
+        if self.geomean_ci is None:
+            return f"×{_fmt_ratio(self.geomean)} [no interval]"
+        lo, hi = self.geomean_ci
+        return f"×{_fmt_ratio(self.geomean)} [{_fmt_ratio(lo)}–{_fmt_ratio(hi)}]"
+
+    def claims_text(self) -> str:
+        judged = self.claim_count("judged")
+        return (f"{self.claim_count('decided')}/{judged} decided: {self.claim_count('confirmed')} confirmed, "
+                f"{self.claim_count('contradicted')} contradicted")
+
+
+def subset(report: Report, language: str) -> Report:
+    """The report restricted to one language's cases and runtimes."""
+    cases = [c for c in report.cases if c.language == language]
+    runtimes = [r for r in report.runtimes if report.language_of.get(r) == language]
+    return Report(title=report.title, paths=report.paths, docs=report.docs, cases=cases,
+                  runtimes=runtimes, notes=list(report.notes))
+
+
+def geometric_mean(ratios: list[Ratio], confidence: float = CONFIDENCE
+                   ) -> tuple[float | None, tuple[float, float] | None]:
+    """Geometric mean of ratios with intervals, and its interval (see the module's doc)."""
+    usable = [r for r in ratios if r.has_interval and r.value > 0 and r.low > 0]
+    if not usable:
+        return None, None
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    logs = [math.log(r.value) for r in usable]
+    mean = sum(logs) / len(logs)
+    ses = [(math.log(r.high) - math.log(r.low)) / (2 * z) for r in usable]
+    se = math.sqrt(sum(s * s for s in ses)) / len(ses)
+    return math.exp(mean), (math.exp(mean - z * se), math.exp(mean + z * se))
+
+
+def summarize(report: Report, pair: Pair) -> FamilySummary:
+    fam = subset(report, pair.language)
+    old = {c.key: c for c in fam.cases if c.runtime == pair.old}
+    new = {c.key: c for c in fam.cases if c.runtime == pair.new} if pair.new else {}
+    keys = list(dict.fromkeys(c.key for c in fam.cases))
+    ratios, no_interval, failed = [], 0, 0
+    for k in keys:
+        a, b = new.get(k), old.get(k)
+        if pair.new is None:
+            continue
+        r = runtime_ratio(a, b) if a is not None and b is not None else None
+        if r is None:
+            failed += 1
+        elif not r.has_interval:
+            no_interval += 1
+        else:
+            ratios.append(CaseRatio(b, a, r))
+    g, ci = geometric_mean([r.ratio for r in ratios])
+    claims = [(s, cl) for s in sections_of(fam) for cl in claims_of(fam, s)]
+    return FamilySummary(pair, fam, len(keys), ratios, no_interval, failed, g, ci, claims)
+
+
+def summaries(report: Report, pairs: dict[str, Pair]) -> list[FamilySummary]:
+    return [summarize(report, p) for p in pairs.values()]
+
+
+# -- the head of a family page ------------------------------------------------------------------
+
+def _ratio_rows(items: list[CaseRatio]) -> list[list[str]]:
+    from ..units import format_time
+    return [[r.label, format_time(r.old.mean), format_time(r.new.mean), r.ratio.text()] for r in items]
+
+
+def preamble(s: FamilySummary) -> tuple[list[str], list[str]]:
+    """Markdown lines and HTML fragments: the summary, the biggest wins and losses."""
+    import html
+    p = s.pair
+    facts = [("Comparison", f"{p.title}: {KIND_TEXT[p.kind]}")]
+    if p.new:
+        facts.append(("Cases", f"{s.cases} of this family; {len(s.ratios)} compared with an interval"
+                      + (f", {s.no_interval} without (no interval)" if s.no_interval else "")
+                      + (f", {s.failed} failed or measured on one side only" if s.failed else "")))
+        facts.append(("Geometric mean of the ratios (newer / older)",
+                      s.geomean_text() + (" — 99.9 % interval of these cases' measurement; across cases "
+                                          f"from ×{_fmt_ratio(min(r.ratio.value for r in s.ratios))} to "
+                                          f"×{_fmt_ratio(max(r.ratio.value for r in s.ratios))}"
+                                          if s.ratios else "")))
+        facts.append(("Wins / losses", f"{len(s.wins)} faster on {p.short(p.new)} (interval below 1), "
+                      f"{len(s.losses)} slower (interval above 1), "
+                      f"{len(s.ratios) - len(s.wins) - len(s.losses)} not distinguishable"))
+    facts.append(("Claims", s.claims_text() if s.claims else "none of this family's cases carries a claim"))
+    md = ["## Summary", ""] + [f"- **{k}**: {v}" for k, v in facts] + [""]
+    out = ['<h2 id="summary">Summary</h2><dl>'] + [
+        f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in facts] + ["</dl>"]
+    cols = ["Case", f"Mean on {p.old}", f"Mean on {p.new}", "Ratio (99.9 % CI)"]
+    for title, items in (("Biggest wins", s.wins[:TOP]), ("Biggest losses", s.losses[:TOP])):
+        if not p.new:
+            break
+        rows = _ratio_rows(items)
+        md += [f"### {title}", ""]
+        out.append(f"<h3>{html.escape(title)}</h3>")
+        if not rows:
+            md += ["none", ""]
+            out.append("<p>none</p>")
+            continue
+        md += ["| " + " | ".join(cols) + " |", "|---|---:|---:|---:|"]
+        md += ["| " + " | ".join(x.replace("|", "\\|") for x in r) + " |" for r in rows] + [""]
+        out.append('<table class="results"><thead><tr>' + "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+                   + "</tr></thead><tbody>" + "".join(
+                       "<tr>" + "".join(f'<td class="{"num" if j else ""}">{html.escape(x)}</td>'
+                                        for j, x in enumerate(r)) + "</tr>" for r in rows)
+                   + "</tbody></table>")
+    return md, out
