@@ -34,7 +34,7 @@ def _runtime(label: str) -> dict:
 
 
 def case_doc(group: str, name: str, params: dict, runtime: str, mean: float, rng,
-             samples: int = 6, status: str = "ok") -> dict:
+             samples: int = 18, launches: int = 6, status: str = "ok") -> dict:
     p = ",".join(f"{k}={v}" for k, v in params.items())
     values = (mean * (1 + 0.005 * rng.standard_normal(samples))).round(3).tolist()
     m = float(np.mean(values))
@@ -43,11 +43,12 @@ def case_doc(group: str, name: str, params: dict, runtime: str, mean: float, rng
     return {"key": f"{group}.{name}[{p}]@{runtime}", "benchmark": _bench(group, name, params),
             "params": params, "runtime": _runtime(runtime), "status": status,
             "error": None if ok else "ValueError: boom <b>", "warnings": [],
-            "launches": [{"index": i, "invocations": 1, "workload": values[i::2]} for i in range(2)]
+            "launches": [{"index": i, "invocations": 1, "workload": values[i::launches]}
+                         for i in range(launches)]
             if ok else [],
             "estimate": {"mean": m, "error": err, "ci_low": m - err, "ci_high": m + err, "se": err / 3,
                          "df": samples - 1, "median": m, "stddev": float(np.std(values)),
-                         "n": samples, "launches": 2, "confidence": 0.999} if ok else None}
+                         "n": samples, "launches": launches, "confidence": 0.999} if ok else None}
 
 
 def cases_of_run(run: int, cases: int, shift_run: int, rng, hostile: bool = True) -> list[dict]:
