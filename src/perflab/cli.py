@@ -67,7 +67,8 @@ def budget(text: str) -> str:
 
 
 STORE_HELP = ("history store: sqlite:///path.db, postgresql://user:pw@host/db, or none (default: "
-              "the project's store, $PERFLAB_STORE, or ~/.local/share/perflab/history.db)")
+              "the project file's store, $PERFLAB_STORE, or .perflab/history.db at the root of the "
+              "project's git repository)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -171,6 +172,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="smallest shift to report, percent (default 2)")
     hist.add_argument("--store", help=STORE_HELP)
 
+    from .commands.serve import add_serve_parser
+    add_serve_parser(sub)
+
     conf = sub.add_parser("conformance", help="check a worker against the protocol vectors",
                           description="Run a language worker against the protocol's test vectors.")
     conf.add_argument("--runtime", required=True, help="the runtime whose worker to check, e.g. python3.11")
@@ -180,7 +184,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _with_project_defaults(args) -> None:
     """Flags not given come from the project's settings (perflab.config), then perflab's defaults."""
-    if args.command not in ("run", "list", "compare", "history"):
+    if args.command not in ("run", "list", "compare", "history", "serve"):
         return
     from . import config
     config.apply(args, config.load())
@@ -193,11 +197,11 @@ def _with_project_defaults(args) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    from .commands import history, info, run
+    from .commands import history, info, run, serve
     from .report.seeds_report import cmd_report
     commands = {"report": cmd_report, "run": run.cmd_run, "list": info.cmd_list, "runtimes": info.cmd_runtimes,
                 "conformance": info.cmd_conformance, "compare": history.cmd_compare,
-                "history": history.cmd_history}
+                "history": history.cmd_history, "serve": serve.cmd_serve}
     try:
         _with_project_defaults(args)
         return commands[args.command](args)

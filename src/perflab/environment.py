@@ -27,16 +27,19 @@ def _cpu() -> tuple[str, str]:
 
 
 def git_commit(path: Path) -> dict | None:
-    """The git commit of the folder the benchmarks live in, and whether it has local changes."""
+    """The git commit, branch (None when detached) and repository root of the folder the benchmarks
+    live in, and whether that folder has local changes."""
     folder = path if path.is_dir() else path.parent
     try:
-        head = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, timeout=10)
+        head = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD", "--abbrev-ref", "HEAD",
+                               "--show-toplevel"], capture_output=True, text=True, timeout=10)
         if head.returncode != 0:
             return None
+        commit, branch, root = (head.stdout.splitlines() + ["", "", ""])[:3]
         dirty = subprocess.run(["git", "-C", str(folder), "status", "--porcelain", "--", "."],
                                capture_output=True, text=True, timeout=10)
-        return {"commit": head.stdout.strip(), "dirty": bool(dirty.stdout.strip())}
+        return {"commit": commit.strip(), "branch": None if branch.strip() == "HEAD" else branch.strip(),
+                "root": root.strip(), "dirty": bool(dirty.stdout.strip())}
     except (OSError, subprocess.TimeoutExpired):
         return None
 

@@ -55,13 +55,21 @@ def cmd_history(args) -> int:
     if store is None:
         raise UsageError("history needs a store; --store is none")
     if args.pattern is None and not args.changes:
+        from ..provenance import provenance
         t = listing(f"runs in {store.url}")
-        for c in ("Run", "Started", "Label", "Cases", "Failed", "Complete", "Fingerprint"):
+        for c in ("Run", "Started", "Commit (branch)", "Label", "Command", "Paths", "Runtimes", "Job",
+                  "Cases", "Failed", "Complete", "Machine"):
             t.add_column(c)
-        for r in store.runs():
-            t.add_row(*cells([str(r["id"]), r["started"], r["label"], str(r["cases"]), str(r["failed"]),
-                              "yes" if r["complete"] else "no (--resume)", r["fingerprint"]]))
+        counts, records = store.case_counts(), store.run_records()
+        for r in records:
+            p = provenance(r)
+            n, failed = counts.get(r["id"], (0, 0))
+            t.add_row(*cells([str(r["id"]), r["started"], p.revision, p.label, p.command,
+                              ", ".join(p.paths), ", ".join(p.runtimes), p.job, str(n), str(failed),
+                              "yes" if r["complete"] else "no (--resume)", p.fingerprint]))
         out.print(t)
+        if not records:
+            _hint_legacy(args.store)
         return 0
     series = store.series(args.pattern)
     if not series:
@@ -73,19 +81,22 @@ def cmd_history(args) -> int:
                            f"{len({s['key'] for s in series})} series"))
             return 0
         t = listing("change points")
-        for c in ("Case", "Last run before", "First run after", "Before", "After", "Change", "Runs"):
+        params = {s_["key"]: _params(s_["params"]) for s_ in series}
+        for c in ("Case", "Params", "Last run before", "First run after", "Before", "After", "Change",
+                  "Runs"):
             t.add_column(c)
         for ch in changes:
-            t.add_row(*cells([ch.key, f"#{ch.before_run}", f"#{ch.after_run}",
+            t.add_row(*cells([ch.key, params.get(ch.key, "-"), f"#{ch.before_run}", f"#{ch.after_run}",
                               format_time(ch.before_mean), format_time(ch.after_mean), f"{ch.change:+.1%}",
                               f"{len(ch.runs_before)} before, {len(ch.runs_after)} after"]))
         out.print(t)
         return 0
     t = listing(f"history of {args.pattern}")
-    for c in ("Run", "Started", "Benchmark", "Runtime", "Mean", "Error", "Status"):
+    for c in ("Run", "Started", "Benchmark", "Params", "Runtime", "Mean", "Error", "Status"):
         t.add_column(c)
     for s_ in series:
-        t.add_row(*cells([str(s_["run_id"]), s_["started"], s_["benchmark"], s_["runtime"],
+        t.add_row(*cells([str(s_["run_id"]), s_["started"], s_["benchmark"], _params(s_["params"]),
+                          s_["runtime"],
                           format_time(s_["mean_ns"]) if s_["mean_ns"] is not None else "NA",
                           format_time(s_["error_ns"]) if s_["error_ns"] is not None else "NA",
                           s_["status"]]))
@@ -93,3 +104,17 @@ def cmd_history(args) -> int:
     return 0
 
 
+def _params(params: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items()) or "-"
+
+
+def _hint_legacy(store_arg: str | None) -> None:
+    """An empty project history while the per-account one of earlier perflab versions exists: say
+    where the older runs are (histories follow the project now)."""
+    import os
+
+    from ..store import legacy_path
+    old = legacy_path()
+    if store_arg is None and not os.environ.get("PERFLAB_STORE") and old.is_file():
+        err.print(Text(f"note: this project's history is empty; runs of earlier perflab versions are "
+                       f"in {old} (perflab history --store sqlite://{old})"), soft_wrap=True)

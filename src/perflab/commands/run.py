@@ -40,7 +40,8 @@ RESUMABLE = ("paths", "runtimes", "filter", "category", "job", "exporters", "out
 def cmd_run(args) -> int:
     preload()  # scipy.special loads while runtimes are found and the first workers start
     idle_since = idle_times()  # the window that picks the measuring CPU passes meanwhile too
-    store = open_store(args.store)  # a bad store is an error before anything runs
+    # a bad store is an error before anything runs; the default one is the benchmarks' project's
+    store = open_store(args.store, project=Path(args.paths[0]) if args.paths else None)
     resumed = None
     if args.resume is not None:
         if store is None:

@@ -231,6 +231,13 @@ def load_report(paths: list[str], title: str, baseline: str | None = None) -> Re
     if not paths:
         raise UsageError("report: give at least one results file (perflab-*.json)")
     docs = [_load_one(Path(p)) for p in paths]
+    return report_from_docs(list(paths), docs, title, baseline)
+
+
+def report_from_docs(paths: list[str], docs: list[dict], title: str,
+                     baseline: str | None = None) -> Report:
+    """A report of results documents already loaded (files, or runs from the history: `paths` then
+    names each document, e.g. "run #12")."""
     notes: list[str] = []
     by_key: dict[tuple, Case] = {}
     order: list[tuple] = []

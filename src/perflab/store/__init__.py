@@ -2,8 +2,12 @@
 
     open_store("sqlite:///abs/path/history.db")     # or sqlite://relative.db
     open_store("postgresql://user:pass@host/db")
-    open_store(None)   → $PERFLAB_STORE, else the default SQLite file (see default_url)
+    open_store(None)   → $PERFLAB_STORE, else the project's SQLite file (see default_url)
     open_store("none") → None (no history)
+
+The default history follows the project, so runs of unrelated projects never mix: it is
+`.perflab/history.db` at the root of the git repository that holds the benchmarks (or the working
+directory outside a repository).
 """
 from __future__ import annotations
 
@@ -12,16 +16,59 @@ from pathlib import Path
 
 from .base import SCHEMA_VERSION, Store, StoreError
 
-__all__ = ["open_store", "default_url", "Store", "StoreError", "SCHEMA_VERSION"]
+__all__ = ["open_store", "store_url", "default_url", "project_root", "legacy_path", "Store", "StoreError", "SCHEMA_VERSION"]
 
 
-def default_url() -> str:
+def project_root(start: Path | None = None) -> Path:
+    """The root of the git repository holding `start` (a file or folder; default: the working
+    directory), else the working directory itself."""
+    here = Path(start or Path.cwd()).resolve()
+    if not here.is_dir():
+        here = here.parent
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():  # a folder, or a file in worktrees and submodules
+            return folder
+    return Path.cwd().resolve()
+
+
+def default_url(start: Path | None = None) -> str:
+    return "sqlite://" + str(project_root(start) / ".perflab" / "history.db")
+
+
+def legacy_path() -> Path:
+    """Where perflab kept one history per user account before histories followed the project."""
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(Path.home(), ".local", "share")
-    return "sqlite://" + os.path.join(base, "perflab", "history.db")
+    return Path(base) / "perflab" / "history.db"
 
 
-def open_store(url: str | None) -> Store | None:
-    url = url or os.environ.get("PERFLAB_STORE") or default_url()
+def store_url(url: str | None, project: Path | None = None) -> str:
+    """The store a command uses: --store, else $PERFLAB_STORE, else the project's default."""
+    return url or os.environ.get("PERFLAB_STORE") or default_url(project)
+
+
+def open_store(url: str | None, project: Path | None = None) -> Store | None:
+    """`project`: a benchmark path whose repository holds the default history (default: cwd)."""
+    chosen = url or os.environ.get("PERFLAB_STORE")
+    url = store_url(url, project)
+    if not chosen:
+        store = _open(url)
+        _ignore_in_git(Path(url[len("sqlite://"):]).parent)
+        return store
+    return _open(url)
+
+
+def _ignore_in_git(folder: Path) -> None:
+    """The project's history is the user's data, not the project's source: a .gitignore in its folder
+    keeps it out of `git status` (and out of the dirty flag of the next run's commit)."""
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        try:
+            ignore.write_text("# perflab's history of this project (perflab history, perflab serve)\n*\n")
+        except OSError:
+            pass
+
+
+def _open(url: str) -> Store | None:
     if url == "none":
         return None
     if url.startswith("sqlite://"):

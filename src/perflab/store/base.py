@@ -2,6 +2,7 @@
 connect, how to write a placeholder and how to translate their errors.
 
 Schema migrations are numbered; a database newer than this perflab is refused (never touched).
+A migration step is SQL text or a function of a cursor (a backfill that needs Python).
 Every write is its own transaction, so a killed run leaves every finished case stored.
 """
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 from abc import ABC, abstractmethod
 from typing import Any
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 class StoreError(Exception):
@@ -48,6 +49,18 @@ def _migrations(serial_pk: str) -> dict[int, list[str]]:
         ],
         # v2: case keys quote parameter values holding , = [ ] " or \\ (model.case_key): re-key
         2: [_rekey_cases],
+        # v3: what the dashboard's pages read without opening each case's document: the params and
+        # the interval of each case as columns, and indices for their access paths (a benchmark's
+        # series, a run's cases by status, runs by date).
+        3: [
+            "ALTER TABLE cases ADD COLUMN params TEXT NOT NULL DEFAULT '{}'",
+            "ALTER TABLE cases ADD COLUMN ci_low_ns DOUBLE PRECISION",
+            "ALTER TABLE cases ADD COLUMN ci_high_ns DOUBLE PRECISION",
+            _backfill_case_columns,
+            "CREATE INDEX cases_by_benchmark ON cases (benchmark, run_id)",
+            "CREATE INDEX cases_by_run_status ON cases (run_id, status)",
+            "CREATE INDEX runs_by_started ON runs (started)",
+        ],
     }
 
 
@@ -65,6 +78,29 @@ def _rekey_cases(store: "Store", cur) -> None:
             doc["key"] = new_key
             cur.execute(store._q("UPDATE cases SET case_key = ?, doc = ? WHERE id = ?"),
                         (new_key, json.dumps(doc), row_id))
+
+
+def _case_columns(case: dict[str, Any]) -> tuple[str, float | None, float | None]:
+    """The columns of a case that come from its document: params (JSON) and its interval."""
+    est = case.get("estimate") or {}
+    params = case.get("params") if isinstance(case.get("params"), dict) else {}
+    return json.dumps(params, sort_keys=True), est.get("ci_low"), est.get("ci_high")
+
+
+def _backfill_case_columns(store: "Store", cur) -> None:
+    cur.execute("SELECT id, doc FROM cases")
+    rows = cur.fetchall()
+    for cid, doc in rows:
+        cur.execute(store._q("UPDATE cases SET params = ?, ci_low_ns = ?, ci_high_ns = ? WHERE id = ?"),
+                    (*_case_columns(json.loads(doc)), cid))
+
+
+class _Decoded(dict):
+    """JSON texts decoded once each: a series repeats its params' text in every run."""
+
+    def __missing__(self, text: str) -> Any:
+        value = self[text] = json.loads(text)
+        return value
 
 
 def now() -> str:
@@ -190,15 +226,22 @@ class Store(ABC):
         return self._guard(run)
 
     def add_case(self, run_id: int, case: dict[str, Any]) -> None:
-        est = case.get("estimate") or {}
-        values = (run_id, case["key"], case["benchmark"]["group"] + "." + case["benchmark"]["name"],
-                  case["runtime"]["label"], case["status"], est.get("mean"), est.get("error"), now(),
-                  json.dumps(case))
-        self._guard(self._tx, [
-            ("DELETE FROM cases WHERE run_id = ? AND case_key = ?", (run_id, case["key"])),
-            ("INSERT INTO cases (run_id, case_key, benchmark, runtime, status, mean_ns, error_ns, "
-             "written, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", values),
-        ])
+        self.add_cases(run_id, [case])
+
+    def add_cases(self, run_id: int, cases: list[dict[str, Any]]) -> None:
+        """Store cases of a run in one transaction; a case stored before under its key is replaced."""
+        statements = []
+        for case in cases:
+            est = case.get("estimate") or {}
+            values = (run_id, case["key"], case["benchmark"]["group"] + "." + case["benchmark"]["name"],
+                      case["runtime"]["label"], case["status"], est.get("mean"), est.get("error"),
+                      now(), json.dumps(case), *_case_columns(case))
+            statements += [
+                ("DELETE FROM cases WHERE run_id = ? AND case_key = ?", (run_id, case["key"])),
+                ("INSERT INTO cases (run_id, case_key, benchmark, runtime, status, mean_ns, error_ns, "
+                 "written, doc, params, ci_low_ns, ci_high_ns) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)]
+        self._guard(self._tx, statements)
 
     def finish_run(self, run_id: int, complete: bool = True) -> None:
         self._guard(self._tx, [("UPDATE runs SET finished = ?, complete = ? WHERE id = ?",
@@ -240,7 +283,7 @@ class Store(ABC):
         """Every stored measurement of matching cases, oldest run first."""
         rows = self._query(
             "SELECT c.run_id, r.started, c.case_key, c.benchmark, c.runtime, c.status, c.mean_ns, "
-            "c.error_ns FROM cases c JOIN runs r ON r.id = c.run_id ORDER BY c.run_id, c.id")
+            "c.error_ns, c.params FROM cases c JOIN runs r ON r.id = c.run_id ORDER BY c.run_id, c.id")
         import fnmatch
         out = []
         for r in rows:
@@ -248,8 +291,64 @@ class Store(ABC):
                                 or fnmatch.fnmatchcase(r[2].lower(), pattern.lower())):
                 continue
             out.append({"run_id": r[0], "started": r[1], "key": r[2], "benchmark": r[3],
-                        "runtime": r[4], "status": r[5], "mean_ns": r[6], "error_ns": r[7]})
+                        "runtime": r[4], "status": r[5], "mean_ns": r[6], "error_ns": r[7],
+                        "params": json.loads(r[8])})
         return out
+
+    # -- what the dashboard reads (perflab.web.queries): one bound-parameter query per page part ----
+    def run_states(self) -> list[tuple[int, str, str | None, bool]]:
+        """(id, started, finished, complete) of every run, oldest first: what changes after a run began."""
+        return [(int(r[0]), r[1], r[2], bool(r[3]))
+                for r in self._query("SELECT id, started, finished, complete FROM runs ORDER BY id")]
+
+    def run_records(self, after: int = 0) -> list[dict[str, Any]]:
+        """Every run after id `after` with what it was (command, args, job, environment), oldest
+        first; no cases."""
+        rows = self._query("SELECT id, started, finished, complete, label, command, args, job, "
+                           "environment, fingerprint FROM runs WHERE id > ? ORDER BY id", (after,))
+        return [{"id": r[0], "started": r[1], "finished": r[2], "complete": bool(r[3]), "label": r[4],
+                 "command": json.loads(r[5]), "args": json.loads(r[6]), "job": json.loads(r[7]),
+                 "environment": json.loads(r[8]), "fingerprint": r[9]} for r in rows]
+
+    def case_counts(self, since_run: int = 0) -> dict[int, tuple[int, int]]:
+        """Per run id after `since_run`: (cases, cases that failed; a case absent from its runtime,
+        status 'na', is not a failure); index cases_by_run_status."""
+        rows = self._query("SELECT run_id, COUNT(*), SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) "
+                           "FROM cases WHERE run_id > ? GROUP BY run_id", (since_run,))
+        return {int(r[0]): (int(r[1]), int(r[2] or 0)) for r in rows}
+
+    def benchmark_names(self) -> list[tuple[str, int]]:
+        """Every stored benchmark (Group.method) with the number of runs that measured it."""
+        rows = self._query("SELECT benchmark, COUNT(DISTINCT run_id) FROM cases GROUP BY benchmark "
+                           "ORDER BY benchmark")
+        return [(r[0], int(r[1])) for r in rows]
+
+    def benchmark_series(self, benchmark: str) -> list[dict[str, Any]]:
+        """Every measurement of one benchmark (all runtimes and params), oldest run first; index
+        cases_by_benchmark. No raw samples: the page plots means and intervals."""
+        rows = self._query(
+            "SELECT run_id, case_key, runtime, params, status, mean_ns, error_ns, ci_low_ns, "
+            "ci_high_ns FROM cases WHERE benchmark = ? ORDER BY run_id, id", (benchmark,))
+        params = _Decoded()
+        return [{"run_id": r[0], "key": r[1], "benchmark": benchmark, "runtime": r[2],
+                 "params": params[r[3]], "status": r[4], "mean_ns": r[5], "error_ns": r[6],
+                 "ci_low_ns": r[7], "ci_high_ns": r[8]} for r in rows]
+
+    def all_means(self) -> list[dict[str, Any]]:
+        """Every case's mean in every run (no documents), for change points across all series."""
+        rows = self._query("SELECT run_id, case_key, benchmark, runtime, params, status, mean_ns "
+                           "FROM cases ORDER BY run_id, id")
+        params = _Decoded()
+        return [{"run_id": r[0], "key": r[1], "benchmark": r[2], "runtime": r[3],
+                 "params": params[r[4]], "status": r[5], "mean_ns": r[6]} for r in rows]
+
+    def state(self) -> tuple[int, int, int]:
+        """(latest run id, latest case row id, finished runs): changes whenever anything is written
+        (a case rewritten gets a new row), so a reader can keep what it computed until then."""
+        rows = self._query("SELECT (SELECT COALESCE(MAX(id), 0) FROM runs), "
+                           "(SELECT COALESCE(MAX(id), 0) FROM cases), "
+                           "(SELECT COUNT(*) FROM runs WHERE finished IS NOT NULL)")
+        return int(rows[0][0]), int(rows[0][1]), int(rows[0][2])
 
     def latest_run_id(self, incomplete_only: bool = False) -> int | None:
         sql = "SELECT MAX(id) FROM runs" + (" WHERE complete = 0" if incomplete_only else "")

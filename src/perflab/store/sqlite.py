@@ -24,8 +24,11 @@ class SQLiteStore(Store):
         if self.path.exists() and not os.access(self.path, os.W_OK):
             raise StoreError(f"{self.url}: the history file is read-only; make it writable or "
                              "give another --store")
-        # isolation_level=None: transactions are the ones this class begins (BEGIN IMMEDIATE below)
-        conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
+        # isolation_level=None: transactions are the ones this class begins (BEGIN IMMEDIATE below);
+        # check_same_thread=False: one connection, used by one thread at a time (the dashboard's
+        # event loop may not be the thread that opened it)
+        conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None,
+                               check_same_thread=False)
         conn.execute("PRAGMA foreign_keys = ON")
         try:
             conn.execute("PRAGMA journal_mode = WAL")  # readers never block the run that is writing

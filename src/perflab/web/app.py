@@ -1,0 +1,204 @@
+"""`perflab serve`: a read-only web dashboard over the history (an ASGI app: Starlette, Jinja2).
+
+Pages: runs, a run, benchmarks, a benchmark's series, regressions (every change point), compare.
+Every page's state is in its URL (query parameters), every endpoint is GET, and every user-supplied
+text (names, params, labels, paths) reaches the page through Jinja2's autoescaping or as JSON data
+that scripts put into the page as text, never as markup. The charts are Chart.js, shipped in static/.
+"""
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..errors import UsageError
+from ..history import MIN_SHIFT
+from ..store import Store, StoreError
+from ..units import format_time
+from . import run_page
+from .queries import SORTS, History
+
+STATIC = Path(__file__).parent / "static"
+# scripts and styles only from this server: an injected <script> would not run even if one got through
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+
+
+def _templates() -> Environment:
+    env = Environment(loader=PackageLoader("perflab.web", "templates"),
+                      autoescape=select_autoescape(["html"], default=True),
+                      trim_blocks=True, lstrip_blocks=True)
+    env.filters["time"] = lambda ns: format_time(ns) if ns is not None else "NA"
+    env.filters["pct"] = lambda x: f"{x:+.1%}"
+    return env
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value not in (None, "") else default
+    except ValueError:
+        return default
+
+
+def _float(value: str | None, default: float) -> float:
+    try:
+        v = float(value) if value not in (None, "") else default
+        return v if math.isfinite(v) else default
+    except ValueError:
+        return default
+
+
+def create_app(store: Store, *, allowed_hosts: list[str] | None = None) -> Starlette:
+    """The dashboard over an open store. `allowed_hosts`: Host headers to answer (a loopback server
+    answers only its own names, so a web page elsewhere cannot reach it by DNS rebinding)."""
+    history = History(store)
+    templates = _templates()
+
+    def page(template: str, status: int = 200, **context: Any) -> HTMLResponse:
+        html = templates.get_template(template).render(store_url=store.url, **context)
+        return HTMLResponse(html, status_code=status, headers={
+            "Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"})
+
+    def error(status: int, title: str, message: str) -> HTMLResponse:
+        return page("error.html", status=status, title=title, message=message)
+
+    async def runs(request: Request) -> Response:
+        qp = request.query_params
+        sort = qp.get("sort", "started") if qp.get("sort") in SORTS else "started"
+        order = "asc" if qp.get("order") == "asc" else "desc"
+        state = {"q": qp.get("q", ""), "status": qp.get("status", ""), "sort": sort, "order": order}
+        rows, matched, pages = history.run_page(page=_int(qp.get("page"), 1), **state)
+        page_no = min(max(_int(qp.get("page"), 1), 1), pages)
+        return page("runs.html", title="Runs", rows=rows, matched=matched, pages=pages,
+                    page_no=page_no, total=len(history.runs()), state=state, sorts=SORTS)
+
+    async def run(request: Request) -> Response:
+        run_id = request.path_params["run_id"]
+        info = history.run_info(run_id)
+        doc = store.document(run_id)
+        report = run_page.run_report(doc, run_id)
+        tables = run_page.tables(report) if report else []
+        ids = [r.id for r in history.runs()]
+        at = ids.index(run_id) if run_id in ids else -1
+        return page("run.html", title=f"Run #{run_id}", run=info, prov=info["prov"], tables=tables,
+                    environment=run_page.environment_lines(doc), notes=report.notes if report else [],
+                    previous=ids[at - 1] if at > 0 else None,
+                    next=ids[at + 1] if 0 <= at < len(ids) - 1 else None)
+
+    async def run_plot(request: Request) -> Response:
+        run_id, index = request.path_params["run_id"], request.path_params["index"]
+        png = run_page.plot_png(store.document(run_id), run_id, index)
+        if png is None:
+            return Response(status_code=404)
+        return Response(png, media_type="image/png", headers={"Cache-Control": "max-age=3600"})
+
+    async def benchmarks(request: Request) -> Response:
+        q = request.query_params.get("q", "")
+        names = [b for b in history.benchmarks() if q.lower() in b[0].lower()]
+        return page("benchmarks.html", title="Benchmarks", names=names, q=q)
+
+    async def benchmark(request: Request) -> Response:
+        qp = request.query_params
+        name = qp.get("name", "")
+        axis = "commit" if qp.get("x") == "commit" else "date"
+        min_shift = _float(qp.get("min_shift"), MIN_SHIFT * 100)
+        series = history.benchmark(name, axis, min_shift / 100)
+        if not series:
+            return error(404, "No such benchmark",
+                         f"No stored case of the benchmark '{name}'. See the list of benchmarks.")
+        return page("benchmark.html", title=name, name=name, axis=axis, min_shift=min_shift,
+                    charts=_charts(series), series=series)
+
+    async def regressions(request: Request) -> Response:
+        min_shift = _float(request.query_params.get("min_shift"), MIN_SHIFT * 100)
+        only = request.query_params.get("only", "")
+        changes = history.changes(min_shift / 100)
+        if only in ("slower", "faster"):
+            changes = [c for c in changes if (c[0].change > 0) == (only == "slower")]
+        return page("regressions.html", title="Regressions", changes=changes, min_shift=min_shift,
+                    only=only)
+
+    async def compare(request: Request) -> Response:
+        from ..compare import compare_docs, summary, to_rows
+        qp = request.query_params
+        ids = [r.id for r in history.runs()]
+        old = _int(qp.get("old"), ids[-2] if len(ids) > 1 else 0)
+        new = _int(qp.get("new"), ids[-1] if ids else 0)
+        threshold = _float(qp.get("threshold"), 2.0)
+        force = qp.get("force") == "1"
+        state = {"old": old, "new": new, "threshold": threshold, "force": force}
+        if len(ids) < 2 and not (qp.get("old") and qp.get("new")):
+            return page("compare.html", title="Compare", state=state, runs=history.runs(),
+                        message=f"The history holds {len(ids) or 'no'} run{'s' if len(ids) != 1 else ''}"
+                                " yet; a comparison needs two.")
+        try:
+            result = compare_docs((f"run #{old}", store.document(old)),
+                                  (f"run #{new}", store.document(new)),
+                                  threshold=threshold / 100, force=force)
+        except (UsageError, StoreError) as exc:
+            return page("compare.html", title="Compare", state=state, runs=history.runs(),
+                        message=str(exc), mismatch="different machines" in str(exc))
+        cols, rows = to_rows(result)
+        return page("compare.html", title="Compare", state=state, runs=history.runs(), columns=cols,
+                    rows=rows, verdicts=[r[-1].split(" ")[0] for r in rows], summary=summary(result))
+
+    routes = [Route("/", runs), Route("/run/{run_id:int}", run),
+              Route("/run/{run_id:int}/plot/{index:int}.png", run_plot),
+              Route("/benchmarks", benchmarks), Route("/benchmark", benchmark),
+              Route("/regressions", regressions), Route("/compare", compare),
+              Route("/favicon.ico", lambda request: Response(status_code=204)),
+              Mount("/static", StaticFiles(directory=STATIC), name="static")]
+
+    async def store_failed(request: Request, exc: StoreError) -> Response:
+        text = str(exc)
+        if "no run #" in text:
+            return error(404, "No such run", text)
+        return error(503, "The history cannot be read", text)
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return error(404, "Not found", "There is no such page. Start from the list of runs.")
+
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)] if allowed_hosts else []
+    app = Starlette(routes=routes, middleware=middleware,
+                    exception_handlers={StoreError: store_failed, 404: not_found})
+    app.state.history = history  # serve's warm-up fills its change points from its own connection
+    return app
+
+
+def _charts(series) -> list[dict[str, Any]]:
+    """One chart per parameter combination, one line (with its interval band) per runtime, on a
+    shared axis of the runs that measured the benchmark. Plain data: the page's script draws it."""
+    by_params: OrderedDict[str, list] = OrderedDict()
+    for s in series:
+        by_params.setdefault(s.params_text, []).append(s)
+    charts = []
+    for params, group in by_params.items():
+        run_ids = sorted({p.run_id for s in group for p in s.points})
+        at = {r: i for i, r in enumerate(run_ids)}
+        labels = [""] * len(run_ids)
+        lines = []
+        for s in group:
+            mean, low, high, status = ([None] * len(run_ids) for _ in range(4))
+            for p in s.points:
+                i = at[p.run_id]
+                labels[i] = p.x
+                ok = p.status == "ok" and p.mean is not None
+                mean[i] = p.mean if ok else None
+                low[i], high[i] = (p.low, p.high) if ok else (None, None)
+                status[i] = p.status
+            changes = [at[c.after_run] for c in s.changes]
+            lines.append({"runtime": s.runtime, "key": s.key, "mean": mean, "low": low,
+                          "high": high, "status": status, "changes": changes})
+        charts.append({"params": params, "runs": run_ids, "labels": labels, "lines": lines})
+    return charts
