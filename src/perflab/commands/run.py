@@ -12,7 +12,6 @@ from pathlib import Path
 
 from rich.text import Text
 
-from ..analysis import analyse
 from ..console import err, out
 from ..engine.affinity import Placement, check_mode, idle_times
 from ..engine.plan import build_plan, open_worker
@@ -25,7 +24,8 @@ from ..report.escape import markup
 from ..report.exporters import EXPORTERS, to_csv, to_markdown, to_terminal, write_text_atomic
 from ..report.header import header_lines
 from ..report.table import build_tables, case_label
-from ..results import document, write_atomic
+from ..recording import Recorder
+from ..results import document
 from ..stats.distributions import preload
 from ..store import StoreError, open_store
 from ..toolchains import languages
@@ -34,7 +34,7 @@ from .common import check_out_dir, prepare_all
 # the arguments of `run` a resumed run takes from the interrupted one
 RESUMABLE = ("paths", "runtimes", "filter", "category", "job", "exporters", "out", "hide", "timeout",
              "budget", "budget_total", "target", "iteration_time", "no_overhead", "max_cases", "label",
-             "exclude")
+             "exclude", "cluster")
 
 
 def cmd_run(args) -> int:
@@ -136,14 +136,10 @@ def cmd_run(args) -> int:
             raise WorkerFailure(f"benchmark {case.benchmark.id} not found when relaunched")
         return worker
 
-    estimates: dict = {}  # finished cases' estimates, reused by every rewrite of the document
-
-    def save(complete: bool):
-        rows = analyse(results, job.confidence, job.target_rel_error, job.overhead,
-                       [p.runtime.label for p in prepared], estimates)
-        if "json" in exporters:
-            write_atomic(json_path, document(rows, job, env, sys.argv, started, complete))
-        return rows
+    recorder = Recorder(job=job, environment=env, command=sys.argv, started=started,
+                        runtime_order=[p.runtime.label for p in prepared],
+                        json_path=json_path if "json" in exporters else None, on_rows=to_store)
+    recorder.extend(results)
 
     total = sum(len(g) for g in plan.groups)
     progress = CaseProgress(reporter, total, f"{job.name} job")
@@ -151,29 +147,22 @@ def cmd_run(args) -> int:
     placement = Placement.choose(args.affinity, idle_since) if job.warmup_max > 0 else Placement()
     with progress:
         def done(result):
-            results.append(result)
-            rows_now = save(complete=False)
-            mine = [r for r in rows_now if r.result is result]
-            progress.advance(case_label(result.case),
-                             case_summary(result.ok, result.error, mine[0].estimate if mine else None))
-            to_store(mine)
+            mine = recorder.add(result)  # O(1) per case: the document waits for its interval
+            progress.advance(case_label(result.case), case_summary(result.ok, result.error, mine.estimate))
 
         engine = Engine(job, launch, rng=rng, on_case_done=done, placement=placement,
                         starts_aside=lambda case: by_label[case.runtime.label].spec.starts_aside)
-        deadline = time.monotonic() + budget_total if budget_total else None
-        for i, group in enumerate(plan.groups):
-            progress.current(group[0].benchmark.full_name)
-            # a group is one language's: a JVM process costs ten times a CPython one, and a budget
-            # that pays for a dozen of one pays for two or three of the other
-            language = group[0].runtime.language
-            engine.job = (dataclasses.replace(job, budget_s=budget_per_language[language])
-                          if language in budget_per_language else job)
-            if deadline is not None:
-                scale = budget_scale(deadline - time.monotonic(), plan.groups[i:], job.budget_s,
-                                     budget_per_language)
-                engine.job = dataclasses.replace(engine.job, budget_s=engine.job.budget_s * scale)
-            engine.run_group(group)
-    rows = save(complete=True)
+        try:
+            if getattr(args, "cluster", None):
+                from ..cluster import run_on_cluster
+                run_on_cluster(args.cluster, plan, prepared, job, done, progress, seed=args.seed)
+            else:
+                measure_here(engine, plan.groups, job, progress, budget_per_language, budget_total)
+        except BaseException:
+            recorder.write(complete=False)  # an interrupted run's document holds every finished case
+            recorder.close()
+            raise
+    rows = recorder.finish()
     to_store(rows)  # final judgement (ratios need every case) replaces the provisional one
     if store is not None and not store_failed:
         store.finish_run(run_id)
@@ -230,3 +219,21 @@ def budget_scale(time_left: float, groups: list, budget_s: float, per_language: 
     if nominal <= 0:
         return 1.0
     return max(MIN_BUDGET_SCALE, min(1.0, time_left / nominal))
+
+
+def measure_here(engine: Engine, groups: list, job, progress, budget_per_language: dict,
+                 budget_total: float | None) -> None:
+    """The plan's groups one after the other on this machine."""
+    deadline = time.monotonic() + budget_total if budget_total else None
+    for i, group in enumerate(groups):
+        progress.current(group[0].benchmark.full_name)
+        # a group is one language's: a JVM process costs ten times a CPython one, and a budget
+        # that pays for a dozen of one pays for two or three of the other
+        language = group[0].runtime.language
+        engine.job = (dataclasses.replace(job, budget_s=budget_per_language[language])
+                      if language in budget_per_language else job)
+        if deadline is not None:
+            scale = budget_scale(deadline - time.monotonic(), groups[i:], job.budget_s,
+                                 budget_per_language)
+            engine.job = dataclasses.replace(engine.job, budget_s=engine.job.budget_s * scale)
+        engine.run_group(group)
