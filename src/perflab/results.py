@@ -36,6 +36,7 @@ def row_to_json(row: Row) -> dict[str, Any]:
         "output_bytes": res.output_bytes, "clock_resolution_ns": res.clock_resolution_ns,
         "worker_runtime": res.worker_runtime, "round_group": res.round_group,
         "judged_by": res.judged_by, "contention": res.contention,
+        "machine": res.machine, "rerun": res.rerun,
         "launches": [ln.to_json() for ln in res.launches],
         "diagnostics": res.diagnostics.to_json() if res.diagnostics else None,
         "estimate": row.estimate.to_json() if row.estimate else None,
@@ -209,4 +210,6 @@ def case_result_from_json(c: dict[str, Any]):
                       worker_runtime=c.get("worker_runtime", {}),
                       round_group=int(c.get("round_group") or 0),
                       judged_by=str(c.get("judged_by") or ""),
-                      contention=dict(c.get("contention") or {}))
+                      contention=dict(c.get("contention") or {}),
+                      machine=c.get("machine") if isinstance(c.get("machine"), dict) else None,
+                      rerun=str(c.get("rerun") or ""))

@@ -14,10 +14,10 @@ from rich.text import Text
 
 from ..console import err, out
 from ..engine.affinity import Placement, check_mode, idle_times
-from ..engine.plan import build_plan, open_worker
+from ..engine.plan import build_plan, make_launcher
 from ..engine.runner import Engine
 from ..environment import collect
-from ..errors import UsageError, WorkerFailure
+from ..errors import UsageError
 from ..jobs import get_job, parse_budget
 from ..progress import CaseProgress, Reporter, case_summary
 from ..report.escape import markup
@@ -127,14 +127,7 @@ def cmd_run(args) -> int:
         if case.key not in done_keys:
             results.append(CaseResult(case=case, absent=reason, stop_reason="not on this runtime"))
 
-    def launch(case, index):
-        prep = by_label[case.runtime.label]
-        paths_ = [case.benchmark.file] if case.benchmark.file in prep.spec.load_paths else None
-        worker, loaded = open_worker(prep.spec, job.timeout_s, paths_)
-        if not any(b.get("id") == case.benchmark.id for b in loaded["benchmarks"]):
-            worker.close()
-            raise WorkerFailure(f"benchmark {case.benchmark.id} not found when relaunched")
-        return worker
+    launch = make_launcher(by_label, job.timeout_s)
 
     recorder = Recorder(job=job, environment=env, command=sys.argv, started=started,
                         runtime_order=[p.runtime.label for p in prepared],
@@ -155,7 +148,9 @@ def cmd_run(args) -> int:
         try:
             if getattr(args, "cluster", None):
                 from ..cluster import run_on_cluster
-                run_on_cluster(args.cluster, plan, prepared, job, done, progress, seed=args.seed)
+                stats = run_on_cluster(args.cluster, plan, prepared, job, done, progress, seed=args.seed)
+                err.print(f"cluster: {stats['submitted']} group task(s); {stats['lost_groups']} lost with "
+                          f"their machine, {stats['rerun_cases']} case(s) measured again elsewhere", soft_wrap=True)
             else:
                 measure_here(engine, plan.groups, job, progress, budget_per_language, budget_total)
         except BaseException:
