@@ -28,6 +28,7 @@ def recorder(tmp_path, clock, interval=30.0, rows=None):
     return Recorder(job=job, environment={}, command=["perflab"], started=dt.datetime.now(dt.timezone.utc),
                     runtime_order=["rt1", "rt2"], json_path=tmp_path / "r.json",
                     on_rows=(rows.extend if rows is not None else lambda r: None), interval_s=interval,
+                    baseline_groups={("fake", "g")},
                     clock=clock)
 
 
@@ -73,7 +74,10 @@ def test_a_case_is_judged_with_its_neighbours_as_the_whole_run_judges_it(tmp_pat
              result("base", runtime="rt2", baseline=True, mean=500, seed=3),
              result("unrelated", params=(("n", ("1", "2")),), mean=10, seed=4)]
     rows = [rec.add(c) for c in cases]
-    assert neighbourhood(cases[3]) != neighbourhood(cases[0])
+    assert neighbourhood(cases[3], rec.baseline_groups) != neighbourhood(cases[0], rec.baseline_groups)
+    # without a baseline method in the group, a method pairs only with itself on other runtimes
+    assert neighbourhood(cases[1]) != neighbourhood(cases[0])
+    assert neighbourhood(cases[2]) == neighbourhood(cases[0])
     full = {r.key: r for r in analyse(cases, rec.job.confidence, rec.job.target_rel_error,
                                       rec.job.overhead, ["rt1", "rt2"])}
     for r in rows:

@@ -31,24 +31,29 @@ DOCUMENT_INTERVAL_S = 30.0
 MAX_DOCUMENT_SHARE = 0.1
 
 
-def neighbourhood(result: CaseResult) -> tuple:
-    """The cases a case's ratios can pair it with share this (perflab.ratios: the method ratio pairs
-    methods of one group with the same parameters and runtime; the runtime ratio, one method with the
-    same parameters across runtimes)."""
+def neighbourhood(result: CaseResult, baseline_groups: set = frozenset()) -> tuple:
+    """The cases a case's ratios can pair it with share this (perflab.ratios): the runtime ratio pairs
+    one method with the same parameters across runtimes; the method ratio, in a group that has a
+    baseline method (`baseline_groups`: (language, group) pairs), all its methods with the same
+    parameters."""
     c = result.case
-    return (c.runtime.language, c.benchmark.group, tuple(sorted(c.param_values.items())))
+    params = tuple(sorted(c.param_values.items()))
+    method = "" if (c.runtime.language, c.benchmark.group) in baseline_groups else c.benchmark.name
+    return (c.runtime.language, c.benchmark.group, method, params)
 
 
 class Recorder:
     def __init__(self, *, job: Job, environment: dict, command: list[str], started: dt.datetime,
                  runtime_order: list[str], json_path: Path | None,
                  on_rows: Callable[[list[Row]], None] = lambda rows: None,
+                 baseline_groups: set = frozenset(),
                  interval_s: float = DOCUMENT_INTERVAL_S, clock: Callable[[], float] = time.monotonic):
         self.job, self.environment, self.command, self.started = job, environment, command, started
         self.runtime_order = runtime_order
         self.json_path = json_path
         self.log_path = json_path.with_suffix(".jsonl") if json_path is not None else None
         self.on_rows = on_rows
+        self.baseline_groups = set(baseline_groups)
         self.interval_s, self.clock = interval_s, clock
         self.results: list[CaseResult] = []
         self._near: dict[tuple, list[CaseResult]] = {}
@@ -64,7 +69,7 @@ class Recorder:
 
     def _remember(self, result: CaseResult) -> None:
         self.results.append(result)
-        self._near.setdefault(neighbourhood(result), []).append(result)
+        self._near.setdefault(neighbourhood(result, self.baseline_groups), []).append(result)
 
     def _analyse(self, results: list[CaseResult]) -> list[Row]:
         return analyse(results, self.job.confidence, self.job.target_rel_error, self.job.overhead,
@@ -74,7 +79,7 @@ class Recorder:
         """A case finished: judge it among its neighbours, log it, store it; the document only when
         the interval is up. Returns its (provisional) row."""
         self._remember(result)
-        near = self._near[neighbourhood(result)]
+        near = self._near[neighbourhood(result, self.baseline_groups)]
         rows = self._analyse(near)
         mine = next(r for r in rows if r.result is result)
         self._append_log(mine)

@@ -131,7 +131,8 @@ def cmd_run(args) -> int:
 
     recorder = Recorder(job=job, environment=env, command=sys.argv, started=started,
                         runtime_order=[p.runtime.label for p in prepared],
-                        json_path=json_path if "json" in exporters else None, on_rows=to_store)
+                        json_path=json_path if "json" in exporters else None, on_rows=to_store,
+                        baseline_groups=baseline_groups(plan))
     recorder.extend(results)
 
     total = sum(len(g) for g in plan.groups)
@@ -232,3 +233,9 @@ def measure_here(engine: Engine, groups: list, job, progress, budget_per_languag
                                  budget_per_language)
             engine.job = dataclasses.replace(engine.job, budget_s=engine.job.budget_s * scale)
         engine.run_group(group)
+
+
+def baseline_groups(plan) -> set[tuple[str, str]]:
+    """(language, group) of the groups that have a baseline method: their methods pair with it."""
+    cases = [c for g in plan.groups for c in g] + [c for c, _ in plan.failed + plan.absent]
+    return {(c.runtime.language, c.benchmark.group) for c in cases if c.benchmark.baseline}
