@@ -24,3 +24,13 @@ def test_the_machine_record_names_the_node_and_its_fingerprint():
     who = node.machine("n1")
     assert who["node"] == "n1" and who["host"] and len(who["fingerprint"]) == 16
     assert set(who["fingerprint_parts"]) >= {"cpu_model", "kernel", "logical_cores"}
+
+
+def test_without_ray_the_error_names_the_install(monkeypatch):
+    import sys
+
+    from perflab.cluster import require_ray
+    from perflab.errors import UsageError
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray raises ImportError
+    with pytest.raises(UsageError, match=r"pip install perflab\[ray\]"):
+        require_ray()
