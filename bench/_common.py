@@ -21,7 +21,8 @@ def write_bench(folder: Path, name: str, source: str) -> Path:
 RUN_TIMEOUT_S = 1800
 
 
-def perflab_run(path: Path, *args: str, out: Path | None = None) -> tuple[dict, float]:
+def perflab_run(path: Path, *args: str, out: Path | None = None,
+                python: list[str] = ("-m", "perflab.cli")) -> tuple[dict, float]:
     """Run `perflab run`, return (results document, wall seconds of the whole command). The results
     file is kept in `out` (a fresh folder, made if missing), else in a temporary folder."""
     if out is None:
@@ -29,7 +30,7 @@ def perflab_run(path: Path, *args: str, out: Path | None = None) -> tuple[dict, 
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     try:  # a bound, so that a study's printed estimate is one: the jobs' budgets are seconds per case
-        proc = subprocess.run([sys.executable, "-m", "perflab.cli", "run", str(path), "--exporters",
+        proc = subprocess.run([sys.executable, *python, "run", str(path), "--exporters",
                                "json", "-o", str(out), *args], capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise SystemExit(f"perflab run {path} {' '.join(args)} took more than {RUN_TIMEOUT_S} s") from None

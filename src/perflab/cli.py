@@ -120,6 +120,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="continue an interrupted run (default: the latest incomplete one), "
                      "measuring only the cases it had not finished")
     run.add_argument("--label", default="", help="a name for this run in the history")
+    run.add_argument("--cluster", metavar="ADDRESS",
+                     help="measure on a Ray cluster: ray://HOST:PORT, HOST:PORT, or 'local' (a Ray "
+                          "started on this machine); each machine offering the resource perflab_slot "
+                          "measures one comparison group at a time (pip install perflab[ray])")
     run.add_argument("--quiet", "-q", action="store_true",
                      help="no progress lines (the table and the result files are still written)")
     run.add_argument("--json", action="store_true",

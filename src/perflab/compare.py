@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from .environment import fingerprint_parts
+from .machines import case_machine_parts, has_machines
 from .errors import UsageError
 from .model import LaunchSamples
 from .results import DocumentError, load_document
@@ -136,6 +137,18 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
     result = Comparison(old_label, new_label, threshold=threshold)
     fa, fb = fingerprint_parts(a.get("environment", {})), fingerprint_parts(b.get("environment", {}))
     differing = [k for k in fa if fa[k] != fb[k]]
+    ca = {c["key"]: c for c in a["cases"]}
+    cb = {c["key"]: c for c in b["cases"]}
+    if has_machines(a) or has_machines(b):
+        # a cluster run: what counts is the machine that measured each case, not the driver's
+        differing = []
+        for key in [k for k in ca if k in cb]:
+            pa = case_machine_parts(ca[key], a.get("environment", {}))
+            pb = case_machine_parts(cb[key], b.get("environment", {}))
+            if pa != pb:
+                fa, fb = pa, pb
+                differing = [k for k in pa if pa.get(k) != pb.get(k)]
+                break
     if differing:
         detail = "; ".join(f"{k}: {fa[k]} vs {fb[k]}" for k in differing)
         if not force:
@@ -143,8 +156,6 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
                              f"setups ({detail}); their times are not comparable. Use --force to "
                              "compare anyway (the output will say so)")
         result.forced_mismatch = differing
-    ca = {c["key"]: c for c in a["cases"]}
-    cb = {c["key"]: c for c in b["cases"]}
     common = [k for k in ca if k in cb]
     result.only_old = [k for k in ca if k not in cb]
     result.only_new = [k for k in cb if k not in ca]

@@ -248,6 +248,10 @@ class CaseResult:
     judged_by: str = ""
     # how contended the machine was while the case was measured (stats/contention.py)
     contention: dict[str, Any] = field(default_factory=dict)
+    # the machine that measured it, on a cluster (perflab.cluster.node.machine): node, host, fingerprint
+    machine: dict[str, Any] | None = None
+    # why it was measured again elsewhere (its first machine died mid-group); "" when it was not
+    rerun: str = ""
 
     @property
     def ok(self) -> bool:

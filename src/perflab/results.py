@@ -36,6 +36,7 @@ def row_to_json(row: Row) -> dict[str, Any]:
         "output_bytes": res.output_bytes, "clock_resolution_ns": res.clock_resolution_ns,
         "worker_runtime": res.worker_runtime, "round_group": res.round_group,
         "judged_by": res.judged_by, "contention": res.contention,
+        "machine": res.machine, "rerun": res.rerun,
         "launches": [ln.to_json() for ln in res.launches],
         "diagnostics": res.diagnostics.to_json() if res.diagnostics else None,
         "estimate": row.estimate.to_json() if row.estimate else None,
@@ -65,13 +66,29 @@ def document(rows: list[Row], job: Job, environment: dict, command: list[str],
     }
 
 
+def dumps_document(doc: dict[str, Any]) -> str:
+    """The document as text: a top-level field per line and a case per line. json's C encoder only
+    writes compact JSON (indenting falls back to its Python encoder, 5-10 times slower: most of a
+    large run's host time), and a case per line still reads and diffs line by line."""
+    def compact(value) -> str:
+        return json.dumps(value, allow_nan=True, ensure_ascii=False)
+    lines = []
+    for key, value in doc.items():
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            items = ",\n".join("  " + compact(v) for v in value)
+            lines.append(f" {compact(key)}: [\n{items}\n ]")
+        else:
+            lines.append(f" {compact(key)}: {compact(value)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
 def write_atomic(path: Path, doc: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes it 0600; a results file is an ordinary file
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1, allow_nan=True)
+            f.write(dumps_document(doc))
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -209,4 +226,6 @@ def case_result_from_json(c: dict[str, Any]):
                       worker_runtime=c.get("worker_runtime", {}),
                       round_group=int(c.get("round_group") or 0),
                       judged_by=str(c.get("judged_by") or ""),
-                      contention=dict(c.get("contention") or {}))
+                      contention=dict(c.get("contention") or {}),
+                      machine=c.get("machine") if isinstance(c.get("machine"), dict) else None,
+                      rerun=str(c.get("rerun") or ""))

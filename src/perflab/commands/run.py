@@ -12,20 +12,20 @@ from pathlib import Path
 
 from rich.text import Text
 
-from ..analysis import analyse
 from ..console import err, out
 from ..engine.affinity import Placement, check_mode, idle_times
-from ..engine.plan import build_plan, open_worker
+from ..engine.plan import build_plan, make_launcher
 from ..engine.runner import Engine
 from ..environment import collect
-from ..errors import UsageError, WorkerFailure
+from ..errors import UsageError
 from ..jobs import get_job, parse_budget
 from ..progress import CaseProgress, Reporter, case_summary
 from ..report.escape import markup
 from ..report.exporters import EXPORTERS, to_csv, to_markdown, to_terminal, write_text_atomic
 from ..report.header import header_lines
 from ..report.table import build_tables, case_label
-from ..results import document, write_atomic
+from ..recording import Recorder
+from ..results import document
 from ..stats.distributions import preload
 from ..store import StoreError, open_store
 from ..toolchains import languages
@@ -34,7 +34,7 @@ from .common import check_out_dir, prepare_all
 # the arguments of `run` a resumed run takes from the interrupted one
 RESUMABLE = ("paths", "runtimes", "filter", "category", "job", "exporters", "out", "hide", "timeout",
              "budget", "budget_total", "target", "iteration_time", "no_overhead", "max_cases", "label",
-             "exclude")
+             "exclude", "cluster")
 
 
 def cmd_run(args) -> int:
@@ -128,23 +128,13 @@ def cmd_run(args) -> int:
         if case.key not in done_keys:
             results.append(CaseResult(case=case, absent=reason, stop_reason="not on this runtime"))
 
-    def launch(case, index):
-        prep = by_label[case.runtime.label]
-        paths_ = [case.benchmark.file] if case.benchmark.file in prep.spec.load_paths else None
-        worker, loaded = open_worker(prep.spec, job.timeout_s, paths_)
-        if not any(b.get("id") == case.benchmark.id for b in loaded["benchmarks"]):
-            worker.close()
-            raise WorkerFailure(f"benchmark {case.benchmark.id} not found when relaunched")
-        return worker
+    launch = make_launcher(by_label, job.timeout_s)
 
-    estimates: dict = {}  # finished cases' estimates, reused by every rewrite of the document
-
-    def save(complete: bool):
-        rows = analyse(results, job.confidence, job.target_rel_error, job.overhead,
-                       [p.runtime.label for p in prepared], estimates)
-        if "json" in exporters:
-            write_atomic(json_path, document(rows, job, env, sys.argv, started, complete))
-        return rows
+    recorder = Recorder(job=job, environment=env, command=sys.argv, started=started,
+                        runtime_order=[p.runtime.label for p in prepared],
+                        json_path=json_path if "json" in exporters else None, on_rows=to_store,
+                        baseline_groups=baseline_groups(plan))
+    recorder.extend(results)
 
     total = sum(len(g) for g in plan.groups)
     progress = CaseProgress(reporter, total, f"{job.name} job")
@@ -152,29 +142,24 @@ def cmd_run(args) -> int:
     placement = Placement.choose(args.affinity, idle_since) if job.warmup_max > 0 else Placement()
     with progress:
         def done(result):
-            results.append(result)
-            rows_now = save(complete=False)
-            mine = [r for r in rows_now if r.result is result]
-            progress.advance(case_label(result.case),
-                             case_summary(result.ok, result.error, mine[0].estimate if mine else None))
-            to_store(mine)
+            mine = recorder.add(result)  # O(1) per case: the document waits for its interval
+            progress.advance(case_label(result.case), case_summary(result.ok, result.error, mine.estimate))
 
         engine = Engine(job, launch, rng=rng, on_case_done=done, placement=placement,
                         starts_aside=lambda case: by_label[case.runtime.label].spec.starts_aside)
-        deadline = time.monotonic() + budget_total if budget_total else None
-        for i, group in enumerate(plan.groups):
-            progress.current(group[0].benchmark.full_name)
-            # a group is one language's: a JVM process costs ten times a CPython one, and a budget
-            # that pays for a dozen of one pays for two or three of the other
-            language = group[0].runtime.language
-            engine.job = (dataclasses.replace(job, budget_s=budget_per_language[language])
-                          if language in budget_per_language else job)
-            if deadline is not None:
-                scale = budget_scale(deadline - time.monotonic(), plan.groups[i:], job.budget_s,
-                                     budget_per_language)
-                engine.job = dataclasses.replace(engine.job, budget_s=engine.job.budget_s * scale)
-            engine.run_group(group)
-    rows = save(complete=True)
+        try:
+            if getattr(args, "cluster", None):
+                from ..cluster import run_on_cluster
+                stats = run_on_cluster(args.cluster, plan, prepared, job, done, progress, seed=args.seed)
+                err.print(f"cluster: {stats['submitted']} group task(s); {stats['lost_groups']} lost with "
+                          f"their machine, {stats['rerun_cases']} case(s) measured again elsewhere", soft_wrap=True)
+            else:
+                measure_here(engine, plan.groups, job, progress, budget_per_language, budget_total)
+        except BaseException:
+            recorder.write(complete=False)  # an interrupted run's document holds every finished case
+            recorder.close()
+            raise
+    rows = recorder.finish()
     to_store(rows)  # final judgement (ratios need every case) replaces the provisional one
     if store is not None and not store_failed:
         store.finish_run(run_id)
@@ -231,3 +216,27 @@ def budget_scale(time_left: float, groups: list, budget_s: float, per_language: 
     if nominal <= 0:
         return 1.0
     return max(MIN_BUDGET_SCALE, min(1.0, time_left / nominal))
+
+
+def measure_here(engine: Engine, groups: list, job, progress, budget_per_language: dict,
+                 budget_total: float | None) -> None:
+    """The plan's groups one after the other on this machine."""
+    deadline = time.monotonic() + budget_total if budget_total else None
+    for i, group in enumerate(groups):
+        progress.current(group[0].benchmark.full_name)
+        # a group is one language's: a JVM process costs ten times a CPython one, and a budget
+        # that pays for a dozen of one pays for two or three of the other
+        language = group[0].runtime.language
+        engine.job = (dataclasses.replace(job, budget_s=budget_per_language[language])
+                      if language in budget_per_language else job)
+        if deadline is not None:
+            scale = budget_scale(deadline - time.monotonic(), groups[i:], job.budget_s,
+                                 budget_per_language)
+            engine.job = dataclasses.replace(engine.job, budget_s=engine.job.budget_s * scale)
+        engine.run_group(group)
+
+
+def baseline_groups(plan) -> set[tuple[str, str]]:
+    """(language, group) of the groups that have a baseline method: their methods pair with it."""
+    cases = [c for g in plan.groups for c in g] + [c for c, _ in plan.failed + plan.absent]
+    return {(c.runtime.language, c.benchmark.group) for c in cases if c.benchmark.baseline}

@@ -70,6 +70,20 @@ def open_worker(spec: LaunchSpec, timeout: float, paths: list[str] | None = None
     return worker, loaded
 
 
+def make_launcher(by_label: dict[str, "Prepared"], timeout: float):
+    """The engine's launcher: a fresh worker of the case's runtime that has loaded its benchmark's
+    file (only that file, when the runtime loads files one by one)."""
+    def launch(case: Case, index: int) -> WorkerProcess:
+        prep = by_label[case.runtime.label]
+        paths = [case.benchmark.file] if case.benchmark.file in prep.spec.load_paths else None
+        worker, loaded = open_worker(prep.spec, timeout, paths)
+        if not any(b.get("id") == case.benchmark.id for b in loaded["benchmarks"]):
+            worker.close()
+            raise WorkerFailure(f"benchmark {case.benchmark.id} not found when relaunched")
+        return worker
+    return launch
+
+
 def prepare(runtime: Runtime, toolchain: Toolchain, sources: list[Path], workdir: Path,
             timeout: float, step=None) -> Prepared:
     """`step(what)` is a context manager around each slow step (progress lines with durations)."""

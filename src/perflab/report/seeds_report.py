@@ -292,6 +292,8 @@ def add_report_parser(subparsers) -> argparse.ArgumentParser:
                     help="runtime label the ratios are against (default: the first runtime)")
     rp.add_argument("--not-compared", action="append", default=[], metavar="TEXT",
                     help="a family that could not be paired, with the reason (shown on the index; repeatable)")
+    rp.add_argument("--force", action="store_true",
+                    help="report cases measured on machines whose fingerprints differ (a cluster run)")
     rp.set_defaults(func=cmd_report)
     return rp
 
@@ -311,6 +313,31 @@ def _write_page(out_dir: Path, stem: str, rendered: Rendered, plots_dir_name: st
     return md_path, html_path
 
 
+def _check_machines(paths: list[str], force: bool) -> None:
+    """Cases of a cluster run say which machine measured them: a report sets them against each other,
+    so machines whose fingerprints differ are refused unless --force (and then said)."""
+    from ..machines import differing_parts, has_machines, machines_of
+    from ..results import DocumentError, load_document
+    docs = []
+    for p in paths:
+        try:
+            docs.append(load_document(Path(p)))
+        except DocumentError:
+            return  # load_report names the bad file
+    if not any(has_machines(d) for d in docs):
+        return
+    machines = list(machines_of(docs).values())
+    fields = differing_parts(machines)
+    if not fields:
+        return
+    what = (f"{len(machines)} machines whose fingerprints differ ({', '.join(fields)}); their times "
+            "are not comparable")
+    if not force:
+        raise UsageError(f"the results were measured on {what}. Use --force to report them anyway "
+                         "(the report will say so)")
+    print(f"WARNING: reporting results from {what} (--force)")
+
+
 def cmd_report(args) -> int:
     """The index (`<stem>.md/.html`) and one page per family (`<stem>-<language>.md/.html`)."""
     import dataclasses
@@ -318,6 +345,7 @@ def cmd_report(args) -> int:
     from .families import pairs_of
     from .family import preamble, summarize
     from .index_page import render_index
+    _check_machines(list(args.results), getattr(args, "force", False))
     report = load_report(list(args.results), args.title or "perflab report",
                          getattr(args, "baseline", None))
     out_dir = Path(args.out) if getattr(args, "out", None) else Path(args.results[0]).resolve().parent

@@ -1,0 +1,140 @@
+"""The host's own cost per case, as a run grows: it must stay flat (target ≤ 5 ms per case).
+
+    .venv/bin/python bench/host_overhead.py [--cases 100,1000] [--store none|PATH]
+
+For each N, a Python benchmark file of N/10 trivial benchmarks over 10 parameter values (N cases) is
+run with the dry job (one call per case). Host overhead = the command's wall time minus the time the
+engine spent in the cases (each case's `wall_seconds`: starting its worker and measuring), divided
+by N; it holds preparing the runtime once, judging, the progress line, the history store and the
+results document. The marginal figure — the difference between two sizes divided by the difference
+in cases — leaves out the fixed costs (Python start, provisioning, loading): it is the per-case cost.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import perflab_run, write_bench
+
+PER_BENCHMARK = 10  # cases per benchmark (its parameter values)
+HEADER = "import perflab\n"
+BENCHMARK = """
+
+@perflab.params(i=list(range({per})))
+@perflab.benchmark
+def trivial_{j}(i):
+    return i
+"""
+
+
+def source(n: int) -> str:
+    """n trivial cases: n/10 benchmarks of 10 parameter values. (Not one benchmark of n values: each
+    case's record carries its benchmark's parameter list, so that file would measure O(n) bytes per
+    case — a property of the results format, see the report — rather than the host's bookkeeping.)"""
+    return HEADER + "".join(BENCHMARK.format(per=PER_BENCHMARK, j=j) for j in range(n // PER_BENCHMARK))
+
+
+# run inside the measured command: times the recording (perflab.recording: judging the case, the
+# log, the store, the document at its interval) and writes the total to a file
+INNER = """
+import runpy, sys, time
+from perflab import recording
+spent = [0.0]
+def timed(fn):
+    def wrapper(*a, **k):
+        t0 = time.perf_counter()
+        try:
+            return fn(*a, **k)
+        finally:
+            spent[0] += time.perf_counter() - t0
+    return wrapper
+recording.Recorder.add = timed(recording.Recorder.add)
+recording.Recorder.write = timed(recording.Recorder.write)
+out = sys.argv.pop(1)
+sys.argv[0] = "perflab"
+try:
+    runpy.run_module("perflab.cli", run_name="__main__")
+finally:
+    open(out, "w").write(repr(spent[0]))
+"""
+
+
+def measure(n: int, store: str) -> tuple[float, float, float, int]:
+    """(wall s, time in cases s, time recording s, cases in the document) of a dry run of n cases."""
+    folder = Path(tempfile.mkdtemp(prefix="perflab-host-"))
+    path = write_bench(folder, "bench_trivial.py", source(n))
+    store_arg = store if store == "none" else f"sqlite:///{folder / 'history.db'}" if store == "temp" else store
+    spent = folder / "recording-seconds"
+    doc, wall = perflab_run(path, "--job", "dry", "--store", store_arg,
+                            "--quiet", out=folder / "out", python=["-c", INNER, str(spent)])
+    in_cases = sum(c.get("wall_seconds") or 0.0 for c in doc["cases"])
+    return wall, in_cases, float(spent.read_text()), len(doc["cases"])
+
+
+def synthetic(n: int, folder: Path) -> tuple[float, int]:
+    """The recording alone, in this process, for n finished cases with dry-run-like samples (no
+    worker runs): (seconds spent recording, document writes). Stores into a fresh SQLite history."""
+    import datetime as dt
+
+    from perflab.jobs import get_job
+    from perflab.model import Benchmark, Case, CaseResult, LaunchSamples, ParamAxis, Runtime
+    from perflab.recording import Recorder
+    from perflab.results import row_to_json
+    from perflab.store import open_store
+    benches = [Benchmark(id=f"bench_trivial.trivial_{j}", name=f"trivial_{j}", group="bench_trivial",
+                         language="python", params=(ParamAxis("i", tuple(map(str, range(PER_BENCHMARK)))),))
+               for j in range(n // PER_BENCHMARK)]
+    rt = Runtime(name="python3.11", language="python", version="3.11", executable=sys.executable)
+    store = open_store(f"sqlite:///{folder / 'history.db'}")
+    job = get_job("dry")
+    run_id = store.begin_run(command=[], args={}, job=job.__dict__, environment={}, fingerprint="")
+    rec = Recorder(job=job, environment={}, command=[], started=dt.datetime.now(dt.timezone.utc),
+                   runtime_order=[rt.label], json_path=folder / "out" / "perflab-synthetic.json",
+                   on_rows=lambda rows: [store.add_case(run_id, row_to_json(r)) for r in rows])
+    results = []
+    for bench in benches:
+        for combo in bench.expand():
+            ln = LaunchSamples(index=0, invocations=1, workload=[1000], workload_rounds=[0])
+            results.append(CaseResult(case=Case(bench, tuple(combo.items()), rt), launches=[ln],
+                                      stop_reason="dry run"))
+    t0 = time.perf_counter()
+    for r in results:
+        rec.add(r)
+    rec.finish()
+    return time.perf_counter() - t0, rec.document_writes
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", default="100,1000", help="comma-separated run sizes")
+    ap.add_argument("--synthetic", metavar="SIZES",
+                    help="time the recording alone (no workers) for these run sizes, e.g. 100,1000,10000")
+    ap.add_argument("--store", default="temp", help="'temp' (a fresh SQLite store), 'none', or a path")
+    args = ap.parse_args()
+    if args.synthetic:
+        print("| cases | recording (s) | per case (ms) | document writes |")
+        print("| ---: | ---: | ---: | ---: |")
+        for n in [int(x) for x in args.synthetic.split(",")]:
+            spent, writes = synthetic(n, Path(tempfile.mkdtemp(prefix="perflab-host-")))
+            print(f"| {n} | {spent:.2f} | {1000 * spent / n:.2f} | {writes} |", flush=True)
+        return
+    sizes = [int(x) for x in args.cases.split(",")]
+    print("| cases | wall (s) | in cases (s) | host (s) | host per case (ms) | recording per case (ms) |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: |")
+    points = []
+    for n in sizes:
+        wall, in_cases, recording, got = measure(n, args.store)
+        if got != n:
+            raise SystemExit(f"{n} cases asked, {got} in the document")
+        host = wall - in_cases
+        points.append((n, host))
+        print(f"| {n} | {wall:.1f} | {in_cases:.1f} | {host:.2f} | {1000 * host / n:.2f} | {1000 * recording / n:.2f} |", flush=True)
+    for (n1, h1), (n2, h2) in zip(points, points[1:]):
+        print(f"marginal host cost per case between {n1} and {n2} cases: {1000 * (h2 - h1) / (n2 - n1):.2f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+"""The driver's side of a cluster run: one Ray task per comparison group (or what is left of one),
+results streamed back through a queue that lives on the driver's machine, and the faults handled:
+a machine that dies mid-group (its missing cases measured again elsewhere, marked), a machine that
+lacks a runtime (the group goes to another, or fails with the reasons)."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import UsageError
+from ..model import Case, CaseResult
+from . import SLOT, require_ray
+from .node import RuntimeMissing, machine, measure_group
+
+
+@dataclass
+class Submission:
+    index: int                      # the plan's group
+    cases: list[Case]
+    rerun: str = ""                 # why these cases are measured again ("" the first time)
+    refused_by: dict[str, str] = field(default_factory=dict)  # node → why it cannot run the group
+    node: str | None = None         # where it was sent, when sent to one machine in particular
+
+
+def _remote_group(cases, sources, job, seed, queue, index):
+    """Runs on a benchmark machine (a Ray task)."""
+    import ray
+    who = machine(ray.get_runtime_context().get_node_id())
+    try:
+        measure_group(cases, sources, job, seed, lambda r: queue.put((index, r)), who)
+    except RuntimeMissing as exc:
+        return {"refused": str(exc), "node": who["node"]}
+    return {"node": who["node"]}
+
+
+class Driver:
+    def __init__(self, address: str, job, seed: int | None = None, poll_s: float = 0.1):
+        self.ray = require_ray()
+        self.address = "auto" if address == "local" else address
+        self.job, self.seed, self.poll_s = job, seed, poll_s
+        self.stats = {"submitted": 0, "rerun_cases": 0, "refused": 0, "lost_groups": 0}
+
+    def connect(self):
+        ray = self.ray
+        if not ray.is_initialized():
+            try:
+                ray.init(address=self.address, log_to_driver=False, logging_level="ERROR")
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                raise UsageError(f"--cluster {self.address}: cannot connect to Ray ({exc}); start one "
+                                 "with `ray start --head --resources='{\"perflab_slot\": 1}'`") from None
+        if not ray.cluster_resources().get(SLOT):
+            raise UsageError(f"--cluster {self.address}: no machine offers the resource {SLOT}; start "
+                             f"each benchmark machine with --resources='{{\"{SLOT}\": 1}}'")
+
+    def _slot_nodes(self) -> list[str]:
+        return [n["NodeID"] for n in self.ray.nodes() if n.get("Alive") and n["Resources"].get(SLOT)]
+
+    def run(self, plan, prepared, done, progress) -> dict:
+        ray = self.ray
+        self.connect()
+        from ray.util.queue import Queue
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+        # the queue lives on the driver's machine: a benchmark machine that dies takes none of it along
+        here = ray.get_runtime_context().get_node_id()
+        queue = Queue(actor_options={"num_cpus": 0, "scheduling_strategy":
+                                     NodeAffinitySchedulingStrategy(here, soft=False)})
+        task = ray.remote(_remote_group)
+        sources = {}
+        for p in prepared:
+            if p.spec is not None:
+                sources[p.runtime.language] = tuple(str(Path(s).resolve()) for s in p.spec.load_paths)
+        received: set[str] = set()
+        pending: dict = {}
+
+        def submit(sub: Submission) -> None:
+            options = {"resources": {SLOT: 1}, "num_cpus": 0, "max_retries": 0}
+            if sub.node:
+                options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(sub.node, soft=False)
+            ref = task.options(**options).remote(sub.cases, sources, self.job, self.seed, queue, sub.index)
+            pending[ref] = sub
+            self.stats["submitted"] += 1
+
+        subs = {}
+        for i, group in enumerate(plan.groups):
+            subs[i] = Submission(i, list(group))
+            submit(subs[i])
+
+        def drain() -> None:
+            while True:
+                items = queue.get_nowait_batch(queue.qsize()) if queue.qsize() else []
+                if not items:
+                    return
+                for index, result in items:
+                    if result.case.key in received:
+                        continue  # a group measured again after a fault: the first finish stands
+                    received.add(result.case.key)
+                    sub = subs.get(index)
+                    if sub is not None and sub.rerun:
+                        result.rerun = sub.rerun
+                    progress.current(result.case.benchmark.full_name)
+                    done(result)
+
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1, timeout=self.poll_s)
+            drain()
+            for ref in ready:
+                sub = pending.pop(ref)
+                drain()  # a task's puts all land before it returns
+                missing = [c for c in sub.cases if c.key not in received]
+                try:
+                    outcome = ray.get(ref)
+                except ray.exceptions.RayError as exc:
+                    # the machine (or its worker) died mid-group: what it sent is kept, the rest
+                    # is measured again wherever a slot is free, and says so
+                    self.stats["lost_groups"] += 1
+                    if missing:
+                        self.stats["rerun_cases"] += len(missing)
+                        why = _first_line(exc)
+                        subs[sub.index] = Submission(sub.index, missing, rerun=(
+                            f"measured again: its first machine was lost mid-group ({why})"))
+                        submit(subs[sub.index])
+                    continue
+                if "refused" in outcome:
+                    self.stats["refused"] += 1
+                    sub.refused_by[outcome["node"]] = outcome["refused"]
+                    others = [n for n in self._slot_nodes() if n not in sub.refused_by]
+                    if others:
+                        subs[sub.index] = Submission(sub.index, missing, sub.rerun, sub.refused_by, others[0])
+                        submit(subs[sub.index])
+                    else:
+                        reason = "no machine can run it: " + "; ".join(sub.refused_by.values())
+                        for c in missing:
+                            received.add(c.key)
+                            done(CaseResult(case=c, error=reason, stop_reason="failed"))
+        drain()
+        return self.stats
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return (text[0] if text else type(exc).__name__)[:200]

@@ -1,0 +1,97 @@
+"""perflab.recording: per case the host judges the case among its neighbours and appends one log line;
+the whole document is rewritten only at its interval and at the end."""
+import datetime as dt
+import json
+import random
+
+from fakes import FakeClock, make_case
+from perflab.analysis import analyse
+from perflab.jobs import get_job
+from perflab.model import CaseResult, LaunchSamples
+from perflab.recording import Recorder, neighbourhood, read_log
+
+
+def result(name, runtime="rt1", params=(), baseline=False, mean=1000.0, seed=0):
+    rng = random.Random(seed)
+    launches = []
+    for i in range(3):
+        ln = LaunchSamples(index=i, invocations=10)
+        ln.workload = [int(10 * mean * rng.uniform(0.98, 1.02)) for _ in range(20)]
+        ln.workload_rounds = list(range(20))
+        launches.append(ln)
+    return CaseResult(case=make_case(name, runtime, params, baseline), launches=launches,
+                      stop_reason="iteration limit")
+
+
+def recorder(tmp_path, clock, interval=30.0, rows=None):
+    job = get_job("short")
+    return Recorder(job=job, environment={}, command=["perflab"], started=dt.datetime.now(dt.timezone.utc),
+                    runtime_order=["rt1", "rt2"], json_path=tmp_path / "r.json",
+                    on_rows=(rows.extend if rows is not None else lambda r: None), interval_s=interval,
+                    baseline_groups={("fake", "g")},
+                    clock=clock)
+
+
+def test_the_document_waits_for_its_interval_and_the_log_has_every_case(tmp_path):
+    clock = FakeClock()
+    rec = recorder(tmp_path, clock)
+    for i in range(5):
+        rec.add(result(f"m{i}", seed=i))
+        clock.t += 1.0
+    assert not (tmp_path / "r.json").exists()  # 5 s in: not yet
+    assert len((tmp_path / "r.jsonl").read_text().splitlines()) == 5
+    clock.t += 30.0
+    rec.add(result("m5"))
+    doc = json.loads((tmp_path / "r.json").read_text())
+    assert len(doc["cases"]) == 6 and doc["complete"] is False
+    rec.add(result("m6"))
+    assert rec.document_writes == 1  # the next write waits for the next interval
+    rows = rec.finish()
+    assert len(rows) == 7
+    assert json.loads((tmp_path / "r.json").read_text())["complete"] is True
+    assert not (tmp_path / "r.jsonl").exists()  # the complete document holds it all
+
+
+def test_a_slow_document_write_is_spaced_to_a_tenth_of_the_time(tmp_path):
+    clock = FakeClock()
+    rec = recorder(tmp_path, clock, interval=1.0)
+    original = rec._analyse
+
+    def slow(results):
+        clock.t += 5.0  # judging the whole run takes 5 s
+        return original(results)
+    rec.write(complete=False)
+    rec._analyse = slow
+    rec.write(complete=False)
+    assert rec._next_write - clock.t >= 50.0 - 1e-9
+
+
+def test_a_case_is_judged_with_its_neighbours_as_the_whole_run_judges_it(tmp_path):
+    clock = FakeClock()
+    stored = []
+    rec = recorder(tmp_path, clock, rows=stored)
+    cases = [result("base", baseline=True, mean=1000, seed=1), result("other", mean=2000, seed=2),
+             result("base", runtime="rt2", baseline=True, mean=500, seed=3),
+             result("unrelated", params=(("n", ("1", "2")),), mean=10, seed=4)]
+    rows = [rec.add(c) for c in cases]
+    assert neighbourhood(cases[3], rec.baseline_groups) != neighbourhood(cases[0], rec.baseline_groups)
+    # without a baseline method in the group, a method pairs only with itself on other runtimes
+    assert neighbourhood(cases[1]) != neighbourhood(cases[0])
+    assert neighbourhood(cases[2]) == neighbourhood(cases[0])
+    full = {r.key: r for r in analyse(cases, rec.job.confidence, rec.job.target_rel_error,
+                                      rec.job.overhead, ["rt1", "rt2"])}
+    for r in rows:
+        f = full[r.key]
+        assert r.estimate.mean == f.estimate.mean
+        assert r.baseline_key == f.baseline_key
+        assert (r.ratio.value if r.ratio else None) == (f.ratio.value if f.ratio else None)
+    assert rows[1].ratio is not None and abs(rows[1].ratio.value - 2.0) < 0.1
+    assert [r.key for r in stored] == [c.case.key for c in cases]  # the store gets each case once
+
+
+def test_read_log_skips_a_line_cut_short_and_keeps_the_last_of_a_key(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"key": "a", "v": 1}\n{"key": "b", "v": 1}\n{"key": "a", "v": 2}\n{"key": "c", "v"')
+    cases = read_log(path)
+    assert {c["key"]: c["v"] for c in cases} == {"a": 2, "b": 1}
+    assert read_log(tmp_path / "missing.jsonl") == []
