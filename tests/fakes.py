@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from concurrent.futures import Executor, Future
 
-from perflab.engine.worker import BenchmarkError, Hello
+from perflab.engine.worker import BenchmarkError, CpuClock, Hello, Timings
 from perflab.errors import WorkerFailure
 from perflab.model import Benchmark, Case, ParamAxis, Runtime
 
@@ -21,13 +21,19 @@ class FakeClock:
 class FakeWorker:
     """Per-call cost `per_call_ns` (+ `launch_offset_ns` for this process) with multiplicative gaussian
     noise; the first `slow_warmup` iterations start `warmup_factor` times slower and speed up steadily
-    (a JIT warming up)."""
+    (a JIT warming up).
+
+    CPU time: each iteration reports cpu = wall (the thread ran throughout), except the iterations
+    numbered in `preempted` (counting every timed iteration of every stage from 0), which were
+    preempted for `preempted_ns` more wall time: wall grows by it, cpu does not. `cpu_clock=False`
+    plays a runtime that cannot read CPU time."""
 
     def __init__(self, clock: FakeClock, per_call_ns: float, *, overhead_ns: float = 0.0,
                  noise: float = 0.0, seed: int = 0, launch_offset_ns: float = 0.0,
                  slow_warmup: int = 0, warmup_factor: float = 1.0, fail_stage: str | None = None,
                  resolution_ns: float = 1.0, alloc_per_call: int = 0, crash_stage: str | None = None,
-                 drift=None, with_overhead: bool = False):
+                 drift=None, with_overhead: bool = False, cpu_clock: bool = True,
+                 preempted: tuple[int, ...] = (), preempted_ns: float = 1e6):
         self.clock = clock
         self.per_call = per_call_ns + launch_offset_ns
         self.overhead = overhead_ns
@@ -41,7 +47,10 @@ class FakeWorker:
         self.drift = drift  # machine-wide slowdown factor as a function of (fake) time, shared by all
         self.hello = Hello(language="fake", runtime={"name": "fake"}, clock_resolution_ns=resolution_ns,
                            capabilities=["alloc", "gc"] + (["with_overhead"] if with_overhead else []),
-                           unroll=1, pid=4242)
+                           unroll=1, pid=4242,
+                           cpu_clock=CpuClock("fake", "thread") if cpu_clock else None)
+        self.preempted, self.preempted_ns = set(preempted), preempted_ns
+        self.iteration = 0  # timed iterations so far, all stages
         self.calls: list[tuple] = []
         self.closed = False
 
@@ -57,7 +66,7 @@ class FakeWorker:
             raise BenchmarkError("exception", "ValueError: planted failure", "Traceback…")
         if stage == self.crash_stage:
             raise WorkerFailure("worker crashed (SIGSEGV)")
-        out = []
+        out = Timings([], [])
         for _ in range(iterations):
             cost = self.overhead if stage == "overhead" else self.per_call + self.overhead
             factor = 1.0
@@ -68,18 +77,26 @@ class FakeWorker:
                 factor *= self.drift(self.clock.t)
             ns = cost * invocations * factor * max(0.01, 1 + self.rng.gauss(0, self.noise))
             ns = max(ns, self.hello.clock_resolution_ns)
+            cpu = ns
+            if self.iteration in self.preempted:
+                ns += self.preempted_ns
+            self.iteration += 1
             self.clock.t += ns / 1e9 + 50e-6  # plus a little messaging time
-            out.append(int(round(ns)))
+            out.ns.append(int(round(ns)))
+            if self.hello.cpu_clock is not None:
+                out.cpu.append(int(round(cpu)))
         return out
 
     def run_with_overhead(self, invocations, iterations, timeout):
         assert "with_overhead" in self.hello.capabilities, "asked a worker without the capability"
         self.calls.append(("run_with_overhead", invocations, iterations))
-        ns, over = [], []
+        work, over = Timings([], []), Timings([], [])
         for _ in range(iterations):
-            ns += self._samples("workload", invocations, 1)
-            over += self._samples("overhead", invocations, 1)
-        return ns, over
+            for into, timed in ((work, self._samples("workload", invocations, 1)),
+                                (over, self._samples("overhead", invocations, 1))):
+                into.ns += timed.ns
+                into.cpu += timed.cpu
+        return work, over
 
     def diagnose(self, invocations, iterations, timeout):
         self.calls.append(("diagnose", invocations, iterations))

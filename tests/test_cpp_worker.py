@@ -1,4 +1,4 @@
-"""The C/C++ worker (workers/cpp/perflab.hpp) driven over protocol v1 by the host: conformance vectors per
+"""The C/C++ worker (workers/cpp/perflab.hpp) driven over protocol v2 by the host: conformance vectors per
 compiler, the toolchain (compilers as runtimes, flags, compile errors, missing compilers), faults that must
 fail alone (throw, abort, segfault, endless loop, printing), C benchmarks, the dead-code trap and code size."""
 from __future__ import annotations

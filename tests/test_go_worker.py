@@ -1,4 +1,4 @@
-"""The Go worker driven over protocol v1 by the host's WorkerProcess: the conformance fixture, ordinary
+"""The Go worker driven over protocol v2 by the host's WorkerProcess: the conformance fixture, ordinary
 testing.B benchmarks (timers, sub-benchmarks, b.Loop), the native API, faults and the toolchain."""
 from __future__ import annotations
 
@@ -709,3 +709,66 @@ def test_perflab_run_end_to_end(rt, tmp_path):
     failed = {k: v for k, v in status.items() if v[0] != "ok"}
     assert list(failed) == ["fixture.boom[]"], status
     assert "boom" in failed["fixture.boom[]"][1]
+
+
+CPU_TIME = {
+    "cpu.go": "package cpu\n",
+    "cpu_test.go": """
+        package cpu
+
+        import (
+            "testing"
+            "time"
+        )
+
+        var sink int
+
+        func spin(d time.Duration) {
+            for t0 := time.Now(); time.Since(t0) < d; {
+                sink++
+            }
+        }
+
+        func BenchmarkBusySetup(b *testing.B) {
+            spin(20 * time.Millisecond) // excluded by ResetTimer: its CPU time too
+            b.ResetTimer()
+            for i := 0; i < b.N; i++ {
+                sink += i
+            }
+        }
+
+        func BenchmarkBusyStopped(b *testing.B) {
+            for i := 0; i < b.N; i++ {
+                b.StopTimer()
+                spin(3 * time.Millisecond) // excluded: its CPU time too
+                b.StartTimer()
+                sink += i
+            }
+        }
+
+        func BenchmarkSleepy(b *testing.B) {
+            for i := 0; i < b.N; i++ {
+                time.Sleep(2 * time.Millisecond)
+            }
+        }
+    """,
+}
+
+
+def test_testing_b_cpu_time_follows_the_b_timer(rt, tmp_path):
+    """Protocol v2 through testing.B: CPU time accrues only while the *B's timer runs (busy work
+    behind ResetTimer/StopTimer is excluded from both), and sleeping shows wall ≫ CPU."""
+    root = make_module(tmp_path / "cpu", CPU_TIME)
+    spec = TC.prepare(rt, TC.find_sources(root), root)
+    with worker(spec) as w:
+        assert w.hello.cpu_clock is not None and w.hello.cpu_clock.scope == "thread"
+        benches = load(w, spec)
+        for name in ("BusySetup", "BusyStopped"):
+            w.request("setup", 30, benchmark=by_name(benches, name)["id"], params={})
+            r = run(w, invocations=3, iterations=3)
+            assert len(r["cpu_ns"]) == 3 and max(r["cpu_ns"]) < 2_000_000, (name, r)  # not the 20 / 9 ms spin
+            w.request("teardown", 30)
+        w.request("setup", 30, benchmark=by_name(benches, "Sleepy")["id"], params={})
+        r = w.request("run", 60, stage="workload", invocations=3, iterations=2, with_overhead=True)
+        assert all(c < n / 2 for n, c in zip(r["ns"], r["cpu_ns"])), r  # asleep: wall ≫ CPU
+        assert len(r["overhead_cpu_ns"]) == 2

@@ -1,6 +1,6 @@
 """Faults in Java benchmarks fail alone, with their reason, and the worker or the host survives:
 exceptions (checked too), System.exit, heap exhaustion (-Xmx from the runtime spec), deadlocks (host
-timeout), printing, failing setup, and load-time problems; driven over protocol v1 as the host would."""
+timeout), printing, failing setup, and load-time problems; driven over protocol v2 as the host would."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,6 +1,6 @@
 """Faults in Node.js benchmarks fail alone, with their reason, and the worker or the host survives:
 throws, rejections, promises that never settle, process.exit, printing, heap exhaustion, syntax errors
-and import-time failures (driven over protocol v1, as the host would)."""
+and import-time failures (driven over protocol v2, as the host would)."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,4 +1,4 @@
-"""The Node.js worker driven over protocol v1: hello, load, setup, the run stages, diagnose, teardown, bye,
+"""The Node.js worker driven over protocol v2: hello, load, setup, the run stages, diagnose, teardown, bye,
 the structured errors, the black hole, async timing and TypeScript loading.
 
 Runs against every installed Node runtime perflab knows (node20 on PATH; node18/22/24 when provisioned
@@ -140,9 +140,9 @@ def _raw(w: WorkerProcess, line: bytes) -> dict:
 def test_protocol_and_version_errors(worker):
     assert _raw(worker, b"[1,2]\n")["error"]["kind"] == "protocol"
     assert _raw(worker, b"{not json\n")["error"]["kind"] == "protocol"
-    assert _raw(worker, b'{"v":1,"id":7,"type":"frobnicate"}\n')["error"]["kind"] == "protocol"
-    assert _raw(worker, b'{"v":1,"id":9,"type":"constructor"}\n')["error"]["kind"] == "protocol"
-    reply = _raw(worker, b'{"v":2,"id":8,"type":"load","paths":[]}\n')
+    assert _raw(worker, b'{"v":2,"id":7,"type":"frobnicate"}\n')["error"]["kind"] == "protocol"
+    assert _raw(worker, b'{"v":2,"id":9,"type":"constructor"}\n')["error"]["kind"] == "protocol"
+    reply = _raw(worker, b'{"v":3,"id":8,"type":"load","paths":[]}\n')
     assert reply["id"] == 8 and reply["error"]["kind"] == "version"
     worker.proc.wait(timeout=10)  # the worker stops after a version error
 

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from perflab.conformance import FIXTURES, VECTORS, VectorFailed, run_vector
-from perflab.engine.worker import (BenchmarkError, expected_reply, validate_hello,
+from perflab.engine.worker import (BenchmarkError, parse_cpu_clock, expected_reply, validate_hello,
                                    validate_reply)
 from perflab.errors import ProtocolError
+from perflab.model import PROTOCOL_VERSION
 from perflab.runtimes import python as pyruntimes
 from perflab.toolchains.python import PythonToolchain
 
@@ -23,8 +24,9 @@ def test_host_treats_worker_messages_as_the_vectors_say(case):
     def check():
         if case["kind"] == "hello":
             return validate_hello(case["message"], "T")
-        request = {"v": 1, "id": 7, **case["request"]}
-        return validate_reply(case["message"], 7, expected_reply(request), request)
+        request = {"v": PROTOCOL_VERSION, "id": 7, **case["request"]}
+        return validate_reply(case["message"], 7, expected_reply(request), request,
+                              parse_cpu_clock(case.get("cpu_clock")))
 
     if case["expect"] == "ok":
         check()

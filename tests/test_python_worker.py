@@ -86,10 +86,10 @@ def test_class_setup_sees_its_parameters_and_the_benchmark_runs(tmp_path):
     try:
         bid = by_name(loaded)["total"]["id"]
         w.setup(bid, {"size": 0}, 10)
-        small = min(w.run("workload", 10, 3, 10))
+        small = min(w.run("workload", 10, 3, 10).ns)
         w.teardown(10)
         w.setup(bid, {"size": 1}, 10)
-        big = min(w.run("workload", 10, 3, 10))
+        big = min(w.run("workload", 10, 3, 10).ns)
         assert big > 20 * small  # 10 000× more data; the parameter really reached setup
     finally:
         w.close()
@@ -133,7 +133,7 @@ def test_iteration_setup_runs_before_every_iteration_outside_the_timed_region(tm
         b = by_name(loaded)["pop"]
         assert b["iteration_setup"] is True
         w.setup(b["id"], {}, 10)
-        ns = w.run("workload", 1, 5, 10)
+        ns = w.run("workload", 1, 5, 10).ns
         assert max(ns) < 10_000_000  # far below the 20 ms sleep
     finally:
         w.close()
@@ -149,8 +149,8 @@ def test_overhead_stage_times_an_empty_call_and_is_cheaper_than_real_work(tmp_pa
     """)
     try:
         w.setup(by_name(loaded)["work"]["id"], {}, 10)
-        work = min(w.run("workload", 160, 3, 10))
-        over = min(w.run("overhead", 160, 3, 10))
+        work = min(w.run("workload", 160, 3, 10).ns)
+        over = min(w.run("overhead", 160, 3, 10).ns)
         assert over * 10 < work
     finally:
         w.close()
@@ -251,7 +251,7 @@ def test_a_benchmark_that_prints_does_not_corrupt_the_protocol(tmp_path):
     """)
     try:
         w.setup(by_name(loaded)["noisy"]["id"], {}, 10)
-        assert len(w.run("workload", 3, 2, 10)) == 2
+        assert len(w.run("workload", 3, 2, 10).ns) == 2
         assert w.output_bytes() > 0
     finally:
         w.close()
@@ -335,5 +335,35 @@ def test_descriptions_come_from_docstrings_and_hooks_get_the_parameters_they_nam
         w.setup(child["id"], {"size": 0}, 10)
         w.teardown(10)
         assert log.read_text().split("\n")[:3] == ["make 3 None", "drop [('n', 3)]", "setup 5"]
+    finally:
+        w.close()
+
+
+def test_every_iteration_reports_the_cpu_time_of_the_measuring_thread(tmp_path):
+    """A busy iteration's CPU time is at most its wall time (plus the host's slack); a sleeping one
+    gets far less CPU than wall time: what tells a preempted iteration from slow code."""
+    w, loaded = worker_for(tmp_path, """
+        import time
+        import perflab
+        @perflab.benchmark
+        def busy():
+            return sum(range(2000))
+        @perflab.benchmark
+        def sleepy():
+            time.sleep(0.005)
+    """)
+    try:
+        clock = w.hello.cpu_clock
+        assert clock is not None and clock.scope == "thread" and clock.source == "time.thread_time_ns"
+        w.setup(by_name(loaded)["busy"]["id"], {}, 10)
+        work, over = w.run_with_overhead(100, 3, 10)
+        for t in (work, over, w.run("warmup", 100, 4, 10)):
+            assert len(t.cpu) == len(t.ns) and all(c >= 0 for c in t.cpu)
+            assert all(c <= n + clock.slack_ns(n) for n, c in zip(t.ns, t.cpu))
+        assert sum(work.cpu) > 0
+        w.teardown(10)
+        w.setup(by_name(loaded)["sleepy"]["id"], {}, 10)
+        t = w.run("workload", 2, 3, 10)
+        assert all(c < n / 2 for n, c in zip(t.ns, t.cpu)), t  # asleep: wall ≫ CPU
     finally:
         w.close()

@@ -1,4 +1,4 @@
-"""The Rust worker driven over protocol v1 by the host: conformance vectors, the toolchain (runtimes, flags,
+"""The Rust worker driven over protocol v2 by the host: conformance vectors, the toolchain (runtimes, flags,
 generated crate, compile errors, missing toolchains), faults that must fail alone (panic, abort, segfault,
 endless loop, printing), the dead-code trap and the code size diagnostics."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Scaffolding shared by the tests that drive a language worker over protocol v1 as the host would: the
+"""Scaffolding shared by the tests that drive a language worker over protocol v2 as the host would: the
 source tree on sys.path when perflab is not installed, runtime discovery with its skip mark, a private
 perflab cache, a WorkerProcess for a toolchain's prepared spec (loaded or not), and the setup-then-run
 request pair of one case. Import it before perflab (tests import their siblings as plain modules)."""

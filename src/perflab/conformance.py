@@ -14,7 +14,7 @@ from rich.console import Console
 
 from .report.escape import markup
 from . import toolchains
-from .engine.worker import WorkerProcess
+from .engine.worker import CpuClock, WorkerProcess, check_cpu_times
 from .errors import PrepareError, ProtocolError, WorkerFailure
 from .model import PROTOCOL_VERSION, Runtime
 from .paths import REPO_ROOT
@@ -27,7 +27,8 @@ class VectorFailed(Exception):
     pass
 
 
-def _check(reply: Any, expect: dict, request: dict, ids: dict[str, str]) -> None:
+def _check(reply: Any, expect: dict, request: dict, ids: dict[str, str],
+           cpu_clock: CpuClock | None = None) -> None:
     if not isinstance(reply, dict):
         raise VectorFailed(f"reply is not a JSON object: {reply!r}")
     if reply.get("v") != PROTOCOL_VERSION:
@@ -66,6 +67,7 @@ def _check(reply: Any, expect: dict, request: dict, ids: dict[str, str]) -> None
                 raise VectorFailed(f"expected {want} overhead samples (non-negative integers), got {over!r}")
             if want and expect.get("positive") and not all(x > 0 for x in over):
                 raise VectorFailed(f"overhead iterations took 0 ns? {over!r}")
+        _check_cpu(reply, cpu_clock)
     if expect["type"] == "loaded":
         if expect.get("no_errors") and reply.get("errors"):
             raise VectorFailed(f"fixture reported load errors: {reply['errors']}")
@@ -81,11 +83,27 @@ def _check(reply: Any, expect: dict, request: dict, ids: dict[str, str]) -> None
         ids.update({name: b["id"] for name, b in by_name.items()})
 
 
+def _check_cpu(reply: dict, cpu_clock: CpuClock | None) -> None:
+    """The CPU times of a samples reply, by the host's own rules (present when hello declared a
+    cpu_clock, one per iteration, non-negative, a thread's within its wall time plus slack)."""
+    try:
+        if "overhead_ns" in reply:
+            check_cpu_times(reply, "overhead_cpu_ns", reply["overhead_ns"], cpu_clock)
+        check_cpu_times(reply, "cpu_ns", reply["ns"], cpu_clock)
+    except ProtocolError as exc:
+        raise VectorFailed(str(exc)) from None
+
+
 def run_vector(spec, vector: dict, timeout: float = 30.0) -> None:
-    worker = WorkerProcess(spec, connect_timeout=60)
+    try:
+        worker = WorkerProcess(spec, connect_timeout=60)
+    except (WorkerFailure, ProtocolError) as exc:  # e.g. a hello of another protocol version
+        raise VectorFailed(f"{exc} {getattr(exc, 'detail', '')}".strip()) from None
     ids: dict[str, str] = {}
     next_id = 0
     try:
+        if vector.get("cpu_clock") == "required" and worker.hello.cpu_clock is None:
+            raise VectorFailed(f"hello declares no cpu_clock: {worker.hello.raw.get('cpu_clock')!r}")
         for step in vector["steps"]:
             expect = step["expect"]
             if "raw" in step:
@@ -101,7 +119,7 @@ def run_vector(spec, vector: dict, timeout: float = 30.0) -> None:
                 if isinstance(ref, str) and ref.startswith("@"):
                     request["benchmark"] = ids.get(ref[1:], ref)
                 worker.send_raw(json.dumps(request))
-            _check(worker.read_message(timeout), expect, request, ids)
+            _check(worker.read_message(timeout), expect, request, ids, worker.hello.cpu_clock)
             if "exits" in expect:
                 code = worker.proc.wait(timeout=timeout)
                 if code != expect["exits"]:

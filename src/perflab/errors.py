@@ -10,7 +10,7 @@ class PrepareError(Exception):
 
 
 class ProtocolError(Exception):
-    """A worker broke protocol v1. Fails the launch in which it happened."""
+    """A worker broke protocol v2. Fails the launch in which it happened."""
 
 
 class WorkerFailure(Exception):

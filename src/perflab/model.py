@@ -9,7 +9,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # protocol/PROTOCOL.md; v2 added per-iteration CPU time (cpu_ns)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-// perflab.hpp — perflab's C/C++ worker: benchmark registration and the protocol v1 client (POSIX sockets).
+// perflab.hpp — perflab's C/C++ worker: benchmark registration and the protocol v2 client (POSIX sockets).
 //
 // C++17:
 //     #include "perflab.hpp"
@@ -48,6 +48,7 @@ int perflab_register_c_at(const char* name, perflab_c_fn fn, const char* file, i
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -562,21 +563,39 @@ inline uint64_t now_ns() {
                std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-__attribute__((noinline)) inline uint64_t time_cpp(BenchFn fn, State& s, uint64_t n) {
+// CPU time this thread has consumed (Linux: scheduler-accounted, nanoseconds).
+inline uint64_t thread_cpu_ns() {
+    timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+    return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+// One iteration: wall nanoseconds, and the CPU nanoseconds the measuring thread got meanwhile (read
+// just outside the wall-clock reads, so the timed region is unchanged).
+struct Timing {
+    uint64_t ns;
+    uint64_t cpu;
+};
+
+__attribute__((noinline)) inline Timing time_cpp(BenchFn fn, State& s, uint64_t n) {
     BenchFn volatile vf = fn;  // opaque to the optimiser: the call cannot be inlined or hoisted
     BenchFn f = vf;
+    uint64_t c0 = thread_cpu_ns();
     uint64_t t0 = now_ns();
     for (uint64_t i = 0; i < n; ++i) f(s);
     uint64_t t1 = now_ns();
-    return t1 - t0;
+    uint64_t c1 = thread_cpu_ns();
+    return {t1 - t0, c1 - c0};
 }
-__attribute__((noinline)) inline uint64_t time_c(perflab_c_fn fn, uint64_t n) {
+__attribute__((noinline)) inline Timing time_c(perflab_c_fn fn, uint64_t n) {
     perflab_c_fn volatile vf = fn;
     perflab_c_fn f = vf;
+    uint64_t c0 = thread_cpu_ns();
     uint64_t t0 = now_ns();
     for (uint64_t i = 0; i < n; ++i) f();
     uint64_t t1 = now_ns();
-    return t1 - t0;
+    uint64_t c1 = thread_cpu_ns();
+    return {t1 - t0, c1 - c0};
 }
 
 inline std::string demangle(const char* name) {
@@ -640,7 +659,7 @@ class Worker {
         }
     }
     bool send_line(const std::string& body) {
-        std::string msg = "{\"v\":1," + body + "}\n";
+        std::string msg = "{\"v\":2," + body + "}\n";
         size_t off = 0;
         while (off < msg.size()) {
             ssize_t n = ::send(fd_, msg.data() + off, msg.size() - off, MSG_NOSIGNAL);
@@ -677,11 +696,16 @@ class Worker {
 #else
         const char* comp = "c++";
 #endif
-        uint64_t best = ~0ull;
+        uint64_t best = ~0ull, cpu_best = ~0ull;
         for (int k = 0; k < 2000; ++k) {
             uint64_t a = now_ns(), b = now_ns();
             while (b == a) b = now_ns();
             if (b - a < best) best = b - a;
+        }
+        for (int k = 0; k < 20; ++k) {
+            uint64_t a = thread_cpu_ns(), b = thread_cpu_ns();
+            while (b == a) b = thread_cpu_ns();
+            if (b - a < cpu_best) cpu_best = b - a;
         }
         const char* token = std::getenv("PERFLAB_TOKEN");
         std::string caps = "\"codesize\",\"with_overhead\"";
@@ -691,7 +715,9 @@ class Worker {
         return send_line("\"type\":\"hello\",\"token\":" + q(token ? token : "") + ",\"language\":\"cpp\"," +
                          "\"runtime\":{\"name\":\"" + comp + "\",\"version\":" + q(__VERSION__) + ",\"executable\":" + q(exe) +
                          "},\"clock\":{\"resolution_ns\":" + std::to_string(best) +
-                         ",\"source\":\"std::chrono::steady_clock\"},\"capabilities\":[" + caps +
+                         ",\"source\":\"std::chrono::steady_clock\"}," +
+                         "\"cpu_clock\":{\"source\":\"clock_gettime(CLOCK_THREAD_CPUTIME_ID)\",\"scope\":\"thread\"," +
+                         "\"resolution_ns\":" + std::to_string(cpu_best) + "},\"capabilities\":[" + caps +
                          "],\"unroll\":1,\"pid\":" + std::to_string(getpid()));
     }
 
@@ -705,8 +731,8 @@ class Worker {
         if (msg.kind != Json::Obj) return error("null", "protocol", "malformed request: not a JSON object");
         std::string id = id_text(msg.get("id"));
         const Json* v = msg.get("v");
-        if (!v || v->kind != Json::Int || v->i != 1) {
-            error(id, "version", "this worker speaks protocol v1");
+        if (!v || v->kind != Json::Int || v->i != 2) {
+            error(id, "version", "this worker speaks protocol v2");
             return false;
         }
         const Json* type = msg.get("type");
@@ -846,25 +872,25 @@ class Worker {
     }
 
     // One timed loop of n calls: the benchmark, or (overhead) the empty function of the same type.
-    uint64_t time_loop(const Def& d, uint64_t n, bool overhead) {
+    Timing time_loop(const Def& d, uint64_t n, bool overhead) {
         return d.cfn ? time_c(overhead ? &perflab_empty_c : d.cfn, n)
                      : time_cpp(overhead ? &empty_cpp : d.fn, state_, n);
     }
 
     // One timed iteration, with the per-iteration hooks around it.
-    uint64_t time_once(const Def& d, uint64_t n, bool overhead) {
+    Timing time_once(const Def& d, uint64_t n, bool overhead) {
         if (d.it_setup) {
             bool was = counting.exchange(false);  // hooks are neither timed nor counted
             d.it_setup(state_);
             counting = was;
         }
-        uint64_t ns = time_loop(d, n, overhead);
+        Timing t = time_loop(d, n, overhead);
         if (d.it_teardown) {
             bool was = counting.exchange(false);
             d.it_teardown(state_);
             counting = was;
         }
-        return ns;
+        return t;
     }
 
     bool on_run(const std::string& id, const Json& msg) {
@@ -914,18 +940,25 @@ class Worker {
             return reply(id, "diagnostics", rest);
         }
         bool overhead = s == "overhead";
-        std::string ns, over;
+        std::string ns, cpu, over, over_cpu;
         try {
             for (long long k = 0; k < its->i; ++k) {
                 const char* sep = k ? "," : "";
-                ns += sep + std::to_string(time_once(d, n, overhead));
-                if (with_overhead) over += sep + std::to_string(time_loop(d, n, true));
+                Timing t = time_once(d, n, overhead);
+                ns += sep + std::to_string(t.ns);
+                cpu += sep + std::to_string(t.cpu);
+                if (with_overhead) {
+                    Timing e = time_loop(d, n, true);
+                    over += sep + std::to_string(e.ns);
+                    over_cpu += sep + std::to_string(e.cpu);
+                }
             }
         } catch (...) {
             return exception_error(id, "", d);
         }
-        std::string rest = "\"stage\":" + q(s) + ",\"invocations\":" + std::to_string(inv->i) + ",\"ns\":[" + ns + "]";
-        if (with_overhead) rest += ",\"overhead_ns\":[" + over + "]";
+        std::string rest = "\"stage\":" + q(s) + ",\"invocations\":" + std::to_string(inv->i) + ",\"ns\":[" + ns +
+                           "],\"cpu_ns\":[" + cpu + "]";
+        if (with_overhead) rest += ",\"overhead_ns\":[" + over + "],\"overhead_cpu_ns\":[" + over_cpu + "]";
         return reply(id, "samples", rest);
     }
 

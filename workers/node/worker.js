@@ -1,5 +1,5 @@
 // perflab's Node.js worker: started by the perflab host as `node [flags] worker.js`, it connects to
-// PERFLAB_CONNECT, says hello with PERFLAB_TOKEN and then answers protocol-v1 requests (see
+// PERFLAB_CONNECT, says hello with PERFLAB_TOKEN and then answers protocol-v2 requests (see
 // protocol/PROTOCOL.md) one at a time: load benchmark files, set up a case, run timed stages, diagnose,
 // tear down. It never computes statistics; it only times code and reports raw nanoseconds.
 import net from 'node:net';
@@ -11,11 +11,24 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as nodeModule from 'node:module';
 import { _registry as registry } from './index.js';
 
-const PROTOCOL_VERSION = 1;
+const PROTOCOL_VERSION = 2;
 const UNROLL = 16;  // calls per pass of the timed loop (the host rounds invocations to a multiple)
 const MAX_LINE = 64 * 1024 * 1024;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const hrtime = process.hrtime.bigint;
+
+// CPU time of the measuring thread (Node >= 23.9: process.threadCpuUsage), else of the whole process
+// (process.cpuUsage: V8's compiler and GC threads count too, so it may exceed the wall time). Both
+// report microseconds; a number of nanoseconds here.
+const CPU_SCOPE = typeof process.threadCpuUsage === 'function' ? 'thread' : 'process';
+const CPU_SOURCE = CPU_SCOPE === 'thread' ? 'process.threadCpuUsage' : 'process.cpuUsage';
+const cpuUsage = CPU_SCOPE === 'thread' ? process.threadCpuUsage.bind(process) : process.cpuUsage.bind(process);
+function cpuNs() {
+  const u = cpuUsage();
+  return (u.user + u.system) * 1000;
+}
+// Each timed loop leaves the CPU time of its iteration here (its return value stays the wall time).
+const CPU_OUT = new Float64Array(1);
 
 // V8 intrinsics to optimise our own timed loops at a known moment (see Case.tierUp). They are
 // compiled while --allow-natives-syntax is briefly on, and the flag is turned off again so that
@@ -65,15 +78,17 @@ function makeSyncLoop() {
   return function perflabLoop(f, a, n) {
     const outer = Math.floor(n / ${UNROLL}), rest = n - outer * ${UNROLL};
     let v;
+    const c0 = cpu();
     const t0 = hr();
     for (let i = 0; i < outer; i++) {
       ${body}
     }
     for (let j = 0; j < rest; j++) { v = f(a); if (typeof v === 'number') N[j] = v; else S[j] = v; }
     const t1 = hr();
+    C[0] = cpu() - c0;
     return Number(t1 - t0);
   };`;
-  return new Function('hr', 'N', 'S', src)(hrtime, SINK_NUM, SINK_ANY);
+  return new Function('hr', 'N', 'S', 'cpu', 'C', src)(hrtime, SINK_NUM, SINK_ANY, cpuNs, CPU_OUT);
 }
 
 // Async benchmarks: every invocation is awaited before the next starts (we time completion, not
@@ -81,12 +96,14 @@ function makeSyncLoop() {
 function makeAsyncLoop() {
   const src = `// perflab loop ${++loopSeq}
   return async function perflabAsyncLoop(f, a, n) {
+    const c0 = cpu();
     const t0 = hr();
     for (let i = 0; i < n; i++) { S[i & ${UNROLL - 1}] = await f(a); }
     const t1 = hr();
+    C[0] = cpu() - c0;
     return Number(t1 - t0);
   };`;
-  return new Function('hr', 'S', src)(hrtime, SINK_ANY);
+  return new Function('hr', 'S', 'cpu', 'C', src)(hrtime, SINK_ANY, cpuNs, CPU_OUT);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -303,7 +320,8 @@ class Case {
 
   // `iterations` timed iterations of the stage's loop. With `withOverhead` (workload only) each is
   // followed by one iteration of the overhead loop, outside the per-iteration hooks; its times are
-  // returned in `overheadNs` (null otherwise).
+  // returned in `overheadNs` (null otherwise). The CPU time of each iteration goes to `cpuNs` and
+  // `overheadCpuNs`.
   async timeIterations(stage, invocations, iterations, withOverhead = false) {
     await this.resolveKind();
     const overhead = stage === 'overhead';
@@ -311,18 +329,22 @@ class Case {
     const fn = overhead ? this.loops.empty : this.bench.fn;
     const { iterationSetup, iterationTeardown } = this.bench;
     const ns = new Array(iterations);
+    const cpuNs = new Array(iterations);
     const overheadNs = withOverhead ? new Array(iterations) : null;
+    const overheadCpuNs = withOverhead ? new Array(iterations) : null;
     for (let i = 0; i < iterations; i++) {
       if (iterationSetup) await iterationSetup(this.state, this.values);
       const t = loop(fn, this.state, invocations);
       ns[i] = this.isAsync ? await t : t;
+      cpuNs[i] = Math.max(0, Math.round(CPU_OUT[0]));
       if (iterationTeardown) await iterationTeardown(this.state, this.values);
       if (overheadNs) {
         const e = this.loops.overhead(this.loops.empty, this.state, invocations);
         overheadNs[i] = this.isAsync ? await e : e;
+        overheadCpuNs[i] = Math.max(0, Math.round(CPU_OUT[0]));
       }
     }
-    return { ns, overheadNs };
+    return { ns, cpuNs, overheadNs, overheadCpuNs };
   }
 }
 
@@ -382,6 +404,18 @@ function field(msg, name, kind) {
   return v;
 }
 
+// The smallest step the CPU clock takes (microseconds at best).
+function cpuResolutionNs() {
+  let best = Infinity;
+  for (let i = 0; i < 20; i++) {
+    const a = cpuNs();
+    let b = cpuNs();
+    while (b === a) b = cpuNs();
+    best = Math.min(best, b - a);
+  }
+  return Math.max(1, Math.round(best));
+}
+
 function clockResolutionNs() {
   let best = Infinity;
   for (let i = 0; i < 2000; i++) {
@@ -415,6 +449,7 @@ class Worker {
       runtime: { name: 'Node.js', version: process.versions.node, executable: process.execPath,
         v8: process.versions.v8, arch: process.arch, platform: process.platform },
       clock: { resolution_ns: clockResolutionNs(), source: 'process.hrtime.bigint' },
+      cpu_clock: { source: CPU_SOURCE, scope: CPU_SCOPE, resolution_ns: cpuResolutionNs() },
       capabilities: ['with_overhead', ...(HAS_GC_PROFILER ? ['alloc', 'gc'] : [])],
       unroll: UNROLL, pid: process.pid,
     });
@@ -534,9 +569,11 @@ class Worker {
     if (!['pilot', 'warmup', 'overhead', 'workload'].includes(stage)) {
       return this.error(id, 'protocol', `unknown stage '${stage}'`);
     }
-    const { ns, overheadNs } = await this.case.timeIterations(stage, invocations, iterations, withOverhead);
+    const { ns, cpuNs: cpu, overheadNs, overheadCpuNs } =
+      await this.case.timeIterations(stage, invocations, iterations, withOverhead);
     throwStray();
-    this.send({ id, type: 'samples', stage, invocations, ns, ...(overheadNs && { overhead_ns: overheadNs }) });
+    this.send({ id, type: 'samples', stage, invocations, ns, cpu_ns: cpu,
+      ...(overheadNs && { overhead_ns: overheadNs, overhead_cpu_ns: overheadCpuNs }) });
   }
 
   async teardownCase() {

@@ -2,7 +2,7 @@
 
 Standard library only; runs inside CPython 3.8-3.13 and PyPy 3. The host starts
 `perflab_main.py` (which sits beside this file, so `import perflab` in a benchmark file resolves here)
-and talks protocol v1 over a loopback socket; see protocol/PROTOCOL.md.
+and talks protocol v2 over a loopback socket; see protocol/PROTOCOL.md.
 
 Authoring, in short::
 
@@ -42,7 +42,7 @@ import sys
 import time
 import types
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 UNROLL = 16  # calls per pass of the timed loop; the host rounds invocations to a multiple of this
 
 # ---------------------------------------------------------------------------------------------
@@ -298,17 +298,21 @@ def _make_loop(nargs, unroll, tag):
 
     Arguments are bound as locals (fast), the result of every call is kept in `_r`, and `_r` is stored
     in a module global after the loop, so no call is ever dead (CPython would not remove it anyway, but
-    PyPy's JIT could drop a pure call whose result is unused)."""
+    PyPy's JIT could drop a pure call whose result is unused). It returns (wall ns, CPU ns)."""
     args = ", ".join("_a%d" % i for i in range(nargs))
     params = "".join(", _a%d" % i for i in range(nargs))
     body = "\n".join("        _r = _f(%s)" % args for _ in range(unroll))
-    src = ("def _loop(_it, _f, _clock%s):\n"
+    # the CPU clock is read just outside the two wall-clock reads: the timed region is unchanged,
+    # and nothing that could run a GC pass (an allocation) lies between a CPU and a wall read
+    src = ("def _loop(_it, _f, _clock, _cpu%s):\n"
            "    _r = None\n"
+           "    _c0 = _cpu()\n"
            "    _t0 = _clock()\n"
            "    for _ in _it:\n%s\n"
            "    _t1 = _clock()\n"
+           "    _c1 = _cpu()\n"
            "    _sink[0] = _r\n"
-           "    return _t1 - _t0\n") % (params, body)
+           "    return _t1 - _t0, _c1 - _c0\n") % (params, body)
     ns = {"_sink": _SINK}
     exec(compile(src, "<perflab-loop-%s-%d-%d>" % (tag, nargs, unroll), "exec"), ns)
     return ns["_loop"]
@@ -423,9 +427,13 @@ class _Case:
             self._loops[key] = _make_loop(len(self.call_args), unroll, kind)
         return self._loops[key]
 
-    def time_iterations(self, invocations, iterations, target, kind="workload", overhead=None):
+    def time_iterations(self, invocations, iterations, target, kind="workload", overhead=None,
+                        cpu=None, overhead_cpu=None):
         """`iterations` timed iterations of `target`; with `overhead` (a list), each is followed by
-        one iteration of the empty function, appended there."""
+        one iteration of the empty function, appended there. The CPU time this thread got in each
+        iteration is appended to `cpu` (and `overhead_cpu`)."""
+        cpu = [] if cpu is None else cpu
+        overhead_cpu = [] if overhead_cpu is None else overhead_cpu
         unroll = UNROLL if invocations % UNROLL == 0 else 1
         loop = self._loop(kind, unroll)
         empty = self._loop("overhead", unroll) if overhead is not None else None
@@ -433,15 +441,20 @@ class _Case:
         samples = []
         repeat = itertools.repeat
         clock = time.perf_counter_ns
+        cpu_clock = _thread_time_ns or _zero
         args = self.call_args
         for _ in range(iterations):
             if self.it_setup is not None:
                 self.hook(self.it_setup)
-            samples.append(loop(repeat(None, outer), target, clock, *args))
+            ns, cpu_ns = loop(repeat(None, outer), target, clock, cpu_clock, *args)
+            samples.append(ns)
+            cpu.append(cpu_ns)
             if self.it_cleanup is not None:
                 self.hook(self.it_cleanup)
             if empty is not None:
-                overhead.append(empty(repeat(None, outer), self.noop, clock, *args))
+                ns, cpu_ns = empty(repeat(None, outer), self.noop, clock, cpu_clock, *args)
+                overhead.append(ns)
+                overhead_cpu.append(cpu_ns)
         return samples
 
 
@@ -554,11 +567,27 @@ def _user_frame(exc, default_file=""):
     return file, line
 
 
-def _clock_resolution_ns():
-    declared = time.get_clock_info("perf_counter").resolution * 1e9
-    clock = time.perf_counter_ns
+def _zero():
+    return 0
+
+
+def _thread_cpu_clock():
+    """time.thread_time_ns (CLOCK_THREAD_CPUTIME_ID on Linux), or None where the platform lacks it."""
+    fn = getattr(time, "thread_time_ns", None)
+    try:
+        fn and fn()
+    except OSError:
+        return None
+    return fn
+
+
+_thread_time_ns = _thread_cpu_clock()
+
+
+def _clock_resolution_ns(name="perf_counter", clock=time.perf_counter_ns, tries=2000):
+    declared = time.get_clock_info(name).resolution * 1e9
     best = None
-    for _ in range(2000):
+    for _ in range(tries):
         a = clock()
         b = clock()
         while b == a:
@@ -598,6 +627,9 @@ class _Worker:
             "runtime": {"name": platform.python_implementation(),
                         "version": platform.python_version(), "executable": sys.executable},
             "clock": {"resolution_ns": _clock_resolution_ns(), "source": "time.perf_counter_ns"},
+            "cpu_clock": ({"source": "time.thread_time_ns", "scope": "thread",
+                           "resolution_ns": _clock_resolution_ns("thread_time", _thread_time_ns, 20)}
+                          if _thread_time_ns else None),
             "capabilities": caps, "unroll": UNROLL, "pid": os.getpid(),
         })
 
@@ -685,6 +717,7 @@ class _Worker:
         if invocations < 1 or iterations < 1:
             return self.error(rid, "protocol", "invocations and iterations must be >= 1")
         over = [] if msg.get("with_overhead") is True else None
+        cpu, over_cpu = [], []
         if over is not None and stage != "workload":
             return self.error(rid, "protocol", "with_overhead is for the workload stage only")
         try:
@@ -696,17 +729,22 @@ class _Worker:
             if stage not in ("pilot", "warmup", "overhead", "workload"):
                 return self.error(rid, "protocol", "unknown stage %r" % stage)
             if stage == "overhead":
-                ns = self.case.time_iterations(invocations, iterations, self.case.noop, "overhead")
+                ns = self.case.time_iterations(invocations, iterations, self.case.noop, "overhead",
+                                               cpu=cpu)
             else:
                 ns = self.case.time_iterations(invocations, iterations, self.case.call,
-                                               overhead=over)
+                                               overhead=over, cpu=cpu, overhead_cpu=over_cpu)
         except BaseException as exc:
             if isinstance(exc, (SystemExit, KeyboardInterrupt)):
                 raise
             return self.error(rid, "exception", _exc_message(exc), exc)
         reply = {"id": rid, "type": "samples", "stage": stage, "invocations": invocations, "ns": ns}
+        if _thread_time_ns:
+            reply["cpu_ns"] = cpu
         if over is not None:
             reply["overhead_ns"] = over
+            if _thread_time_ns:
+                reply["overhead_cpu_ns"] = over_cpu
         self.send(reply)
 
     def on_teardown(self, rid, msg):

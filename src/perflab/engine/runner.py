@@ -30,17 +30,17 @@ from ..stats import Ratio, estimate, ratio_from_launches
 from ..stats.ratio import wilcoxon_rank
 from .affinity import PROBE_S, PROBE_TRIES, Placement
 from .allocation import doubling_pays, iterations_per_launch
-from .worker import WITH_OVERHEAD, BenchmarkError, Hello
+from .worker import WITH_OVERHEAD, BenchmarkError, Hello, Timings
 
 
 class WorkerHandle(Protocol):
     hello: Hello
 
     def setup(self, benchmark_id: str, params: dict[str, int], timeout: float) -> None: ...
-    def run(self, stage: str, invocations: int, iterations: int, timeout: float) -> list[int]: ...
-    # only called when hello.capabilities has WITH_OVERHEAD
+    def run(self, stage: str, invocations: int, iterations: int, timeout: float) -> Timings: ...
+    # only called when hello.capabilities has WITH_OVERHEAD: (workload, overhead)
     def run_with_overhead(self, invocations: int, iterations: int, timeout: float
-                          ) -> tuple[list[int], list[int]]: ...
+                          ) -> tuple[Timings, Timings]: ...
     def diagnose(self, invocations: int, iterations: int, timeout: float) -> dict[str, Any]: ...
     def teardown(self, timeout: float) -> None: ...
     def say_bye(self) -> None: ...
@@ -313,6 +313,8 @@ class Engine:
         if index == 0:
             st.result.clock_resolution_ns = handle.hello.clock_resolution_ns
             st.result.worker_runtime = dict(handle.hello.runtime)
+            if handle.hello.cpu_clock is not None:  # what LaunchSamples.*_cpu were read with
+                st.result.worker_runtime["cpu_clock"] = dict(vars(handle.hello.cpu_clock))
         else:
             # A case whose first launch was pinned (it uses one CPU) has every later one measured
             # from its warmup on where it will be measured, not after a probe window of its own: a
@@ -342,8 +344,10 @@ class Engine:
             self._stage(st, launch, "overhead", n, 2)  # the empty loop's first passes are discarded
             if index > 0 and st.interleave_overhead:
                 return  # measured in every round, next to each workload iteration it is subtracted from
-            over = self._stage(st, launch, "overhead", n, max(5, job.iterations_min))
+            timed = self._run_stage(st, launch, "overhead", n, max(5, job.iterations_min))
+            over = timed.ns
             launch.samples.overhead += over
+            launch.samples.overhead_cpu += timed.cpu
             launch.samples.overhead_rounds += [0] * len(over)
             # When the empty call is a noticeable share of an iteration, the machine's drift between
             # this measurement and the workload would leak into the result: measure it again in
@@ -424,18 +428,23 @@ class Engine:
         st.invocations = n
 
     def _stage(self, st: _CaseState, launch: _Launch, stage: str, n: int, iterations: int) -> list[int]:
-        t0 = self.clock()
-        ns = self._timed(st, launch.handle.run, stage, n, iterations, self._run_timeout(st, n, iterations))
-        self._after_stage(st, launch, t0, ns if stage != "overhead" else [], n)
-        return ns
+        """The wall times of one stage's iterations (where their CPU times are not kept)."""
+        return self._run_stage(st, launch, stage, n, iterations).ns
 
-    def _workload_with_overhead(self, st: _CaseState, launch: _Launch, n: int) -> tuple[list[int], list[int]]:
+    def _run_stage(self, st: _CaseState, launch: _Launch, stage: str, n: int, iterations: int) -> Timings:
+        t0 = self.clock()
+        timed = self._timed(st, launch.handle.run, stage, n, iterations,
+                            self._run_timeout(st, n, iterations))
+        self._after_stage(st, launch, t0, timed.ns if stage != "overhead" else [], n)
+        return timed
+
+    def _workload_with_overhead(self, st: _CaseState, launch: _Launch, n: int) -> tuple[Timings, Timings]:
         """One workload iteration and the overhead iteration after it, in one request (the worker
         offers WITH_OVERHEAD): one round trip per round instead of two."""
         t0 = self.clock()
-        ns, over = self._timed(st, launch.handle.run_with_overhead, n, 1, self._run_timeout(st, n, 2))
-        self._after_stage(st, launch, t0, ns, n)
-        return ns, over
+        work, over = self._timed(st, launch.handle.run_with_overhead, n, 1, self._run_timeout(st, n, 2))
+        self._after_stage(st, launch, t0, work.ns, n)
+        return work, over
 
     def _after_stage(self, st: _CaseState, launch: _Launch, t0: float, workload_ns: list[int],
                      n: int) -> None:
@@ -469,18 +478,21 @@ class Engine:
 
     def _measure_in_round(self, st: _CaseState, launch: _Launch, rnd: int) -> None:
         t0 = self.clock()
-        over: list[int] = []
+        over = Timings([])
         if st.interleave_overhead and WITH_OVERHEAD in launch.handle.hello.capabilities:
-            ns, over = self._workload_with_overhead(st, launch, st.invocations)
+            work, over = self._workload_with_overhead(st, launch, st.invocations)
         else:
-            ns = self._stage(st, launch, "workload", st.invocations, 1)
+            work = self._run_stage(st, launch, "workload", st.invocations, 1)
             if st.interleave_overhead:
-                over = self._stage(st, launch, "overhead", st.invocations, 1)
+                over = self._run_stage(st, launch, "overhead", st.invocations, 1)
+        ns = work.ns
         launch.samples.workload += ns
+        launch.samples.workload_cpu += work.cpu
         launch.samples.workload_rounds += [rnd] * len(ns)
-        launch.samples.overhead += over
-        launch.samples.overhead_rounds += [rnd] * len(over)
-        lag = (self.clock() - t0) - (sum(ns) + sum(over)) / 1e9
+        launch.samples.overhead += over.ns
+        launch.samples.overhead_cpu += over.cpu
+        launch.samples.overhead_rounds += [rnd] * len(over.ns)
+        lag = (self.clock() - t0) - (sum(ns) + sum(over.ns)) / 1e9
         starting = bool(self._starting)
         before = self._lag[starting]
         self._lag[starting] = lag if before is None else before + LAG_WEIGHT * (lag - before)

@@ -1,4 +1,4 @@
-"""One worker process and the protocol-v1 conversation with it (host side).
+"""One worker process and the protocol conversation (see protocol/PROTOCOL.md) with it (host side).
 
 The process gets a loopback socket address and a token in its environment; its stdout/stderr go to
 files, so whatever a benchmark prints never reaches the protocol. Every reply is validated; a crash,
@@ -28,6 +28,28 @@ STAGES = ("pilot", "warmup", "overhead", "workload", "diagnose")
 # capability: a `workload` run may ask for one overhead iteration after each workload iteration
 # (`with_overhead`), so a round's pair of iterations costs one round trip instead of two
 WITH_OVERHEAD = "with_overhead"
+CPU_SCOPES = ("thread", "process")
+# A CPU time may exceed its wall time by this much before it is a protocol error (see
+# docs/cpu-time.md). The CPU clock is read just outside the two wall-clock reads, so its interval also
+# holds those reads, and interrupt work the kernel charges to the running thread (kernels without
+# IRQ_TIME_ACCOUNTING) can land in that gap: on a loaded 2-CPU VM, C reading
+# CLOCK_THREAD_CPUTIME_ID around CLOCK_MONOTONIC saw up to 158 µs more CPU than wall time (0.013 %
+# of 200 000 iterations over 50 µs). The 1 ms floor is several times that, yet half of a default
+# 2 ms iteration, so a worker reporting a busy process's CPU time as its thread's is still caught;
+# 2 clock steps cover a coarse CPU clock rounding at each end; 1 % of wall, long iterations.
+CPU_SLACK_FLOOR_NS = 1_000_000
+
+
+@dataclass(frozen=True)
+class CpuClock:
+    """The clock a worker reads the measuring thread's (or, where only that exists, the process's)
+    CPU time with, from `hello.cpu_clock`."""
+    source: str
+    scope: str  # "thread" or "process": a process clock also counts GC/JIT threads (may exceed wall)
+    resolution_ns: float = 1.0
+
+    def slack_ns(self, wall_ns: int) -> float:
+        return max(2 * self.resolution_ns, wall_ns / 100, CPU_SLACK_FLOOR_NS)
 
 
 @dataclass
@@ -39,6 +61,15 @@ class Hello:
     unroll: int = 1
     pid: int = 0
     raw: dict[str, Any] = field(default_factory=dict)
+    cpu_clock: CpuClock | None = None  # None: the runtime cannot read CPU time; samples carry none
+
+
+@dataclass
+class Timings:
+    """What one `run` reply measured: wall ns per iteration, and the CPU ns the measuring thread got
+    in each (empty when the worker has no CPU clock)."""
+    ns: list[int]
+    cpu: list[int] = field(default_factory=list)
 
 
 class BenchmarkError(WorkerFailure):
@@ -51,7 +82,9 @@ class BenchmarkError(WorkerFailure):
 
 def validate_hello(msg: dict[str, Any], token: str) -> Hello:
     if msg.get("v") != PROTOCOL_VERSION:
-        raise ProtocolError(f"hello has protocol version {msg.get('v')!r}, host speaks v{PROTOCOL_VERSION}")
+        raise ProtocolError(f"hello has protocol version {msg.get('v')!r}, host speaks v{PROTOCOL_VERSION} "
+                            "only: the worker comes from another perflab version (use the workers/ "
+                            "of this checkout)")
     if msg.get("type") != "hello":
         raise ProtocolError(f"first message must be 'hello', got {msg.get('type')!r}")
     if msg.get("token") != token:
@@ -68,11 +101,57 @@ def validate_hello(msg: dict[str, Any], token: str) -> Hello:
         raise ProtocolError("hello.unroll must be a positive integer")
     return Hello(language=str(msg.get("language", "")), runtime=dict(msg.get("runtime") or {}),
                  clock_resolution_ns=float(res), capabilities=[str(c) for c in caps],
-                 unroll=unroll, pid=int(msg.get("pid") or 0), raw=msg)
+                 unroll=unroll, pid=int(msg.get("pid") or 0), raw=msg,
+                 cpu_clock=parse_cpu_clock(msg.get("cpu_clock")))
 
 
-def validate_reply(msg: Any, rid: int, expected: str, request: dict[str, Any]) -> dict[str, Any]:
-    """Check a reply against protocol v1; raise BenchmarkError for `error`, ProtocolError if malformed."""
+def parse_cpu_clock(raw: Any) -> CpuClock | None:
+    """hello.cpu_clock: absent, null or with scope null when the runtime cannot read CPU time."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ProtocolError("hello.cpu_clock must be an object or null")
+    scope = raw.get("scope")
+    if scope is None:
+        return None
+    if scope not in CPU_SCOPES:
+        raise ProtocolError(f"hello.cpu_clock.scope must be 'thread', 'process' or null, got {scope!r}")
+    res = raw.get("resolution_ns", 1)
+    if not isinstance(res, (int, float)) or isinstance(res, bool) or res <= 0:
+        raise ProtocolError("hello.cpu_clock.resolution_ns must be a positive number")
+    return CpuClock(source=str(raw.get("source", "")), scope=scope, resolution_ns=float(res))
+
+
+def _non_negative_ints(values: Any) -> bool:
+    return isinstance(values, list) and all(
+        isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in values)
+
+
+def check_cpu_times(msg: dict[str, Any], field_name: str, wall: list[int], clock: CpuClock | None) -> None:
+    """`field_name` (cpu_ns / overhead_cpu_ns) against the wall times it goes with."""
+    cpu = msg.get(field_name)
+    if clock is None:
+        if cpu is not None:
+            raise ProtocolError(f"samples.{field_name} sent, but hello declared no cpu_clock")
+        return
+    if cpu is None:
+        raise ProtocolError(f"samples.{field_name} missing, though hello declared a cpu_clock")
+    if not _non_negative_ints(cpu):
+        raise ProtocolError(f"samples.{field_name} must be a list of non-negative integers")
+    if len(cpu) != len(wall):
+        raise ProtocolError(f"samples.{field_name} has {len(cpu)} values for {len(wall)} iterations")
+    if clock.scope != "thread":
+        return  # a process clock also counts the runtime's other threads: it may exceed wall time
+    for i, (c, w) in enumerate(zip(cpu, wall)):
+        if c > w + clock.slack_ns(w):
+            raise ProtocolError(f"samples.{field_name}[{i}] = {c} ns of CPU time exceeds the "
+                                f"iteration's {w} ns wall time (slack {clock.slack_ns(w):.0f} ns)")
+
+
+def validate_reply(msg: Any, rid: int, expected: str, request: dict[str, Any],
+                   cpu_clock: CpuClock | None = None) -> dict[str, Any]:
+    """Check a reply against the protocol; raise BenchmarkError for `error`, ProtocolError if
+    malformed. `cpu_clock`: the one the worker's hello declared (samples then carry CPU times)."""
     if not isinstance(msg, dict):
         raise ProtocolError("reply is not a JSON object")
     if msg.get("v") != PROTOCOL_VERSION:
@@ -91,8 +170,7 @@ def validate_reply(msg: Any, rid: int, expected: str, request: dict[str, Any]) -
         raise ProtocolError(f"expected a '{expected}' reply, got {kind!r}")
     if kind == "samples":
         ns = msg.get("ns")
-        if not isinstance(ns, list) or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0
-                                               for x in ns):
+        if not _non_negative_ints(ns):
             raise ProtocolError("samples.ns must be a list of non-negative integers")
         if len(ns) != request["iterations"]:
             raise ProtocolError(f"asked for {request['iterations']} iterations, got {len(ns)} samples")
@@ -100,11 +178,12 @@ def validate_reply(msg: Any, rid: int, expected: str, request: dict[str, Any]) -
             raise ProtocolError("samples.invocations does not match the request")
         if request.get("with_overhead"):
             over = msg.get("overhead_ns")
-            if not isinstance(over, list) or not all(
-                    isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in over):
+            if not _non_negative_ints(over):
                 raise ProtocolError("samples.overhead_ns must be a list of non-negative integers")
             if len(over) != len(ns):
                 raise ProtocolError(f"got {len(ns)} workload samples but {len(over)} overhead samples")
+            check_cpu_times(msg, "overhead_cpu_ns", over, cpu_clock)
+        check_cpu_times(msg, "cpu_ns", ns, cpu_clock)
     if kind == "loaded":
         if not isinstance(msg.get("benchmarks"), list) or not isinstance(msg.get("errors", []), list):
             raise ProtocolError("loaded needs a 'benchmarks' list and an 'errors' list")
@@ -237,7 +316,8 @@ class WorkerProcess:
         except OSError:
             self.proc.wait(timeout=5)
             raise WorkerFailure(self._exit_reason(), self.stderr_tail()) from None
-        return validate_reply(self._read_json(timeout), self._next_id, expected_reply(msg), msg)
+        return validate_reply(self._read_json(timeout), self._next_id, expected_reply(msg), msg,
+                              getattr(self, "hello", None) and self.hello.cpu_clock)
 
     def send_raw(self, line: str) -> None:
         """Send one line as it is (conformance tests send malformed lines on purpose)."""
@@ -337,17 +417,18 @@ class WorkerProcess:
     def setup(self, benchmark_id: str, params: dict[str, int], timeout: float) -> None:
         self.request("setup", timeout, benchmark=benchmark_id, params=params)
 
-    def run(self, stage: str, invocations: int, iterations: int, timeout: float) -> list[int]:
+    def run(self, stage: str, invocations: int, iterations: int, timeout: float) -> Timings:
         reply = self.request("run", timeout, stage=stage, invocations=invocations,
                              iterations=iterations)
-        return list(reply["ns"])
+        return Timings(list(reply["ns"]), list(reply.get("cpu_ns") or []))
 
     def run_with_overhead(self, invocations: int, iterations: int, timeout: float
-                          ) -> tuple[list[int], list[int]]:
+                          ) -> tuple[Timings, Timings]:
         """Workload iterations, each followed by one overhead iteration (needs WITH_OVERHEAD)."""
         reply = self.request("run", timeout, stage="workload", invocations=invocations,
                              iterations=iterations, with_overhead=True)
-        return list(reply["ns"]), list(reply["overhead_ns"])
+        return (Timings(list(reply["ns"]), list(reply.get("cpu_ns") or [])),
+                Timings(list(reply["overhead_ns"]), list(reply.get("overhead_cpu_ns") or [])))
 
     def diagnose(self, invocations: int, iterations: int, timeout: float) -> dict[str, Any]:
         return self.request("run", timeout, stage="diagnose", invocations=invocations,

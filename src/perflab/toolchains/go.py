@@ -34,7 +34,7 @@ WORKER_PKG = "perflab.dev/go/perflab"
 WORKER_TEST = "TestPerflabWorkerZZ"
 GEN_INTERNAL = "zz_perflab_gen_test.go"
 GEN_EXTERNAL = "zz_perflab_gen_x_test.go"
-GEN_VERSION = "2"  # bump when the generated code or the build steps change
+GEN_VERSION = "3"  # bump when the generated code or the build steps change
 DISCOVERY_TIMEOUT = 60  # seconds for one benchmark's sub-benchmark discovery (it runs with b.N=1)
 
 _BENCH = re.compile(r"^func\s+(Benchmark\w*)\s*\(\s*(\w+)\s+\*\s*(\w+)\.B\s*\)", re.M)
@@ -42,6 +42,12 @@ _PERFLAB_IMPORT = re.compile(r'"perflab\.dev/go/perflab"')
 _RUN_ANCHOR = "func (b *B) Run(name string, f func(b *B)) bool {\n"
 _RUN_HOOK = ("\tif perflabRunHook != nil {\n\t\tif handled, ok := perflabRunHook(b, name, f); handled {\n"
              "\t\t\treturn ok\n\t\t}\n\t}\n")
+# The *B's timer: its clock reads get the overlay's CPU-clock reads just outside them (protocol v2
+# cpu_ns): before b.start is set (StartTimer, ResetTimer), after b.duration grows (StopTimer), and
+# ResetTimer's zeroing of b.duration zeroes the CPU total too.
+_TIMER_START = re.compile(r"^(\t+)(b\.start = (?:time\.Now|highPrecisionTimeNow)\(\)\n)", re.M)
+_TIMER_STOP = re.compile(r"^(\t+)(b\.duration \+= (?:time\.Since|highPrecisionTimeSince)\(b\.start\)\n)", re.M)
+_TIMER_RESET = re.compile(r"^(\t+)(b\.duration = 0\n)", re.M)
 
 
 def _is_benchmark_name(name: str) -> bool:
@@ -141,9 +147,10 @@ import (
 )
 
 func init() {{
+\ttestingzz.PerflabThreadCPU = perflabzz.ThreadCPUTime
 \tperflabzz.UseTesting(func(name string, f func(*testingzz.B), target string, n int, discover bool) perflabzz.Result {{
 \t\tr := testingzz.PerflabRun(name, f, target, n, discover)
-\t\treturn perflabzz.Result{{N: r.N, T: r.T, Bytes: r.Bytes, MemAllocs: r.MemAllocs, MemBytes: r.MemBytes,
+\t\treturn perflabzz.Result{{N: r.N, T: r.T, CPU: r.CPU, Bytes: r.Bytes, MemAllocs: r.MemAllocs, MemBytes: r.MemBytes,
 \t\t\tExtra: r.Extra, Failed: r.Failed, Skipped: r.Skipped, Output: r.Output, Panic: r.Panic,
 \t\t\tStack: r.Stack, Found: r.Found, Leaves: r.Leaves, Name: r.Name}}
 \t}}, func(b *testingzz.B) {{
@@ -181,6 +188,12 @@ def stdlib_testing_overlay(goroot: Path) -> tuple[str, str]:
         raise PrepareError(f"{goroot}: testing.(*B).Run has an unexpected shape; perflab cannot drive "
                            "testing.B benchmarks with this toolchain")
     patched = bench.replace(_RUN_ANCHOR, _RUN_ANCHOR + _RUN_HOOK)
+    patched, starts = _TIMER_START.subn(r"\1perflabCPUStart(b)\n\1\2", patched)
+    patched, stops = _TIMER_STOP.subn(r"\1\2\1perflabCPUStop(b)\n", patched)
+    patched, resets = _TIMER_RESET.subn(r"\1\2\1perflabCPUReset(b)\n", patched)
+    if (starts, stops, resets) != (2, 1, 1):
+        raise PrepareError(f"{goroot}: testing.B's timer has an unexpected shape; perflab cannot drive "
+                           "testing.B benchmarks with this toolchain")
     hook = (worker_dir("go") / "overlay" / "testing_perflab.go.in").read_text()
     if "func (c *common) setOutputWriter()" in testing_go:
         hook = hook.replace("/*PERFLAB_SETOUTPUT*/", "b.setOutputWriter()")

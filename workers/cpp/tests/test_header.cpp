@@ -86,9 +86,9 @@ struct Host {
     }
     Json req(const std::string& body) {
         ++next;
-        Json r = raw("{\"v\":1,\"id\":" + std::to_string(next) + (body.empty() ? "" : ",") + body + "}");
+        Json r = raw("{\"v\":2,\"id\":" + std::to_string(next) + (body.empty() ? "" : ",") + body + "}");
         CHECK(r.get("id") && r.get("id")->i == next);
-        CHECK(r.get("v") && r.get("v")->i == 1);
+        CHECK(r.get("v") && r.get("v")->i == 2);
         return r;
     }
 };
@@ -139,6 +139,7 @@ int main() {
         CHECK(hello.get("token")->s == "feedfacefeedfacefeedfacefeedface");
         CHECK(hello.get("language")->s == "cpp");
         CHECK(hello.get("clock")->get("resolution_ns")->i >= 1);
+        CHECK(hello.get("cpu_clock")->get("scope")->s == "thread" && hello.get("cpu_clock")->get("resolution_ns")->i >= 1);
         CHECK(has_cap(hello, "with_overhead"));
 
         CHECK(err_kind(h.req("\"type\":\"run\",\"stage\":\"workload\",\"invocations\":1,\"iterations\":1")) == "state");
@@ -181,12 +182,14 @@ int main() {
         for (const char* stage : {"pilot", "warmup", "overhead", "workload"}) {
             Json r = h.req(std::string("\"type\":\"run\",\"stage\":\"") + stage + "\",\"invocations\":7,\"iterations\":3");
             CHECK(type(r) == "samples" && ns(r).size() == 3 && r.get("invocations")->i == 7);
-            CHECK(!r.get("overhead_ns"));
+            CHECK(ns(r, "cpu_ns").size() == 3);
+            CHECK(!r.get("overhead_ns") && !r.get("overhead_cpu_ns"));
         }
         {  // with_overhead: one overhead sample per workload sample; false means the plain reply
             Json r = h.req("\"type\":\"run\",\"stage\":\"workload\",\"invocations\":7,\"iterations\":3,\"with_overhead\":true");
             auto over = ns(r, "overhead_ns");
             CHECK(type(r) == "samples" && ns(r).size() == 3 && over.size() == 3 && r.get("invocations")->i == 7);
+            CHECK(ns(r, "cpu_ns").size() == 3 && ns(r, "overhead_cpu_ns").size() == 3);
             CHECK(std::all_of(over.begin(), over.end(), [](long long x) { return x >= 0; }));
             Json f = h.req("\"type\":\"run\",\"stage\":\"workload\",\"invocations\":7,\"iterations\":2,\"with_overhead\":false");
             CHECK(type(f) == "samples" && ns(f).size() == 2 && !f.get("overhead_ns"));
@@ -242,6 +245,12 @@ int main() {
         std::sort(over.begin(), over.end());
         CHECK(work.size() == 5 && over.size() == 5 && work[2] > 20 * over[2]);
         Json paired = h.req("\"type\":\"run\",\"stage\":\"workload\",\"invocations\":100,\"iterations\":5,\"with_overhead\":true");
+        for (const char* field : {"ns", "overhead_ns"}) {  // a busy thread's CPU time: at most its wall time
+            auto wall = ns(paired, field);       // (+ the host's 1 ms slack for the reads outside it)
+            auto cpu = ns(paired, field[0] == 'n' ? "cpu_ns" : "overhead_cpu_ns");
+            CHECK(cpu.size() == wall.size());
+            for (size_t k = 0; k < cpu.size() && k < wall.size(); ++k) CHECK(cpu[k] >= 0 && cpu[k] <= wall[k] + 1000000);
+        }
         work = ns(paired);
         over = ns(paired, "overhead_ns");  // the empty function, not the benchmark
         std::sort(work.begin(), work.end());
@@ -256,7 +265,7 @@ int main() {
         CHECK(err_kind(h.req("\"type\":\"run\",\"stage\":\"sideways\",\"invocations\":1,\"iterations\":1")) == "protocol");
         Json j = Parser("{\"s\":\"a\\n\\\"\\u00e9\\ud83d\\ude00\",\"n\":-12,\"f\":1.5e3}").parse();
         CHECK(j.get("s")->s == "a\n\"\xc3\xa9\xf0\x9f\x98\x80" && j.get("n")->i == -12 && j.get("f")->f == 1500.0);
-        CHECK(err_kind(h.raw("{\"v\":2,\"id\":77,\"type\":\"load\"}")) == "version");
+        CHECK(err_kind(h.raw("{\"v\":3,\"id\":77,\"type\":\"load\"}")) == "version");
     } catch (const std::exception& ex) {
         std::fprintf(stderr, "error: %s\n", ex.what());
         ++failures;

@@ -1,5 +1,5 @@
 // Package perflab is perflab's Go worker: the in-process agent that runs benchmarks for the perflab
-// host over protocol v1 (see protocol/PROTOCOL.md), and a small native API for benchmarks written for
+// host over protocol v2 (see protocol/PROTOCOL.md), and a small native API for benchmarks written for
 // perflab directly.
 //
 // Ordinary `func BenchmarkX(b *testing.B)` benchmarks need nothing from this package: perflab builds

@@ -11,6 +11,7 @@ import (
 type Result struct {
 	N         int
 	T         time.Duration
+	CPU       time.Duration // the benchmark thread's CPU time while the *B's timer ran
 	Bytes     int64
 	MemAllocs uint64
 	MemBytes  uint64

@@ -21,7 +21,7 @@ import (
 	"time"
 )
 
-const protocolVersion = 1
+const protocolVersion = 2
 const maxLine = 64 << 20
 
 // entry is one benchmark as reported in `loaded`.
@@ -217,8 +217,37 @@ func (w *worker) hello() {
 		"runtime": map[string]any{"name": "go", "version": runtime.Version(), "executable": exe,
 			"goos": runtime.GOOS, "goarch": runtime.GOARCH, "gomaxprocs": runtime.GOMAXPROCS(0)},
 		"clock":        map[string]any{"resolution_ns": clockResolution(), "source": "time.Now (monotonic)"},
+		"cpu_clock":    cpuClock(),
 		"capabilities": caps, "unroll": 1, "pid": os.Getpid(),
 	})
+}
+
+// hasCPUClock: the measuring thread's CPU time can be read (samples then carry cpu_ns).
+var hasCPUClock = func() bool { _, ok := ThreadCPUTime(); return cpuClockSource != "" && ok }()
+
+// cpuClock is hello's cpu_clock: nil (JSON null) where the thread's CPU time cannot be read.
+func cpuClock() any {
+	if !hasCPUClock {
+		return nil
+	}
+	best := int64(-1)
+	for i := 0; i < 20; i++ {
+		a, _ := ThreadCPUTime()
+		b, _ := ThreadCPUTime()
+		for b == a {
+			b, _ = ThreadCPUTime()
+		}
+		if best < 0 || b-a < best {
+			best = b - a
+		}
+	}
+	return map[string]any{"source": cpuClockSource, "scope": "thread", "resolution_ns": max(best, 1)}
+}
+
+// threadCPU is ThreadCPUTime, 0 where there is none (the reply then carries no cpu_ns).
+func threadCPU() int64 {
+	ns, _ := ThreadCPUTime()
+	return ns
 }
 
 func clockResolution() int64 {
@@ -672,46 +701,58 @@ func (w *worker) onRun(id any, msg map[string]any) {
 		w.diagnose(id, inv, its)
 		return
 	}
+	// The thread's CPU clock means this goroutine's only while it stays on one OS thread.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	iteration := w.cur.iteration(stage == "overhead")
-	var empty func(int) (int64, *benchErr)
-	var over []int64
+	var empty func(int) (timing, *benchErr)
+	var over, overCPU []int64
 	if withOverhead {
 		empty = w.cur.iteration(true)
-		over = make([]int64, 0, its)
+		over, overCPU = make([]int64, 0, its), make([]int64, 0, its)
 	}
-	ns := make([]int64, 0, its)
+	ns, cpu := make([]int64, 0, its), make([]int64, 0, its)
 	for i := 0; i < its; i++ {
-		d, berr := iteration(inv)
+		t, berr := iteration(inv)
 		if berr != nil {
 			w.fail(id, berr)
 			return
 		}
-		ns = append(ns, d)
+		ns, cpu = append(ns, t.ns), append(cpu, t.cpu)
 		if empty != nil {
-			if d, berr = empty(inv); berr != nil {
+			if t, berr = empty(inv); berr != nil {
 				w.fail(id, berr)
 				return
 			}
-			over = append(over, d)
+			over, overCPU = append(over, t.ns), append(overCPU, t.cpu)
 		}
 	}
 	reply := map[string]any{"id": id, "type": "samples", "stage": stage, "invocations": inv, "ns": ns}
+	if hasCPUClock {
+		reply["cpu_ns"] = cpu
+	}
 	if withOverhead {
 		reply["overhead_ns"] = over
+		if hasCPUClock {
+			reply["overhead_cpu_ns"] = overCPU
+		}
 	}
 	w.send(reply)
 }
 
+// timing is one iteration: wall ns, and the CPU ns the measuring thread got meanwhile.
+type timing struct{ ns, cpu int64 }
+
 // iteration returns a function that runs one timed iteration of the case with inv invocations
-// (b.N = inv) and returns its elapsed nanoseconds: of the benchmark itself, or, with empty, of the
-// empty function of the same shape (the overhead stage, and with_overhead's overhead iterations).
-func (c *liveCase) iteration(empty bool) func(inv int) (int64, *benchErr) {
+// (b.N = inv) and returns its elapsed (and CPU) nanoseconds: of the benchmark itself, or, with empty,
+// of the empty function of the same shape (the overhead stage, and with_overhead's overhead iterations).
+func (c *liveCase) iteration(empty bool) func(inv int) (timing, *benchErr) {
 	if c.e.nat != nil {
 		fn := c.fn
 		if empty {
 			fn = c.overhead
 		}
-		return func(inv int) (int64, *benchErr) { return timeNative(fn, inv) }
+		return func(inv int) (timing, *benchErr) { return timeNative(fn, inv) }
 	}
 	name, f, target := c.e.tb.Func, c.e.tb.F, c.target
 	if empty {
@@ -721,24 +762,28 @@ func (c *liveCase) iteration(empty bool) func(inv int) (int64, *benchErr) {
 		}
 		target = name
 	}
-	return func(inv int) (int64, *benchErr) {
+	return func(inv int) (timing, *benchErr) {
 		r := tbRunner(name, f, target, inv, false)
 		if berr := tbError(&r, target); berr != nil {
-			return 0, berr
+			return timing{}, berr
 		}
-		return r.T.Nanoseconds(), nil
+		// the CPU time the testing package read beside the *B's own timer (Start/Stop/ResetTimer)
+		return timing{r.T.Nanoseconds(), r.CPU.Nanoseconds()}, nil
 	}
 }
 
-func timeNative(fn func(int), n int) (ns int64, e *benchErr) {
+// timeNative times fn(n); the CPU clock is read just outside the two wall-clock reads.
+func timeNative(fn func(int), n int) (t timing, e *benchErr) {
 	defer func() {
 		if p := recover(); p != nil {
 			e = panicErr(p, string(debug.Stack()))
 		}
 	}()
+	c0 := threadCPU()
 	t0 := time.Now()
 	fn(n)
-	return int64(time.Since(t0)), nil
+	ns := int64(time.Since(t0))
+	return timing{ns, threadCPU() - c0}, nil
 }
 
 func (w *worker) diagnose(id any, inv, its int) {

@@ -50,7 +50,7 @@ func init() {
 	})
 }
 
-// host is a minimal protocol-v1 host for the tests.
+// host is a minimal protocol-v2 host for the tests.
 type host struct {
 	t    *testing.T
 	conn net.Conn
@@ -91,8 +91,8 @@ func (h *host) read() map[string]any {
 	if err := json.Unmarshal(line, &msg); err != nil {
 		h.t.Fatalf("reply is not JSON: %q", line)
 	}
-	if msg["v"] != float64(1) {
-		h.t.Fatalf("reply without v=1: %v", msg)
+	if msg["v"] != float64(2) {
+		h.t.Fatalf("reply without v=2: %v", msg)
 	}
 	return msg
 }
@@ -100,7 +100,7 @@ func (h *host) read() map[string]any {
 func (h *host) ask(typ string, fields map[string]any) map[string]any {
 	h.t.Helper()
 	h.id++
-	msg := map[string]any{"v": 1, "id": h.id, "type": typ}
+	msg := map[string]any{"v": 2, "id": h.id, "type": typ}
 	for k, v := range fields {
 		msg[k] = v
 	}
@@ -265,6 +265,17 @@ func TestWithOverhead(t *testing.T) {
 	r = h.ask("run", map[string]any{"stage": "workload", "invocations": 1000, "iterations": 2, "with_overhead": true})
 	samples(r, "ns", 2)
 	samples(r, "overhead_ns", 2)
+	if hasCPUClock { // protocol v2: the thread's CPU time per iteration, at most wall + the host's 1 ms slack
+		samples(r, "cpu_ns", 2)
+		samples(r, "overhead_cpu_ns", 2)
+		for _, f := range [][2]string{{"ns", "cpu_ns"}, {"overhead_ns", "overhead_cpu_ns"}} {
+			for i, c := range r[f[1]].([]any) {
+				if wall := r[f[0]].([]any)[i].(float64); c.(float64) > wall+1e6 {
+					t.Fatalf("%s[%d] = %v exceeds wall %v: %v", f[1], i, c, wall, r)
+				}
+			}
+		}
+	}
 	h.ask("teardown", nil)
 
 	// a panic in the workload iteration is the run's error, as without with_overhead
@@ -301,7 +312,7 @@ func TestErrors(t *testing.T) {
 		t.Fatalf("non-object: %v", r)
 	}
 	// another protocol version ends the conversation
-	_, _ = h.conn.Write([]byte(`{"v":2,"id":99,"type":"bye"}` + "\n"))
+	_, _ = h.conn.Write([]byte(`{"v":3,"id":99,"type":"bye"}` + "\n"))
 	if r := h.read(); errKind(r) != "version" {
 		t.Fatalf("version: %v", r)
 	}

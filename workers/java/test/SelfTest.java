@@ -203,7 +203,7 @@ public class SelfTest {
 
         Map<String, Object> request(Object... kv) throws Exception {
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("v", 1L);
+            m.put("v", 2L);
             m.put("id", (long) ++nextId);
             for (int i = 0; i < kv.length; i += 2) m.put((String) kv[i], kv[i + 1]);
             out.write(Json.write(m) + "\n");
@@ -222,6 +222,18 @@ public class SelfTest {
         }
     }
 
+    /** One CPU time per iteration, non-negative, at most its wall time plus the host's 1 ms slack. */
+    static void cpuWithinWall(Map<String, Object> reply, String wallField, String cpuField) {
+        Object wall = reply.get(wallField), cpu = reply.get(cpuField);
+        check(wall instanceof List && cpu instanceof List && ((List<?>) cpu).size() == ((List<?>) wall).size(),
+                cpuField + ": one per iteration: " + reply);
+        if (!(wall instanceof List && cpu instanceof List)) return;
+        for (int i = 0; i < ((List<?>) cpu).size() && i < ((List<?>) wall).size(); i++) {
+            long c = (Long) ((List<?>) cpu).get(i), w = (Long) ((List<?>) wall).get(i);
+            check(c >= 0 && c <= w + 1_000_000, cpuField + "[" + i + "] = " + c + " within wall " + w + " + slack");
+        }
+    }
+
     static Object errorKind(Map<String, Object> reply) {
         return reply.get("error") instanceof Map ? ((Map<?, ?>) reply.get("error")).get("kind") : null;
     }
@@ -235,6 +247,9 @@ public class SelfTest {
             Map<String, Object> hello = p.read();
             eq(hello.get("type"), "hello", "hello comes first");
             check(((List<?>) hello.get("capabilities")).contains("with_overhead"), "hello announces with_overhead: " + hello);
+            Object cpuClock = hello.get("cpu_clock");
+            check(cpuClock instanceof Map && "thread".equals(((Map<?, ?>) cpuClock).get("scope")),
+                    "hello declares the thread CPU clock: " + hello);
             eq(p.request("type", "load", "paths", Arrays.asList(file.toString())).get("type"), "loaded", "load");
             Map<String, Object> params = new LinkedHashMap<>();
             params.put("n", 0L);
@@ -253,6 +268,8 @@ public class SelfTest {
             if (over instanceof List) {
                 for (Object x : (List<?>) over) check(x instanceof Long && (Long) x >= 0, "overhead sample is a non-negative integer: " + x);
             }
+            cpuWithinWall(r, "ns", "cpu_ns");
+            cpuWithinWall(r, "overhead_ns", "overhead_cpu_ns");
 
             r = p.request("type", "run", "stage", "workload", "invocations", 16L, "iterations", 2L, "with_overhead", false);
             eq(r.get("type"), "samples", "with_overhead false: samples");

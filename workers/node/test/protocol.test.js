@@ -1,4 +1,4 @@
-// End to end: a tiny host in JavaScript starts worker.js and drives it over protocol v1.
+// End to end: a tiny host in JavaScript starts worker.js and drives it over protocol v2.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
@@ -39,7 +39,7 @@ async function startWorker() {
   const next = () => (lines.length ? Promise.resolve(lines.shift()) : new Promise((r) => waiting.push(r)));
   let id = 0;
   const request = (type, fields = {}) => {
-    socket.write(JSON.stringify({ v: 1, id: ++id, type, ...fields }) + '\n');
+    socket.write(JSON.stringify({ v: 2, id: ++id, type, ...fields }) + '\n');
     return next();
   };
   const hello = await next();
@@ -105,11 +105,51 @@ test('hello, load, stages, diagnose, errors, bye', async () => {
   }
 });
 
+// The host's rule (src/perflab/engine/worker.py CpuClock.slack_ns): CPU time at most wall + slack.
+const cpuSlack = (hello, wall) => Math.max(2 * hello.cpu_clock.resolution_ns, wall / 100, 1_000_000);
+
+test('every iteration reports its CPU time; sleeping takes wall time, not CPU time', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'perflab-cpu-'));
+  const file = path.join(dir, 'cpu.bench.mjs');
+  fs.writeFileSync(file, `import { bench } from 'perflab';
+bench('busy', () => { let s = 0; for (let i = 0; i < 2000; i++) s += i * i; return s; });
+bench('sleepy', () => new Promise((resolve) => setTimeout(resolve, 5)));
+`);
+  const w = await startWorker();
+  try {
+    const clock = w.hello.cpu_clock;
+    assert.equal(clock.scope, typeof process.threadCpuUsage === 'function' ? 'thread' : 'process');
+    assert.ok(clock.resolution_ns >= 1);
+    await w.request('load', { paths: [file], root: dir });
+    assert.equal((await w.request('setup', { benchmark: 'cpu.busy', params: {} })).type, 'ready');
+    for (const stage of ['pilot', 'warmup', 'overhead', 'workload']) {
+      const r = await w.request('run', { stage, invocations: 200, iterations: 3 });
+      assert.equal(r.cpu_ns.length, 3, stage);
+      assert.ok(r.cpu_ns.every((x) => Number.isInteger(x) && x >= 0), stage);
+      if (clock.scope === 'thread') {  // a process clock also counts V8's other threads
+        r.ns.forEach((wall, i) => assert.ok(r.cpu_ns[i] <= wall + cpuSlack(w.hello, wall), `${stage}: ${r.cpu_ns} vs ${r.ns}`));
+      }
+    }
+    const paired = await w.request('run', { stage: 'workload', invocations: 200, iterations: 2, with_overhead: true });
+    assert.equal(paired.cpu_ns.length, 2);
+    assert.equal(paired.overhead_cpu_ns.length, 2);
+    assert.ok(paired.overhead_cpu_ns.every((x) => Number.isInteger(x) && x >= 0));
+    await w.request('teardown');
+    await w.request('setup', { benchmark: 'cpu.sleepy', params: {} });
+    const slept = await w.request('run', { stage: 'workload', invocations: 2, iterations: 3 });
+    slept.ns.forEach((wall, i) => assert.ok(slept.cpu_ns[i] < wall / 2, `${slept.cpu_ns} vs ${slept.ns}`));
+  } finally {
+    w.child.kill();
+    w.socket.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a version mismatch is refused and ends the worker', async () => {
   const w = await startWorker();
   try {
     const exited = once(w.child, 'exit');
-    const r = await w.raw(JSON.stringify({ v: 2, id: 1, type: 'load', paths: [] }));
+    const r = await w.raw(JSON.stringify({ v: 3, id: 1, type: 'load', paths: [] }));
     assert.equal(r.error.kind, 'version');
     await exited;
   } finally {

@@ -1,4 +1,4 @@
-//! perflab's Rust worker: the benchmark registration API and the protocol v1 client (std only).
+//! perflab's Rust worker: the benchmark registration API and the protocol v2 client (std only).
 //!
 //! A benchmark file defines `pub fn register(r: &mut perflab::Registry)`:
 //!
@@ -40,7 +40,7 @@ pub use std::hint::black_box;
 
 use json::{obj, s, Json};
 
-pub const PROTOCOL_VERSION: i64 = 1;
+pub const PROTOCOL_VERSION: i64 = 2;
 
 // ------------------------------------------------------------------------------------------------
 // Allocation counting (diagnose stage only)
@@ -249,9 +249,64 @@ impl Bencher {
     }
 }
 
+/// CPU time of the calling thread: the C library's clock_gettime(CLOCK_THREAD_CPUTIME_ID) (the
+/// standard library links libc anyway, so no crate is needed). None where there is no such clock.
+#[cfg(target_os = "linux")]
+mod thread_cpu {
+    use std::os::raw::{c_int, c_long};
+
+    #[repr(C)]
+    struct Timespec {
+        tv_sec: c_long,
+        tv_nsec: c_long,
+    }
+    extern "C" {
+        fn clock_gettime(clk: c_int, ts: *mut Timespec) -> c_int;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: c_int = 3;
+    pub const SOURCE: Option<&str> = Some("clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+
+    #[inline(always)]
+    pub fn now_ns() -> u64 {
+        let mut ts = Timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: clock_gettime writes one timespec (layout above: two C longs on Linux) into `ts`.
+        if unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
+            return 0;
+        }
+        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    }
+}
+#[cfg(not(target_os = "linux"))]
+mod thread_cpu {
+    pub const SOURCE: Option<&str> = None;
+    #[inline(always)]
+    pub fn now_ns() -> u64 {
+        0
+    }
+}
+
+/// One iteration: wall ns, and the CPU ns the measuring thread got meanwhile.
+#[derive(Clone, Copy)]
+struct Timing {
+    ns: u64,
+    cpu: u64,
+}
+
+/// Times `body` (the loop itself): the CPU clock is read just outside the two wall-clock reads, so
+/// the timed region is what it was without it.
+#[inline(always)]
+fn timed<B: FnOnce()>(body: B) -> Timing {
+    let c0 = thread_cpu::now_ns();
+    let t0 = Instant::now();
+    body();
+    let ns = t0.elapsed().as_nanos() as u64;
+    let cpu = thread_cpu::now_ns().saturating_sub(c0);
+    Timing { ns, cpu }
+}
+
 trait Routine {
-    /// Elapsed ns of `n` calls of the routine (or of the empty routine of the same shape).
-    fn time(&mut self, n: u64, overhead: bool) -> u64;
+    /// `n` calls of the routine (or of the empty routine of the same shape), timed.
+    fn time(&mut self, n: u64, overhead: bool) -> Timing;
     /// Address of the non-inlined function that runs one call (for the code-size lookup).
     fn code_addr(&self) -> usize;
 }
@@ -275,20 +330,20 @@ fn perflab_empty_call<T, F: FnMut() -> T>(_f: &mut F) -> MaybeUninit<T> {
 }
 
 impl<T, F: FnMut() -> T> Routine for Iter<T, F> {
-    fn time(&mut self, n: u64, overhead: bool) -> u64 {
+    fn time(&mut self, n: u64, overhead: bool) -> Timing {
         let f = &mut self.f;
         if overhead {
-            let t0 = Instant::now();
-            for _ in 0..n {
-                black_box(perflab_empty_call::<T, F>(black_box(&mut *f)));
-            }
-            t0.elapsed().as_nanos() as u64
+            timed(|| {
+                for _ in 0..n {
+                    black_box(perflab_empty_call::<T, F>(black_box(&mut *f)));
+                }
+            })
         } else {
-            let t0 = Instant::now();
-            for _ in 0..n {
-                black_box(perflab_bench_call::<T, F>(black_box(&mut *f)));
-            }
-            t0.elapsed().as_nanos() as u64
+            timed(|| {
+                for _ in 0..n {
+                    black_box(perflab_bench_call::<T, F>(black_box(&mut *f)));
+                }
+            })
         }
     }
     fn code_addr(&self) -> usize {
@@ -315,7 +370,7 @@ fn perflab_empty_call_with<I, T, F: FnMut(I) -> T>(_f: &mut F, input: I) -> Mayb
 }
 
 impl<I, T, S: FnMut() -> I, F: FnMut(I) -> T> Routine for Batched<I, T, S, F> {
-    fn time(&mut self, n: u64, overhead: bool) -> u64 {
+    fn time(&mut self, n: u64, overhead: bool) -> Timing {
         self.inputs.clear();
         // inputs are prepared outside the timed region and outside allocation counting
         let counting = COUNTING.swap(false, Ordering::SeqCst);
@@ -327,17 +382,17 @@ impl<I, T, S: FnMut() -> I, F: FnMut(I) -> T> Routine for Batched<I, T, S, F> {
         let f = &mut self.f;
         let mut inputs = std::mem::take(&mut self.inputs);
         let elapsed = if overhead {
-            let t0 = Instant::now();
-            for x in inputs.drain(..) {
-                black_box(perflab_empty_call_with::<I, T, F>(black_box(&mut *f), x));
-            }
-            t0.elapsed().as_nanos() as u64
+            timed(|| {
+                for x in inputs.drain(..) {
+                    black_box(perflab_empty_call_with::<I, T, F>(black_box(&mut *f), x));
+                }
+            })
         } else {
-            let t0 = Instant::now();
-            for x in inputs.drain(..) {
-                black_box(perflab_bench_call_with::<I, T, F>(black_box(&mut *f), x));
-            }
-            t0.elapsed().as_nanos() as u64
+            timed(|| {
+                for x in inputs.drain(..) {
+                    black_box(perflab_bench_call_with::<I, T, F>(black_box(&mut *f), x));
+                }
+            })
         };
         self.inputs = inputs;
         elapsed
@@ -513,6 +568,20 @@ fn bench_id(def: &Def) -> String {
     format!("{}.{}", group_of(def), def.name)
 }
 
+/// The smallest step the thread CPU clock takes (1 ns on Linux).
+fn cpu_clock_resolution_ns() -> i64 {
+    let mut best = u64::MAX;
+    for _ in 0..20 {
+        let a = thread_cpu::now_ns();
+        let mut b = thread_cpu::now_ns();
+        while b == a {
+            b = thread_cpu::now_ns();
+        }
+        best = best.min(b - a);
+    }
+    best.clamp(1, 1_000_000_000) as i64
+}
+
 fn clock_resolution_ns() -> i64 {
     let mut best = u128::MAX;
     for _ in 0..2000 {
@@ -577,6 +646,17 @@ impl Worker {
                     ("source", s("std::time::Instant (CLOCK_MONOTONIC)")),
                 ]),
             ),
+            (
+                "cpu_clock",
+                match thread_cpu::SOURCE {
+                    Some(source) => obj(vec![
+                        ("source", s(source)),
+                        ("scope", s("thread")),
+                        ("resolution_ns", Json::Int(cpu_clock_resolution_ns())),
+                    ]),
+                    None => Json::Null,
+                },
+            ),
             ("capabilities", Json::Arr(caps)),
             ("unroll", Json::Int(1)),
             ("pid", Json::Int(std::process::id() as i64)),
@@ -598,7 +678,7 @@ impl Worker {
         let id = msg.get("id").cloned().unwrap_or(Json::Null);
         if msg.get("v") != Some(&Json::Int(PROTOCOL_VERSION)) {
             let got = msg.get("v").map(json::to_string).unwrap_or_else(|| "none".into());
-            self.error(&id, err("version", format!("this worker speaks protocol v1, got v{}", got)))?;
+            self.error(&id, err("version", format!("this worker speaks protocol v{}, got v{}", PROTOCOL_VERSION, got)))?;
             return Ok(Flow::Exit);
         }
         let kind = msg.get("type").and_then(Json::as_str).unwrap_or("").to_string();
@@ -807,24 +887,34 @@ impl Worker {
         }
         let overhead = stage == "overhead";
         let r = guarded("", || {
-            let mut ns = Vec::with_capacity(k);
+            let mut work = Vec::with_capacity(k);
             let mut over = Vec::with_capacity(if with_overhead { k } else { 0 });
             for _ in 0..k {
-                ns.push(routine.time(n, overhead));
+                work.push(routine.time(n, overhead));
                 if with_overhead {
                     // exactly an `overhead` stage iteration: the same loop over the empty call
                     over.push(routine.time(n, true));
                 }
             }
-            (ns, over)
+            (work, over)
         });
-        let ints = |v: Vec<u64>| Json::Arr(v.into_iter().map(|x| Json::Int(x as i64)).collect());
+        let ints = |v: &[Timing], cpu: bool| {
+            Json::Arr(v.iter().map(|t| Json::Int((if cpu { t.cpu } else { t.ns }) as i64)).collect())
+        };
+        let has_cpu = thread_cpu::SOURCE.is_some();
         match r {
             Err(e) => self.error(id, e),
-            Ok((ns, over)) => {
-                let mut fields = vec![("stage", s(stage)), ("invocations", Json::Int(inv)), ("ns", ints(ns))];
+            Ok((work, over)) => {
+                let mut fields =
+                    vec![("stage", s(stage)), ("invocations", Json::Int(inv)), ("ns", ints(&work, false))];
+                if has_cpu {
+                    fields.push(("cpu_ns", ints(&work, true)));
+                }
                 if with_overhead {
-                    fields.push(("overhead_ns", ints(over)));
+                    fields.push(("overhead_ns", ints(&over, false)));
+                    if has_cpu {
+                        fields.push(("overhead_cpu_ns", ints(&over, true)));
+                    }
                 }
                 self.reply(id, "samples", fields)
             }
@@ -839,7 +929,7 @@ impl Worker {
     }
 }
 
-/// Serve protocol v1 on PERFLAB_CONNECT with the benchmarks of `registry`; returns the exit status.
+/// Serve protocol v2 on PERFLAB_CONNECT with the benchmarks of `registry`; returns the exit status.
 pub fn run(registry: Registry) -> i32 {
     let Ok(addr) = std::env::var("PERFLAB_CONNECT") else {
         eprintln!("perflab worker: PERFLAB_CONNECT is not set; this program is started by `perflab run`, not by hand");

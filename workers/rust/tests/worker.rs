@@ -55,10 +55,10 @@ impl Host {
     fn req(&mut self, body: &str) -> Json {
         self.next += 1;
         let sep = if body.is_empty() { "" } else { "," };
-        let line = format!("{{\"v\":1,\"id\":{}{}{}}}", self.next, sep, body);
+        let line = format!("{{\"v\":2,\"id\":{}{}{}}}", self.next, sep, body);
         let r = self.raw(&line);
         assert_eq!(r.get("id"), Some(&Json::Int(self.next)), "{:?}", r);
-        assert_eq!(r.get("v"), Some(&Json::Int(1)));
+        assert_eq!(r.get("v"), Some(&Json::Int(2)));
         r
     }
 }
@@ -91,7 +91,17 @@ fn run_with_overhead(h: &mut Host, invocations: i64, iterations: usize) -> (Vec<
     let (work, over) = (ns(&r), ints(&r, "overhead_ns"));
     assert_eq!((work.len(), over.len()), (iterations, iterations), "{:?}", r);
     assert!(over.iter().all(|&x| x >= 0), "{:?}", r);
+    check_cpu(&work, &ints(&r, "cpu_ns"));
+    check_cpu(&over, &ints(&r, "overhead_cpu_ns"));
     (work, over)
+}
+/// One CPU time per iteration, at most the wall time plus the host's 1 ms slack (the CPU clock is
+/// read just outside the wall-clock reads).
+fn check_cpu(wall: &[i64], cpu: &[i64]) {
+    assert_eq!(wall.len(), cpu.len(), "{:?} {:?}", wall, cpu);
+    for (w, c) in wall.iter().zip(cpu) {
+        assert!(*c >= 0 && *c <= w + 1_000_000, "cpu {:?} vs wall {:?}", cpu, wall);
+    }
 }
 
 #[test]
@@ -112,6 +122,9 @@ fn protocol_exchange() {
     assert_eq!(hello.get("token").and_then(Json::as_str), Some("0123456789abcdef0123456789abcdef"));
     assert_eq!(hello.get("language").and_then(Json::as_str), Some("rust"));
     assert!(hello.get("clock").unwrap().get("resolution_ns").and_then(Json::as_i64).unwrap() >= 1);
+    let cpu_clock = hello.get("cpu_clock").unwrap();
+    assert_eq!(cpu_clock.get("scope").and_then(Json::as_str), Some("thread"), "{:?}", hello);
+    assert!(cpu_clock.get("resolution_ns").and_then(Json::as_i64).unwrap() >= 1);
     let Some(Json::Arr(caps)) = hello.get("capabilities") else { panic!("{:?}", hello) };
     assert!(caps.contains(&Json::Str("with_overhead".into())), "{:?}", caps);
 
@@ -140,6 +153,7 @@ fn protocol_exchange() {
         let r = h.req(&format!(r#""type":"run","stage":"{}","invocations":7,"iterations":3"#, stage));
         assert_eq!(kind(&r), "samples");
         assert_eq!(ns(&r).len(), 3);
+        check_cpu(&ns(&r), &ints(&r, "cpu_ns"));
         assert_eq!(r.get("invocations"), Some(&Json::Int(7)));
         assert_eq!(r.get("overhead_ns"), None, "{:?}", r);
     }

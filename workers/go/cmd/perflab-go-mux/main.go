@@ -1,5 +1,5 @@
 // Command perflab-go-mux presents several Go test binaries (one per package: a test binary can only
-// hold one package's benchmarks) to the perflab host as a single protocol-v1 worker.
+// hold one package's benchmarks) to the perflab host as a single protocol-v2 worker.
 //
 // Usage: perflab-go-mux PKGDIR=BINARY... (started by perflab with PERFLAB_CONNECT/PERFLAB_TOKEN).
 // Each child is started in its package directory (as `go test` does) with its own loopback socket; the
@@ -19,10 +19,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 )
+
+// protocolVersion is the one the children (perflab.Serve) speak: the mux answers in it too.
+const protocolVersion = 2
 
 var stopping atomic.Bool
 
@@ -181,7 +185,7 @@ func main() {
 		msg, err := readMsg(hr)
 		if err != nil {
 			if strings.Contains(err.Error(), "malformed") {
-				writeMsg(host, map[string]any{"v": 1, "id": nil, "type": "error",
+				writeMsg(host, map[string]any{"v": protocolVersion, "id": nil, "type": "error",
 					"error": map[string]any{"kind": "protocol", "message": err.Error()}})
 				continue
 			}
@@ -231,12 +235,12 @@ func main() {
 			if errs == nil {
 				errs = []any{}
 			}
-			writeMsg(host, map[string]any{"v": 1, "id": msg["id"], "type": "loaded", "benchmarks": benches, "errors": errs})
+			writeMsg(host, map[string]any{"v": protocolVersion, "id": msg["id"], "type": "loaded", "benchmarks": benches, "errors": errs})
 		case "setup":
 			id, _ := msg["benchmark"].(string)
 			c := owner[id]
 			if c == nil {
-				writeMsg(host, map[string]any{"v": 1, "id": msg["id"], "type": "error",
+				writeMsg(host, map[string]any{"v": protocolVersion, "id": msg["id"], "type": "error",
 					"error": map[string]any{"kind": "not_found", "message": fmt.Sprintf("no benchmark with id %q", id)}})
 				continue
 			}
@@ -259,14 +263,14 @@ func main() {
 			for _, c := range children {
 				c.ask(map[string]any{"v": msg["v"], "id": msg["id"], "type": "bye"})
 			}
-			writeMsg(host, map[string]any{"v": 1, "id": msg["id"], "type": "done"})
+			writeMsg(host, map[string]any{"v": protocolVersion, "id": msg["id"], "type": "done"})
 			for _, c := range children {
 				_ = c.conn.Close()
 			}
 			os.Exit(0)
 		default:
 			// version and protocol errors are answered by a child, which knows the rules.
-			if v, ok := msg["v"].(json.Number); !ok || v.String() != "1" {
+			if v, ok := msg["v"].(json.Number); !ok || v.String() != strconv.Itoa(protocolVersion) {
 				stopping.Store(true) // the child stops after a version error
 			}
 			reply := children[0].ask(msg)

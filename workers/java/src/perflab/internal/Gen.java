@@ -99,12 +99,16 @@ public final class Gen {
     private static void loop(StringBuilder s, String name, String type, boolean isStatic, boolean isVoid, String call) {
         s.append("    public long ").append(name).append("(Object target, int n, perflab.Blackhole bh) throws Throwable {\n");
         if (!isStatic) s.append("        final ").append(type).append(" t = (").append(type).append(") target;\n");
+        // the thread's CPU clock is read just outside the two wall-clock reads (see CpuClock)
+        s.append("        final long c0 = perflab.internal.CpuClock.now();\n");
         s.append("        final long t0 = System.nanoTime();\n");
         s.append("        for (int i = 0; i < n && !perflab.internal.Control.stop; i++) {\n");
         if (isVoid) s.append("            ").append(call).append(";\n");
         else s.append("            perflab.Blackhole.consumeStatic(").append(call).append(");\n");
         s.append("        }\n");
-        s.append("        return System.nanoTime() - t0;\n");
+        s.append("        final long t1 = System.nanoTime();\n");
+        s.append("        perflab.internal.CpuClock.last = perflab.internal.CpuClock.now() - c0;\n");
+        s.append("        return t1 - t0;\n");
         s.append("    }\n");
     }
 }

@@ -20,9 +20,9 @@ import javax.management.ObjectName;
 import perflab.Blackhole;
 import perflab.Level;
 
-/** perflab's Java worker: protocol v1 over a loopback socket (see protocol/PROTOCOL.md). */
+/** perflab's Java worker: protocol v2 over a loopback socket (see protocol/PROTOCOL.md). */
 public final class Worker {
-    static final int PROTOCOL_VERSION = 1;
+    static final int PROTOCOL_VERSION = 2;
 
     private final Socket sock;
     private final BufferedReader in;
@@ -153,6 +153,10 @@ public final class Worker {
         send(map("type", "hello", "token", Objects.toString(System.getenv("PERFLAB_TOKEN"), ""),
                 "language", "java", "runtime", rt,
                 "clock", map("resolution_ns", clockResolution(), "source", "System.nanoTime"),
+                "cpu_clock", CpuClock.AVAILABLE
+                        ? map("source", "ThreadMXBean.getCurrentThreadCpuTime", "scope", "thread",
+                              "resolution_ns", CpuClock.resolution())
+                        : null,
                 "capabilities", caps, "unroll", 1, "pid", ProcessHandle.current().pid()));
     }
 
@@ -490,10 +494,14 @@ public final class Worker {
         }
         // The empty loop never runs the benchmark, so it is compiled now: the host times it only a few
         // times, and interpreted or half-compiled passes would inflate the overhead it subtracts.
+        // The workload loop runs once with no calls: the interpreter resolves its clock-call sites on
+        // their first execution (tens of microseconds), which would fall between the CPU-clock and the
+        // wall-clock reads of the first timed iteration and make its CPU time exceed its wall time.
         try {
             for (int i = 0; i < 300; i++) cs.harness.overhead(cs.instance, 4000, cs.bh);
+            cs.harness.workload(cs.instance, 0, cs.bh);
         } catch (Throwable ignored) {
-            // an empty method cannot throw; nothing to report
+            // an empty method cannot throw, and a loop of no calls calls nothing; nothing to report
         }
         current = cs;
         activity = "idle";
@@ -557,12 +565,19 @@ public final class Worker {
         CaseState cs = current;
         activity = "running " + cs.bench.id + " (" + stage + (withOverhead ? " with overhead" : "") + ")";
         long[] ns = new long[(int) iterations];
+        long[] cpuNs = new long[(int) iterations];
         long[] overheadNs = withOverhead ? new long[(int) iterations] : null;
+        long[] overheadCpuNs = withOverhead ? new long[(int) iterations] : null;
+        long[] cpu = new long[1];
         try {
             for (int it = 0; it < iterations; it++) {
-                ns[it] = timeIteration(cs, invocations, overhead);
+                ns[it] = timeIteration(cs, invocations, overhead, cpu);
+                cpuNs[it] = cpu[0];
                 // the `overhead` stage's own loop, right after; the iteration hooks belong to the workload
-                if (overheadNs != null) overheadNs[it] = timeLoop(cs, invocations, true);
+                if (overheadNs != null) {
+                    overheadNs[it] = timeLoop(cs, invocations, true, cpu);
+                    overheadCpuNs[it] = cpu[0];
+                }
             }
         } catch (Throwable t) {
             Throwable u = unwrap(t);
@@ -572,30 +587,39 @@ public final class Worker {
         }
         activity = "idle";
         Map<String, Object> reply = map("id", id, "type", "samples", "stage", stage, "invocations", invocations, "ns", ns);
-        if (overheadNs != null) reply.put("overhead_ns", overheadNs);
+        if (CpuClock.AVAILABLE) reply.put("cpu_ns", cpuNs);
+        if (overheadNs != null) {
+            reply.put("overhead_ns", overheadNs);
+            if (CpuClock.AVAILABLE) reply.put("overhead_cpu_ns", overheadCpuNs);
+        }
         send(reply);
     }
 
     /** One timed iteration, between the benchmark's per-iteration hooks (which are not timed). */
-    static long timeIteration(CaseState cs, long invocations, boolean overhead) throws Throwable {
+    static long timeIteration(CaseState cs, long invocations, boolean overhead, long[] cpu) throws Throwable {
         Model.Bench b = cs.bench;
         hooks(cs, b.setups.get(Level.Iteration));
         hooks(cs, b.setups.get(Level.Invocation));
-        long ns = timeLoop(cs, invocations, overhead);
+        long ns = timeLoop(cs, invocations, overhead, cpu);
         hooks(cs, b.teardowns.get(Level.Invocation));
         hooks(cs, b.teardowns.get(Level.Iteration));
         return ns;
     }
 
-    /** The elapsed nanoseconds of `invocations` calls in the generated workload (or overhead) loop. */
-    static long timeLoop(CaseState cs, long invocations, boolean overhead) throws Throwable {
-        long total = 0;
+    /**
+     * The elapsed nanoseconds of `invocations` calls in the generated workload (or overhead) loop; the
+     * thread's CPU nanoseconds meanwhile go to cpu[0].
+     */
+    static long timeLoop(CaseState cs, long invocations, boolean overhead, long[] cpu) throws Throwable {
+        long total = 0, cpuTotal = 0;
         long left = invocations;
         while (left > 0) {
             int n = (int) Math.min(left, Integer.MAX_VALUE);
             total += overhead ? cs.harness.overhead(cs.instance, n, cs.bh) : cs.harness.workload(cs.instance, n, cs.bh);
+            cpuTotal += CpuClock.last;
             left -= n;
         }
+        cpu[0] = Math.max(0, cpuTotal);
         return Math.max(0, total);
     }
 

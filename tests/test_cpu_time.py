@@ -1,0 +1,97 @@
+"""Protocol v2's per-iteration CPU time through the engine: fake workers report it (cpu = wall unless
+a test plants preemption), the engine keeps it beside the wall times, a worker that breaks the rules
+fails its case alone, and the results document keeps it."""
+import json
+import random
+
+import pytest
+
+from perflab.analysis import Row
+from perflab.engine.runner import Engine
+from perflab.engine.worker import CpuClock, Timings
+from perflab.errors import ProtocolError
+from perflab.jobs import get_job
+from perflab.results import case_result_from_json, row_to_json
+
+from fakes import FakeClock, FakeWorker, make_case
+
+
+def run_group(cases, factory, clock, job="short"):
+    return Engine(get_job(job), factory, clock=clock, rng=random.Random(1)).run_group(cases)
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_cpu_times_are_kept_beside_the_wall_times_they_go_with(paired):
+    """Every kept workload/overhead iteration has its CPU time at the same index, whether the overhead
+    comes in its own request or paired with the workload; a preempted iteration shows wall > cpu."""
+    clock = FakeClock()
+    preempted = tuple(range(20, 400, 7))
+
+    def launch(case, i):
+        return FakeWorker(clock, 20.0, overhead_ns=30.0, noise=0.01, seed=i, with_overhead=paired,
+                          preempted=preempted, preempted_ns=2e6)
+
+    [res] = run_group([make_case()], launch, clock)
+    assert res.ok
+    slowed = 0
+    for ln in res.launches:
+        assert len(ln.workload_cpu) == len(ln.workload) > 0
+        assert len(ln.overhead_cpu) == len(ln.overhead) > 0
+        for wall, cpu in zip(ln.workload + ln.overhead, ln.workload_cpu + ln.overhead_cpu):
+            assert wall - cpu in (0, 2_000_000)  # cpu = wall, or preempted for exactly 2 ms
+            slowed += wall - cpu > 0
+    assert slowed > 0  # some kept iterations were among the planted ones
+    assert res.worker_runtime["cpu_clock"]["scope"] == "thread"
+
+
+def test_a_worker_without_a_cpu_clock_leaves_the_cpu_lists_empty():
+    clock = FakeClock()
+    [res] = run_group([make_case()], lambda c, i: FakeWorker(clock, 1000.0, noise=0.01, seed=i,
+                                                              cpu_clock=False), clock)
+    assert res.ok and all(ln.workload and not ln.workload_cpu and not ln.overhead_cpu
+                          for ln in res.launches)
+    assert "cpu_clock" not in res.worker_runtime
+
+
+def test_a_protocol_error_fails_its_case_alone():
+    """A worker whose CPU times break the rules (the host raises ProtocolError on its reply) fails the
+    case it runs, with the reason; the other case of the group is measured as usual."""
+    clock = FakeClock()
+
+    class Lying(FakeWorker):
+        def run(self, stage, invocations, iterations, timeout):
+            if stage == "workload":
+                raise ProtocolError("samples.cpu_ns[0] = 9000000 ns of CPU time exceeds the "
+                                    "iteration's 1000 ns wall time (slack 1000000 ns)")
+            return super().run(stage, invocations, iterations, timeout)
+
+    def launch(case, i):
+        cls = Lying if case.runtime.name == "bad" else FakeWorker
+        return cls(clock, 1000.0, noise=0.01, seed=i)
+
+    bad, good = run_group([make_case(runtime="bad"), make_case(runtime="good")], launch, clock)
+    assert bad.case.runtime.name == "bad" and not bad.ok
+    assert "cpu_ns[0]" in bad.error
+    assert good.ok and good.launches and all(ln.workload_cpu for ln in good.launches)
+
+
+def test_cpu_times_round_trip_through_the_results_document():
+    clock = FakeClock()
+    [res] = run_group([make_case()], lambda c, i: FakeWorker(clock, 1000.0, noise=0.01, seed=i,
+                                                              preempted=(12, 13)), clock)
+    doc = json.loads(json.dumps(row_to_json(Row(res))))
+    back = case_result_from_json(doc)
+    assert [ln.workload_cpu for ln in back.launches] == [ln.workload_cpu for ln in res.launches]
+    assert [ln.overhead_cpu for ln in back.launches] == [ln.overhead_cpu for ln in res.launches]
+    assert any(ln.workload_cpu for ln in back.launches)
+    assert back.worker_runtime["cpu_clock"] == {"source": "fake", "scope": "thread", "resolution_ns": 1.0}
+
+
+def test_slack_is_the_largest_of_the_floor_two_clock_steps_and_one_percent_of_wall():
+    assert CpuClock("x", "thread", 1).slack_ns(1000) == 1_000_000
+    assert CpuClock("x", "thread", 4_000_000).slack_ns(1000) == 8_000_000  # a 4 ms tick clock
+    assert CpuClock("x", "thread", 1).slack_ns(1_000_000_000) == 10_000_000
+
+
+def test_timings_default_to_no_cpu():
+    assert Timings([5]).cpu == []
