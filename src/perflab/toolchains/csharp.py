@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -40,7 +41,7 @@ SHIM_DLL = "BenchmarkDotNet.dll"
 # as far as Mono has them: a seed file may use HttpClient, BigInteger, ZipArchive…
 REFERENCES = ["System.dll", "System.Core.dll", "System.Numerics.dll", "System.Net.Http.dll",
               "System.IO.Compression.dll", "System.Runtime.Serialization.dll", "System.Xml.dll",
-              "System.Xml.Linq.dll", "System.Data.dll", "Microsoft.CSharp.dll"]
+              "System.Xml.Linq.dll", "System.Data.dll", "System.Drawing.dll", "Microsoft.CSharp.dll"]
 FACADES = ["System.Runtime.dll", "System.Memory.dll", "System.Threading.Tasks.Extensions.dll",
            "System.Buffers.dll", "System.Numerics.Vectors.dll", "System.Collections.Immutable.dll",
            "System.Runtime.CompilerServices.Unsafe.dll", "netstandard.dll"]
@@ -78,6 +79,24 @@ def load_error(source: Path, text: str) -> dict:
     m = _MCS_ERROR.search(text)
     line = int(m.group(2)) if m and Path(m.group(1)).name == source.name else 0
     return {"file": str(source), "line": line, "kind": "load", "message": f"mcs: {compiler_errors(text)}"}
+
+
+_HEADER = re.compile(r"\A(?:\s*//[^\n]*\n)*?\s*//\s*perflab:\s*\{", re.M)
+_METHOD_AFTER = re.compile(r"\[\s*Benchmark\b[^\]]*\](?:\s*\[[^\]]*\])*[^(\[;{}=]*?\b(\w+)\s*\(")
+
+
+def has_header(text: str) -> bool:
+    """Does the file start with a `// perflab: {…}` comment (a corpus file copied verbatim)?"""
+    return bool(_HEADER.match(text))
+
+
+def declared_benchmarks(text: str) -> list[dict]:
+    """The `[Benchmark]` methods of a source read as text (name and line): how a corpus file that does
+    not compile still lists its benchmarks, each failing with the compiler's message."""
+    found = []
+    for m in _METHOD_AFTER.finditer(text):
+        found.append({"name": m.group(1), "line": text.count("\n", 0, m.start()) + 1})
+    return found
 
 
 def _framework_dir(mcs: Path) -> Path | None:
@@ -141,38 +160,58 @@ class CSharpToolchain(Toolchain):
                                    "would silently run the JIT")
         return mono, mcs
 
-    def build_worker(self, runtime: Runtime, mcs: Path) -> Path:
-        """The directory holding BenchmarkDotNet.dll and perflab-worker.exe for this compiler."""
-        root = worker_dir("csharp")
-        shim = sorted((root / "BenchmarkDotNet").glob("*.cs"))
-        srcs = sorted((root / "src").glob("*.cs"))
-        if not shim or not srcs:
-            raise PrepareError(f"the C# worker sources are missing ({root})")
-        h = hashlib.sha256(f"worker|{BUILD_VERSION}|{mcs.resolve()}|{runtime.version}\n".encode())
-        for p in shim + srcs:
-            h.update(str(p.relative_to(root)).encode())
-            h.update(p.read_bytes())
-        out = cache_dir() / "csharp" / f"worker-{h.hexdigest()[:16]}"
+    def _build_once(self, out: Path, steps: list[list[str]], what: str) -> Path:
         out.mkdir(parents=True, exist_ok=True)
         with open(out / ".lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not (out / "ok").is_file():
-                for argv in ([str(mcs), "-target:library", "-optimize+", "-debug", "-nowarn:1591",
-                              f"-out:{out / SHIM_DLL}", *map(str, shim)],
-                             [str(mcs), "-optimize+", "-debug", f"-r:{out / SHIM_DLL}", "-r:System.Core.dll",
-                              f"-out:{out / WORKER_EXE}", *map(str, srcs)]):
+                for argv in steps:
                     res = _run(argv)
                     if res.returncode != 0:
-                        raise PrepareError(f"cannot build perflab's C# worker with {mcs}:\n"
+                        raise PrepareError(f"cannot build {what} with {argv[0]}:\n"
                                            f"{compiler_errors(res.stdout + res.stderr)}")
                 (out / "ok").write_text("ok")
         return out
 
-    def build_file(self, mcs: Path, worker: Path, source: Path) -> dict:
+    def build_shim(self, runtime: Runtime, mcs: Path) -> Path:
+        """The directory holding BenchmarkDotNet.dll (perflab's stand-in) for this compiler. Benchmark
+        assemblies depend on it alone, so changing the worker does not rebuild them."""
+        root = worker_dir("csharp")
+        shim = sorted((root / "BenchmarkDotNet").glob("*.cs"))
+        if not shim:
+            raise PrepareError(f"the C# worker sources are missing ({root / 'BenchmarkDotNet'})")
+        h = hashlib.sha256(f"shim|{BUILD_VERSION}|{mcs.resolve()}|{runtime.version}\n".encode())
+        for p in shim:
+            h.update(p.name.encode())
+            h.update(p.read_bytes())
+        out = cache_dir() / "csharp" / f"shim-{h.hexdigest()[:16]}"
+        return self._build_once(out, [[str(mcs), "-target:library", "-optimize+", "-debug", "-nowarn:1591",
+                                       f"-out:{out / SHIM_DLL}", *map(str, shim)]],
+                                "perflab's BenchmarkDotNet attributes")
+
+    def build_worker(self, runtime: Runtime, mcs: Path, shim: Path) -> Path:
+        """The directory holding perflab-worker.exe and a copy of BenchmarkDotNet.dll beside it."""
+        root = worker_dir("csharp")
+        srcs = sorted((root / "src").glob("*.cs"))
+        if not srcs:
+            raise PrepareError(f"the C# worker sources are missing ({root / 'src'})")
+        h = hashlib.sha256(f"worker|{BUILD_VERSION}|{mcs.resolve()}|{shim}\n".encode())
+        for p in srcs:
+            h.update(p.name.encode())
+            h.update(p.read_bytes())
+        out = cache_dir() / "csharp" / f"worker-{h.hexdigest()[:16]}"
+        out.mkdir(parents=True, exist_ok=True)
+        if not (out / SHIM_DLL).is_file():  # Mono resolves the benchmarks' reference from the exe's folder
+            shutil.copyfile(shim / SHIM_DLL, out / SHIM_DLL)
+        return self._build_once(out, [[str(mcs), "-optimize+", "-debug", f"-r:{shim / SHIM_DLL}",
+                                       "-r:System.Core.dll", f"-out:{out / WORKER_EXE}", *map(str, srcs)]],
+                                "perflab's C# worker")
+
+    def build_file(self, mcs: Path, shim: Path, source: Path) -> dict:
         """One benchmark file → its own assembly (cached by content): a manifest entry with `assembly`
         or with the compiler's `error`."""
         text = source.read_bytes()
-        h = hashlib.sha256(f"bench|{BUILD_VERSION}|{worker}|{source}\n".encode())
+        h = hashlib.sha256(f"bench|{BUILD_VERSION}|{shim}|{source}\n".encode())
         h.update(text)
         out = cache_dir() / "csharp" / f"bench-{h.hexdigest()[:20]}"
         out.mkdir(parents=True, exist_ok=True)
@@ -181,22 +220,27 @@ class CSharpToolchain(Toolchain):
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not (out / "result.json").is_file():
                 res = _run([str(mcs), "-target:library", "-optimize+", "-debug", "-unsafe", "-nowarn:0169,0414,0649,1998",
-                            "-langversion:experimental", f"-r:{worker / SHIM_DLL}", *reference_flags(mcs),
+                            "-langversion:experimental", f"-r:{shim / SHIM_DLL}", *reference_flags(mcs),
                             f"-out:{dll}", str(source)])
                 entry = ({"source": str(source), "assembly": str(dll)} if res.returncode == 0 else
                          {"source": str(source), "error": load_error(source, res.stdout + res.stderr)})
+                source_text = text.decode("utf-8", errors="replace")
+                if res.returncode != 0 and has_header(source_text):
+                    # a corpus file: its benchmarks are listed and fail alone, the run goes on
+                    entry["benchmarks"] = declared_benchmarks(source_text)
                 (out / "result.json").write_text(json.dumps(entry))
         return json.loads((out / "result.json").read_text())
 
     def prepare(self, runtime: Runtime, sources: list[Path], workdir: Path) -> LaunchSpec:
         mono, mcs = self._mono(runtime)
-        worker = self.build_worker(runtime, mcs)
+        shim = self.build_shim(runtime, mcs)
+        worker = self.build_worker(runtime, mcs, shim)
         files = sorted({s.resolve() for s in sources if s.is_file() and s.suffix == ".cs"})
         for d in sorted({s.resolve() for s in sources if s.is_dir()}):
             files += [p for p in self.find_sources(d) if p not in files]
         if not files:
             raise PrepareError("no C# benchmark sources were given")
-        entries = [self.build_file(mcs, worker, f) for f in files]
+        entries = [self.build_file(mcs, shim, f) for f in files]
         h = hashlib.sha256(json.dumps(entries, sort_keys=True).encode())
         manifest = cache_dir() / "csharp" / f"manifest-{h.hexdigest()[:20]}.json"
         if not manifest.is_file():

@@ -387,6 +387,7 @@ namespace BenchmarkDotNet.Exporters { public class MarkdownExporter { public sta
 namespace BenchmarkDotNet.Exporters.Csv { public class CsvExporter { public static readonly CsvExporter Default = new CsvExporter(); } }
 namespace BenchmarkDotNet.Validators { public class JitOptimizationsValidator { public static readonly JitOptimizationsValidator FailOnError = new JitOptimizationsValidator(); } }
 namespace BenchmarkDotNet.Toolchains { public interface IToolchain { } }
+namespace BenchmarkDotNet.Toolchains.CsProj { public class CsProjCoreToolchain : BenchmarkDotNet.Toolchains.IToolchain { public static readonly CsProjCoreToolchain NetCoreApp21 = new CsProjCoreToolchain(), NetCoreApp30 = new CsProjCoreToolchain(), NetCoreApp31 = new CsProjCoreToolchain(); } public class CsProjClassicNetToolchain : BenchmarkDotNet.Toolchains.IToolchain { public static readonly CsProjClassicNetToolchain Net48 = new CsProjClassicNetToolchain(); } }
 namespace BenchmarkDotNet.Toolchains.InProcess.Emit { public class InProcessEmitToolchain : BenchmarkDotNet.Toolchains.IToolchain { public static readonly InProcessEmitToolchain Instance = new InProcessEmitToolchain(); } }
 namespace BenchmarkDotNet.Filters { public class AnyCategoriesFilter { public AnyCategoriesFilter(params string[] c) { } } }
 namespace BenchmarkDotNet.Analysers { public class EnvironmentAnalyser { } }

@@ -29,6 +29,7 @@ namespace Perflab.Worker
         public MethodInfo Method;
         public List<Axis> Axes = new List<Axis>();
         public Axis Arguments;            // also in Axes (last) when the method takes arguments
+        public string Unavailable;        // why a listed benchmark cannot run (its file does not compile here)
         public List<string> Categories = new List<string>();
         public Dictionary<string, object> Meta = new Dictionary<string, object>();
     }
@@ -59,6 +60,17 @@ namespace Perflab.Worker
                 if (methods.Count == 0) continue;
                 var axes = ClassAxes(type);
                 foreach (var m in methods) found.Add(Describe(type, m, axes, file, fileMeta, fileCategories));
+            }
+            // a `// perflab: {"group": …}` header names the file's group (seed snippets are all `Program`)
+            object group;
+            if (fileMeta.TryGetValue("group", out group) && group is string)
+            {
+                bool several = found.Select(b => b.Type).Distinct().Count() > 1;
+                foreach (var b in found)
+                {
+                    b.Group = several ? group + "/" + b.Group : (string)group;
+                    b.Meta.Remove("group");
+                }
             }
             return found;
         }

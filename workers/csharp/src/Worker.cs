@@ -50,6 +50,7 @@ namespace Perflab.Worker
         readonly TextWriter output;
         readonly Dictionary<string, string> assemblies = new Dictionary<string, string>();   // source → dll
         readonly Dictionary<string, Dictionary<string, object>> buildErrors = new Dictionary<string, Dictionary<string, object>>();
+        readonly Dictionary<string, List<object>> declared = new Dictionary<string, List<object>>();  // source → its [Benchmark]s read as text
         readonly Dictionary<string, BenchInfo> benchmarks = new Dictionary<string, BenchInfo>();
         readonly Func<long> allocatedBytes;
         readonly bool cpuClock;
@@ -74,6 +75,8 @@ namespace Perflab.Worker
                 object dll, err;
                 if (f.TryGetValue("assembly", out dll) && dll != null) assemblies[src] = (string)dll;
                 if (f.TryGetValue("error", out err) && err != null) buildErrors[src] = (Dictionary<string, object>)err;
+                object listed;
+                if (f.TryGetValue("benchmarks", out listed) && listed is List<object>) declared[src] = (List<object>)listed;
             }
         }
 
@@ -191,7 +194,14 @@ namespace Perflab.Worker
             foreach (string path in paths.OfType<string>())
             {
                 Dictionary<string, object> buildError;
-                if (buildErrors.TryGetValue(path, out buildError)) { errors.Add(buildError); continue; }
+                List<object> names;
+                if (buildErrors.TryGetValue(path, out buildError) && declared.TryGetValue(path, out names))
+                {
+                    // a corpus file that does not compile here: its benchmarks fail alone with the message
+                    foreach (var b in Unavailable(path, names, (string)buildError["message"])) Add(b, listed);
+                    continue;
+                }
+                if (buildError != null) { errors.Add(buildError); continue; }
                 string dll;
                 if (!assemblies.TryGetValue(path, out dll))
                 {
@@ -203,14 +213,7 @@ namespace Perflab.Worker
                     var asm = Assembly.LoadFrom(dll);
                     List<string> cats;
                     var meta = Header.Read(path, out cats);
-                    foreach (var b in Discovery.Find(asm, path, meta, cats))
-                    {
-                        var bid = b.Id;
-                        for (int k = 2; benchmarks.ContainsKey(bid); k++) bid = b.Id + "#" + k;  // overloads
-                        b.Id = bid;
-                        benchmarks[bid] = b;
-                        listed.Add(Describe(b));
-                    }
+                    foreach (var b in Discovery.Find(asm, path, meta, cats)) Add(b, listed);
                 }
                 catch (Exception e)
                 {
@@ -222,6 +225,37 @@ namespace Perflab.Worker
             msg["benchmarks"] = listed;
             msg["errors"] = errors;
             return msg;
+        }
+
+        void Add(BenchInfo b, List<object> listed)
+        {
+            var bid = b.Id;
+            for (int k = 2; benchmarks.ContainsKey(bid); k++) bid = b.Id + "#" + k;  // overloads
+            b.Id = bid;
+            benchmarks[bid] = b;
+            listed.Add(Describe(b));
+        }
+
+        static IEnumerable<BenchInfo> Unavailable(string path, List<object> names, string message)
+        {
+            List<string> cats;
+            var meta = Header.Read(path, out cats);
+            object group;
+            meta.TryGetValue("group", out group);
+            meta.Remove("group");
+            var stem = Path.GetFileNameWithoutExtension(path);
+            foreach (Dictionary<string, object> n in names)
+            {
+                var b = new BenchInfo
+                {
+                    Name = (string)n["name"], Line = (int)(long)n["line"], File = path,
+                    Group = group as string ?? stem, Unavailable = "does not compile on this runtime: " + message,
+                };
+                b.Id = stem + ":" + b.Name;
+                b.Categories.AddRange(cats);
+                foreach (var kv in meta) b.Meta[kv.Key] = kv.Value;
+                yield return b;
+            }
         }
 
         static Dictionary<string, object> LoadError(string file, long line, string message)
@@ -252,6 +286,7 @@ namespace Perflab.Worker
                 throw new ProtocolException("protocol", "setup needs a benchmark id");
             BenchInfo b;
             if (!benchmarks.TryGetValue((string)name, out b)) throw new NotFoundException("no benchmark '" + name + "'");
+            if (b.Unavailable != null) throw new ProtocolException("load", b.Unavailable);
             var indices = new Dictionary<string, long>();
             object p;
             if (req.TryGetValue("params", out p) && p is Dictionary<string, object>)
