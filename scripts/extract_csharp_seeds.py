@@ -54,6 +54,7 @@ SECTIONS = {
             ("Hodgepodge", "misc")],
 }
 DEFAULT_FOLDER = {"001": ("threading", "Threading")}
+CATEGORY = {"collections_linq": "collections"}  # the corpus's category names (suites/seeds/README.md)
 
 # Namespaces of the seeds' Program boilerplate that Mono 6.8's class library does not have (they are
 # NuGet packages or .NET Core-only); left out of the wrapper so they do not fail every snippet.
@@ -254,8 +255,9 @@ def extract(seeds_dir: Path, out: Path) -> list[Path]:
             first = methods[0] if methods else "Benchmark"
             stem = f"seed{seed}_L{block.start + 1:04d}_{first}"
             header = {"seed": seed, "section": section, "source": files[seed],
-                      "lines": f"{block.start + 1}-{block.end + 1}", "categories": [folder, "seed_csharp"],
-                      "group": f"{seed} L{block.start + 1} {first}"}
+                      "lines": f"{block.start + 1}-{block.end + 1}",
+                      "categories": [CATEGORY.get(folder, folder), "seed_csharp"],
+                      "group": f"{seed} L{block.start + 1} {first}", "fidelity": "faithful"}
             if is_program(block):
                 body, note = list(block.lines), "// A whole program, as the seed shows it."
             else:
@@ -275,12 +277,43 @@ def extract(seeds_dir: Path, out: Path) -> list[Path]:
     return written
 
 
+def status(files: list[Path], runtime_spec: str) -> str:
+    """A Markdown table of the files that do not compile with that Mono's mcs (built as `perflab run`
+    builds them, so cached builds are reused) and a count of those that do."""
+    sys.path.insert(0, str(REPO / "src"))
+    from perflab import toolchains
+    from perflab.runtimes import resolve
+    from perflab.toolchains.csharp import declared_benchmarks
+    rt = resolve([runtime_spec], toolchains.all_toolchains())[0]
+    tc = toolchains.get("csharp")
+    _, mcs = tc._mono(rt)
+    shim = tc.build_shim(rt, mcs)
+    rows, ok_files, ok_methods, bad_methods = [], 0, 0, 0
+    for f in files:
+        entry = tc.build_file(mcs, shim, f)
+        methods = [b["name"] for b in declared_benchmarks(f.read_text(encoding="utf-8"))]
+        if "assembly" in entry:
+            ok_files += 1
+            ok_methods += len(methods)
+            continue
+        bad_methods += len(methods)
+        first = re.sub(r"^.*?: error ", "", entry["error"]["message"].removeprefix("mcs: ").splitlines()[0])
+        rows.append(f"| `{f.parent.parent.name}/csharp/{f.name}` | {', '.join(methods)} | "
+                    f"{first.replace('|', '&#124;')} |")
+    head = (f"{ok_files} of {len(files)} files compile with Mono {rt.version}'s mcs ({ok_methods} "
+            f"[Benchmark] methods); {len(files) - ok_files} do not ({bad_methods} methods):\n\n"
+            "| file | benchmarks | first compiler error |\n|---|---|---|")
+    return "\n".join([head, *rows])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     default = next((d for d in (REPO.parent / "shared" / "seeds", REPO.parents[1] / "shared" / "seeds")
                     if d.is_dir()), REPO.parent / "shared" / "seeds")
     ap.add_argument("--seeds", type=Path, default=default)
     ap.add_argument("--out", type=Path, default=REPO / "suites" / "seeds")
+    ap.add_argument("--status", metavar="RUNTIME", help="also compile every file with this Mono runtime "
+                    "(e.g. mono) and print a Markdown table of those that fail")
     args = ap.parse_args(argv)
     if not args.seeds.is_dir():
         print(f"extract_csharp_seeds: no seed folder at {args.seeds} (give --seeds DIR)", file=sys.stderr)
@@ -288,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     written = extract(args.seeds, args.out)
     methods = sum(len(re.findall(r"\[Benchmark\b", p.read_text(encoding="utf-8"))) for p in written)
     print(f"{len(written)} files, {methods} [Benchmark] methods under {args.out}/*/csharp/")
+    if args.status:
+        print(status(sorted(written), args.status))
     return 0
 
 

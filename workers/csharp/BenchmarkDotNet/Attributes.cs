@@ -288,6 +288,7 @@ namespace BenchmarkDotNet.Engines
 {
     public enum RunStrategy { Throughput, ColdStart, Monitoring }
     /// <summary>BenchmarkDotNet's Consumer: a sink the JIT cannot see through (volatile stores).</summary>
+#pragma warning disable 0414 // the sink's fields are written, never read: that is the point
     public class Consumer
     {
         private volatile int _int; private volatile object _obj; private long _long; private double _double;
@@ -298,6 +299,7 @@ namespace BenchmarkDotNet.Engines
         public void Consume(object value) { _obj = value; }
         public void Consume<T>(T value) { _obj = value; }
     }
+#pragma warning restore 0414
     public static class ConsumerExtensions
     {
         public static void Consume<T>(this System.Collections.Generic.IEnumerable<T> source, Consumer consumer)

@@ -14,7 +14,7 @@ namespace Perflab.Worker
     public static class Program
     {
         public const int ProtocolVersion = 2;
-        static readonly string[] Stages = { "pilot", "warmup", "overhead", "workload", "diagnose" };
+        public static readonly string[] Stages = { "pilot", "warmup", "overhead", "workload", "diagnose" };
 
         public static int Main(string[] args)
         {
@@ -33,6 +33,8 @@ namespace Perflab.Worker
             var reader = new StreamReader(stream, new UTF8Encoding(false));
             var writer = new StreamWriter(stream, new UTF8Encoding(false)) { NewLine = "\n", AutoFlush = true };
             var worker = new Worker(writer, Environment.GetEnvironmentVariable("PERFLAB_CSHARP_MANIFEST"));
+            // Environment.Exit in a benchmark: answer the pending request before the process goes
+            AppDomain.CurrentDomain.ProcessExit += (sender, e) => worker.OnExit();
             worker.Send(worker.Hello(token));
             string line;
             while ((line = reader.ReadLine()) != null)
@@ -55,6 +57,9 @@ namespace Perflab.Worker
         readonly Func<long> allocatedBytes;
         readonly bool cpuClock;
         Case current;
+        object pending;          // the id of the request being answered (Environment.Exit answers it)
+        bool answering;
+        readonly object sendLock = new object();
 
         public Worker(TextWriter output, string manifest)
         {
@@ -83,8 +88,26 @@ namespace Perflab.Worker
         public void Send(Dictionary<string, object> msg)
         {
             msg["v"] = (long)Program.ProtocolVersion;
-            output.WriteLine(Json.Write(msg));
-            output.Flush();
+            lock (sendLock)
+            {
+                answering = false;
+                output.WriteLine(Json.Write(msg));
+                output.Flush();
+            }
+        }
+
+        /// <summary>The process is exiting (Environment.Exit) while a request awaits its reply.</summary>
+        public void OnExit()
+        {
+            if (!answering) return;
+            var msg = Error(pending, "exception", "Environment.Exit(" + Environment.ExitCode + ") called by the benchmark");
+            if (current != null)
+            {
+                var err = (Dictionary<string, object>)msg["error"];
+                err["file"] = current.Bench.File;
+                err["line"] = (long)current.Bench.Line;
+            }
+            try { Send(msg); } catch (Exception) { }
         }
 
         public Dictionary<string, object> Hello(string token)
@@ -139,6 +162,8 @@ namespace Perflab.Worker
             }
             object type;
             req.TryGetValue("type", out type);
+            pending = id;
+            answering = true;
             try
             {
                 switch (type as string)
@@ -326,7 +351,7 @@ namespace Perflab.Worker
             object stageObj;
             req.TryGetValue("stage", out stageObj);
             var stage = stageObj as string;
-            if (stage == null || Array.IndexOf(new[] { "pilot", "warmup", "overhead", "workload", "diagnose" }, stage) < 0)
+            if (stage == null || Array.IndexOf(Program.Stages, stage) < 0)
                 throw new ProtocolException("protocol", "unknown stage " + Json.Write(stageObj));
             long invocations = Positive(req, "invocations"), iterations = Positive(req, "iterations");
             object wo;

@@ -1,4 +1,4 @@
-// perflab: {"seed": "000", "section": "Arrays, Strings, Spans", "source": "000_2b5a7a3d7999d554.txt", "lines": "1998-2005", "categories": ["arrays_strings", "seed_csharp"], "group": "000 L1998 SpanFill"}
+// perflab: {"seed": "000", "section": "Arrays, Strings, Spans", "source": "000_2b5a7a3d7999d554.txt", "lines": "1998-2005", "categories": ["arrays_strings", "seed_csharp"], "group": "000 L1998 SpanFill", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 1998-2005 (seed 000, section Arrays, Strings, Spans), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;

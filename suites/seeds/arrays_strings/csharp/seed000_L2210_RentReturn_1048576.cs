@@ -1,4 +1,4 @@
-// perflab: {"seed": "000", "section": "Buffering", "source": "000_2b5a7a3d7999d554.txt", "lines": "2210-2214", "categories": ["arrays_strings", "seed_csharp"], "group": "000 L2210 RentReturn_1048576"}
+// perflab: {"seed": "000", "section": "Buffering", "source": "000_2b5a7a3d7999d554.txt", "lines": "2210-2214", "categories": ["arrays_strings", "seed_csharp"], "group": "000 L2210 RentReturn_1048576", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 2210-2214 (seed 000, section Buffering), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;

@@ -1,4 +1,4 @@
-// perflab: {"seed": "000", "section": "Buffering", "source": "000_2b5a7a3d7999d554.txt", "lines": "2231-2246", "categories": ["arrays_strings", "seed_csharp"], "group": "000 L2231 RentReturn_Single"}
+// perflab: {"seed": "000", "section": "Buffering", "source": "000_2b5a7a3d7999d554.txt", "lines": "2231-2246", "categories": ["arrays_strings", "seed_csharp"], "group": "000 L2231 RentReturn_Single", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 2231-2246 (seed 000, section Buffering), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;

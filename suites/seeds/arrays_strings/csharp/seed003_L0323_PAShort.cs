@@ -1,4 +1,4 @@
-// perflab: {"seed": "003", "section": "Arrays and Strings", "source": "003_ad73c16f882d0ef3.txt", "lines": "323-323", "categories": ["arrays_strings", "seed_csharp"], "group": "003 L323 PAShort"}
+// perflab: {"seed": "003", "section": "Arrays and Strings", "source": "003_ad73c16f882d0ef3.txt", "lines": "323-323", "categories": ["arrays_strings", "seed_csharp"], "group": "003 L323 PAShort", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 003_ad73c16f882d0ef3.txt, lines 323-323 (seed 003, section Arrays and Strings), unedited.
 // A member snippet: pasted into seed 003's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable, System.IO.Pipelines, System.Threading.Channels.
 using BenchmarkDotNet.Attributes;

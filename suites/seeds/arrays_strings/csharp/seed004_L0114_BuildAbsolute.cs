@@ -1,4 +1,4 @@
-// perflab: {"seed": "004", "section": "Span<T>", "source": "004_86ce07be14753857.txt", "lines": "114-120", "categories": ["arrays_strings", "seed_csharp"], "group": "004 L114 BuildAbsolute"}
+// perflab: {"seed": "004", "section": "Span<T>", "source": "004_86ce07be14753857.txt", "lines": "114-120", "categories": ["arrays_strings", "seed_csharp"], "group": "004 L114 BuildAbsolute", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 004_86ce07be14753857.txt, lines 114-120 (seed 004, section Span<T>), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;

@@ -1,4 +1,4 @@
-// perflab: {"seed": "000", "section": "Collections and LINQ", "source": "000_2b5a7a3d7999d554.txt", "lines": "3135-3143", "categories": ["collections_linq", "seed_csharp"], "group": "000 L3135 Count"}
+// perflab: {"seed": "000", "section": "Collections and LINQ", "source": "000_2b5a7a3d7999d554.txt", "lines": "3135-3143", "categories": ["collections", "seed_csharp"], "group": "000 L3135 Count", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 3135-3143 (seed 000, section Collections and LINQ), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;

@@ -1,4 +1,4 @@
-// perflab: {"seed": "003", "section": "Collections", "source": "003_ad73c16f882d0ef3.txt", "lines": "903-906", "categories": ["collections_linq", "seed_csharp"], "group": "003 L903 Xor"}
+// perflab: {"seed": "003", "section": "Collections", "source": "003_ad73c16f882d0ef3.txt", "lines": "903-906", "categories": ["collections", "seed_csharp"], "group": "003 L903 Xor", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 003_ad73c16f882d0ef3.txt, lines 903-906 (seed 003, section Collections), unedited.
 // A member snippet: pasted into seed 003's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable, System.IO.Pipelines, System.Threading.Channels.
 using BenchmarkDotNet.Attributes;

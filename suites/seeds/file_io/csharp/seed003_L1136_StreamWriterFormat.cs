@@ -1,4 +1,4 @@
-// perflab: {"seed": "003", "section": "System.IO", "source": "003_ad73c16f882d0ef3.txt", "lines": "1136-1138", "categories": ["file_io", "seed_csharp"], "group": "003 L1136 StreamWriterFormat"}
+// perflab: {"seed": "003", "section": "System.IO", "source": "003_ad73c16f882d0ef3.txt", "lines": "1136-1138", "categories": ["file_io", "seed_csharp"], "group": "003 L1136 StreamWriterFormat", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 003_ad73c16f882d0ef3.txt, lines 1136-1138 (seed 003, section System.IO), unedited.
 // A member snippet: pasted into seed 003's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable, System.IO.Pipelines, System.Threading.Channels.
 using BenchmarkDotNet.Attributes;

@@ -1,4 +1,4 @@
-// perflab: {"seed": "000", "section": "Interop", "source": "000_2b5a7a3d7999d554.txt", "lines": "3897-3901", "categories": ["interop", "seed_csharp"], "group": "000 L3897 AllocHGlobal"}
+// perflab: {"seed": "000", "section": "Interop", "source": "000_2b5a7a3d7999d554.txt", "lines": "3897-3901", "categories": ["interop", "seed_csharp"], "group": "000 L3897 AllocHGlobal", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 3897-3901 (seed 000, section Interop), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;

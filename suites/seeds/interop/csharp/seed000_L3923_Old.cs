@@ -1,4 +1,4 @@
-// perflab: {"seed": "000", "section": "Interop", "source": "000_2b5a7a3d7999d554.txt", "lines": "3923-3943", "categories": ["interop", "seed_csharp"], "group": "000 L3923 Old"}
+// perflab: {"seed": "000", "section": "Interop", "source": "000_2b5a7a3d7999d554.txt", "lines": "3923-3943", "categories": ["interop", "seed_csharp"], "group": "000 L3923 Old", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 3923-3943 (seed 000, section Interop), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;

@@ -1,4 +1,4 @@
-// perflab: {"seed": "003", "section": "Interop", "source": "003_ad73c16f882d0ef3.txt", "lines": "1386-1403", "categories": ["interop", "seed_csharp"], "group": "003 L1386 SafeHandleOps"}
+// perflab: {"seed": "003", "section": "Interop", "source": "003_ad73c16f882d0ef3.txt", "lines": "1386-1403", "categories": ["interop", "seed_csharp"], "group": "003 L1386 SafeHandleOps", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 003_ad73c16f882d0ef3.txt, lines 1386-1403 (seed 003, section Interop), unedited.
 // A member snippet: pasted into seed 003's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable, System.IO.Pipelines, System.Threading.Channels.
 using BenchmarkDotNet.Attributes;

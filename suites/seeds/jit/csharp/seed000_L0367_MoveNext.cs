@@ -1,4 +1,4 @@
-// perflab: {"seed": "000", "section": "JIT", "source": "000_2b5a7a3d7999d554.txt", "lines": "367-370", "categories": ["jit", "seed_csharp"], "group": "000 L367 MoveNext"}
+// perflab: {"seed": "000", "section": "JIT", "source": "000_2b5a7a3d7999d554.txt", "lines": "367-370", "categories": ["jit", "seed_csharp"], "group": "000 L367 MoveNext", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 367-370 (seed 000, section JIT), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;

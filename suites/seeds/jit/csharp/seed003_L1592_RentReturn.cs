@@ -1,4 +1,4 @@
-// perflab: {"seed": "003", "section": "JIT", "source": "003_ad73c16f882d0ef3.txt", "lines": "1592-1592", "categories": ["jit", "seed_csharp"], "group": "003 L1592 RentReturn"}
+// perflab: {"seed": "003", "section": "JIT", "source": "003_ad73c16f882d0ef3.txt", "lines": "1592-1592", "categories": ["jit", "seed_csharp"], "group": "003 L1592 RentReturn", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 003_ad73c16f882d0ef3.txt, lines 1592-1592 (seed 003, section JIT), unedited.
 // A member snippet: pasted into seed 003's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable, System.IO.Pipelines, System.Threading.Channels.
 using BenchmarkDotNet.Attributes;

@@ -1,4 +1,4 @@
-// perflab: {"seed": "000", "section": "Peanut Butter", "source": "000_2b5a7a3d7999d554.txt", "lines": "3458-3468", "categories": ["misc", "seed_csharp"], "group": "000 L3458 NonSealed"}
+// perflab: {"seed": "000", "section": "Peanut Butter", "source": "000_2b5a7a3d7999d554.txt", "lines": "3458-3468", "categories": ["misc", "seed_csharp"], "group": "000 L3458 NonSealed", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 3458-3468 (seed 000, section Peanut Butter), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;

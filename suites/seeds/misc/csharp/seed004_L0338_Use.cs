@@ -1,4 +1,4 @@
-// perflab: {"seed": "004", "section": "Hodgepodge", "source": "004_86ce07be14753857.txt", "lines": "338-368", "categories": ["misc", "seed_csharp"], "group": "004 L338 Use"}
+// perflab: {"seed": "004", "section": "Hodgepodge", "source": "004_86ce07be14753857.txt", "lines": "338-368", "categories": ["misc", "seed_csharp"], "group": "004 L338 Use", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 004_86ce07be14753857.txt, lines 338-368 (seed 004, section Hodgepodge), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;

@@ -1,4 +1,4 @@
-// perflab: {"seed": "000", "section": "Networking", "source": "000_2b5a7a3d7999d554.txt", "lines": "2420-2443", "categories": ["networking", "seed_csharp"], "group": "000 L2420 ConnectAcceptAsync"}
+// perflab: {"seed": "000", "section": "Networking", "source": "000_2b5a7a3d7999d554.txt", "lines": "2420-2443", "categories": ["networking", "seed_csharp"], "group": "000 L2420 ConnectAcceptAsync", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 2420-2443 (seed 000, section Networking), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;

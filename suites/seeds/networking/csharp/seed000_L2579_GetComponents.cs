@@ -1,4 +1,4 @@
-// perflab: {"seed": "000", "section": "Networking", "source": "000_2b5a7a3d7999d554.txt", "lines": "2579-2588", "categories": ["networking", "seed_csharp"], "group": "000 L2579 GetComponents"}
+// perflab: {"seed": "000", "section": "Networking", "source": "000_2b5a7a3d7999d554.txt", "lines": "2579-2588", "categories": ["networking", "seed_csharp"], "group": "000 L2579 GetComponents", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 2579-2588 (seed 000, section Networking), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;

@@ -1,4 +1,4 @@
-// perflab: {"seed": "000", "section": "System Types", "source": "000_2b5a7a3d7999d554.txt", "lines": "1972-1973", "categories": ["parsing_formatting", "seed_csharp"], "group": "000 L1972 Format"}
+// perflab: {"seed": "000", "section": "System Types", "source": "000_2b5a7a3d7999d554.txt", "lines": "1972-1973", "categories": ["parsing_formatting", "seed_csharp"], "group": "000 L1972 Format", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 1972-1973 (seed 000, section System Types), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;

@@ -1,4 +1,4 @@
-// perflab: {"seed": "001", "section": "Tasks", "source": "001_9ac5802aee04f6ed.txt", "lines": "382-401", "categories": ["threading", "seed_csharp"], "group": "001 L382 WhenAnyGeneric_ListNotCompleted"}
+// perflab: {"seed": "001", "section": "Tasks", "source": "001_9ac5802aee04f6ed.txt", "lines": "382-401", "categories": ["threading", "seed_csharp"], "group": "001 L382 WhenAnyGeneric_ListNotCompleted", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 001_9ac5802aee04f6ed.txt, lines 382-401 (seed 001, section Tasks), unedited.
 // A whole program, as the seed shows it.
 // dotnet run -c Release -f net7.0 --filter "*" --runtimes net7.0 net8.0

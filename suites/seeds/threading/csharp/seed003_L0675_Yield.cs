@@ -1,4 +1,4 @@
-// perflab: {"seed": "003", "section": "Threading", "source": "003_ad73c16f882d0ef3.txt", "lines": "675-682", "categories": ["threading", "seed_csharp"], "group": "003 L675 Yield"}
+// perflab: {"seed": "003", "section": "Threading", "source": "003_ad73c16f882d0ef3.txt", "lines": "675-682", "categories": ["threading", "seed_csharp"], "group": "003 L675 Yield", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 003_ad73c16f882d0ef3.txt, lines 675-682 (seed 003, section Threading), unedited.
 // A member snippet: pasted into seed 003's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable, System.IO.Pipelines, System.Threading.Channels.
 using BenchmarkDotNet.Attributes;
