@@ -16,6 +16,7 @@ namespace Perflab.Worker
     {
         public string Name;
         public MemberInfo Member;         // a [Params*] field/property; null for the [Arguments] axis
+        public int Priority;
         public List<object> Values = new List<object>();
         public List<string> Display = new List<string>();
     }
@@ -148,7 +149,8 @@ namespace Perflab.Worker
                 }
                 else if (pa != null) values = AllValues(memberType, mi.Name);
                 else continue;
-                var axis = new Axis { Name = mi.Name, Member = mi };
+                var axis = new Axis { Name = mi.Name, Member = mi,
+                                      Priority = p != null ? p.Priority : ps != null ? ps.Priority : ((ParamsAllValuesAttribute)pa).Priority };
                 foreach (var v in values)
                 {
                     axis.Values.Add(Convert(v, memberType));
@@ -156,7 +158,8 @@ namespace Perflab.Worker
                 }
                 axes.Add(axis);
             }
-            return axes;
+            // BenchmarkDotNet's order of parameter columns: by Priority, then by name
+            return axes.OrderBy(a => a.Priority).ThenBy(a => a.Name, StringComparer.Ordinal).ToList();
         }
 
         static Axis ArgumentsAxis(Type type, MethodInfo m)
