@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+from perflab.toolchains.csharp import declared_benchmarks  # noqa: E402  (how the host reads them too)
 
 # Section headings per seed (a line holding exactly this text starts the section) → corpus folder.
 SECTIONS = {
@@ -54,7 +56,11 @@ SECTIONS = {
             ("Hodgepodge", "misc")],
 }
 DEFAULT_FOLDER = {"001": ("threading", "Threading")}
-CATEGORY = {"collections_linq": "collections"}  # the corpus's category names (suites/seeds/README.md)
+CATEGORY = {"collections_linq": "collections"}
+# The `quick` slice (the main job's): the methods the other languages' quick slice ports, and those
+# with a claim in src/perflab/report/seed_claims.json. A file holding one is in the slice.
+QUICK = {"Clone", "IndexOf", "ParseO", "ParseR", "Pbkdf2", "RegexCompiled", "WithCancellationToken",
+         "CreateTokenDispose", "GetBytes", "HttpDownload", "Read", "JsonSerializerWithoutFastPath"}  # the corpus's category names (suites/seeds/README.md)
 
 # Namespaces of the seeds' Program boilerplate that Mono 6.8's class library does not have (they are
 # NuGet packages or .NET Core-only); left out of the wrapper so they do not fail every snippet.
@@ -251,12 +257,13 @@ def extract(seeds_dir: Path, out: Path) -> list[Path]:
         for block in find_blocks(lines):
             bench_line = next(k for k in range(block.start, block.end + 1) if _BENCH.search(lines[k]))
             section, folder = section_of(seed, lines, bench_line)
-            methods = re.findall(r"\[Benchmark\b[^\]]*\](?:\s*\[[^\]]*\])*[^(\[]*?\b(\w+)\s*\(", " ".join(block.lines))
-            first = methods[0] if methods else "Benchmark"
+            methods = declared_benchmarks("\n".join(block.lines))
+            first = methods[0]["name"] if methods else "Benchmark"
             stem = f"seed{seed}_L{block.start + 1:04d}_{first}"
             header = {"seed": seed, "section": section, "source": files[seed],
                       "lines": f"{block.start + 1}-{block.end + 1}",
-                      "categories": [CATEGORY.get(folder, folder), "seed_csharp"],
+                      "categories": [CATEGORY.get(folder, folder), "seed_csharp"]
+                      + (["quick"] if QUICK & {m["name"] for m in methods} else []),
                       "group": f"{seed} L{block.start + 1} {first}", "fidelity": "faithful"}
             if is_program(block):
                 body, note = list(block.lines), "// A whole program, as the seed shows it."
@@ -280,10 +287,8 @@ def extract(seeds_dir: Path, out: Path) -> list[Path]:
 def status(files: list[Path], runtime_spec: str) -> str:
     """A Markdown table of the files that do not compile with that Mono's mcs (built as `perflab run`
     builds them, so cached builds are reused) and a count of those that do."""
-    sys.path.insert(0, str(REPO / "src"))
     from perflab import toolchains
     from perflab.runtimes import resolve
-    from perflab.toolchains.csharp import declared_benchmarks
     rt = resolve([runtime_spec], toolchains.all_toolchains())[0]
     tc = toolchains.get("csharp")
     _, mcs = tc._mono(rt)
@@ -319,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"extract_csharp_seeds: no seed folder at {args.seeds} (give --seeds DIR)", file=sys.stderr)
         return 2
     written = extract(args.seeds, args.out)
-    methods = sum(len(re.findall(r"\[Benchmark\b", p.read_text(encoding="utf-8"))) for p in written)
+    methods = sum(len(declared_benchmarks(p.read_text(encoding="utf-8"))) for p in written)
     print(f"{len(written)} files, {methods} [Benchmark] methods under {args.out}/*/csharp/")
     if args.status:
         print(status(sorted(written), args.status))

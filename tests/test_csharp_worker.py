@@ -48,9 +48,12 @@ def test_find_sources_are_files_with_benchmark_methods(tmp_path):
 def test_declared_benchmarks_and_header_are_read_as_text():
     text = ('// perflab: {"seed": "000"}\nusing X;\nclass P {\n[Benchmark]\n[Arguments(1, 2)]\n'
             'public int Add(int a, int b) => a + b;\n'
-            'private int _x; [Benchmark(Baseline = true)] public async Task<int> Run() => 1;\n}\n')
+            'private int _x; [Benchmark(Baseline = true)] public async Task<(int, int)> Run() => default;\n'
+            '[Benchmark] public byte[] Bytes() => null; // a comment [Benchmark]\n'
+            '[Disassembly] // for the [Benchmark] method\n[Memory]\n}\n')
     assert has_header(text) and not has_header("using X;\n// perflab: {}\n")
-    assert declared_benchmarks(text) == [{"name": "Add", "line": 4}, {"name": "Run", "line": 7}]
+    assert declared_benchmarks(text) == [{"name": "Add", "line": 4}, {"name": "Run", "line": 7},
+                                         {"name": "Bytes", "line": 8}]
 
 
 def test_mcs_errors_become_a_load_error_with_the_line(tmp_path):

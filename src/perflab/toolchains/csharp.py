@@ -82,7 +82,8 @@ def load_error(source: Path, text: str) -> dict:
 
 
 _HEADER = re.compile(r"\A(?:\s*//[^\n]*\n)*?\s*//\s*perflab:\s*\{", re.M)
-_METHOD_AFTER = re.compile(r"\[\s*Benchmark\b[^\]]*\](?:\s*\[[^\]]*\])*[^(\[;{}=]*?\b(\w+)\s*\(")
+_ATTRIBUTES_AFTER = re.compile(r"\[\s*Benchmark\b[^\]]*\](?:\s*\[[^\]]*\])*")
+_NAME_OR_ANGLE = re.compile(r"[<>]|\b(\w+)\s*\(")
 
 
 def has_header(text: str) -> bool:
@@ -93,10 +94,30 @@ def has_header(text: str) -> bool:
 def declared_benchmarks(text: str) -> list[dict]:
     """The `[Benchmark]` methods of a source read as text (name and line): how a corpus file that does
     not compile still lists its benchmarks, each failing with the compiler's message."""
+    # a `//` comment runs to the end of its line, unless code follows on that line (seed 003's
+    # snippets were flattened onto one line each); comments keep their length so lines still count
+    text = "\n".join(re.sub(r"//[^;]*$", lambda c: " " * len(c.group(0)), line) for line in text.split("\n"))
     found = []
-    for m in _METHOD_AFTER.finditer(text):
-        found.append({"name": m.group(1), "line": text.count("\n", 0, m.start()) + 1})
+    for m in _ATTRIBUTES_AFTER.finditer(text):
+        decl = re.split(r"\{|=>|;", text[m.end():], maxsplit=1)[0]
+        name = method_name(decl)
+        if name:
+            found.append({"name": name, "line": text.count("\n", 0, m.start()) + 1})
     return found
+
+
+def method_name(declaration: str) -> str | None:
+    """`public async Task<(int, int)> Run(int x)` → `Run`: the first identifier followed by `(` outside
+    the return type's angle brackets."""
+    depth = 0
+    for m in _NAME_OR_ANGLE.finditer(declaration):
+        if m.group(0) == "<":
+            depth += 1
+        elif m.group(0) == ">":
+            depth -= 1
+        elif depth == 0:
+            return m.group(1)
+    return None
 
 
 def _framework_dir(mcs: Path) -> Path | None:

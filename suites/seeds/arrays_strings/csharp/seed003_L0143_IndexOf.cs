@@ -1,4 +1,4 @@
-// perflab: {"seed": "003", "section": "Span and Friends", "source": "003_ad73c16f882d0ef3.txt", "lines": "143-143", "categories": ["arrays_strings", "seed_csharp"], "group": "003 L143 IndexOf", "fidelity": "faithful"}
+// perflab: {"seed": "003", "section": "Span and Friends", "source": "003_ad73c16f882d0ef3.txt", "lines": "143-143", "categories": ["arrays_strings", "seed_csharp", "quick"], "group": "003 L143 IndexOf", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 003_ad73c16f882d0ef3.txt, lines 143-143 (seed 003, section Span and Friends), unedited.
 // A member snippet: pasted into seed 003's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable, System.IO.Pipelines, System.Threading.Channels.
 using BenchmarkDotNet.Attributes;

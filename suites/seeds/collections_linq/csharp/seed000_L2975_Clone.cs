@@ -1,4 +1,4 @@
-// perflab: {"seed": "000", "section": "Collections and LINQ", "source": "000_2b5a7a3d7999d554.txt", "lines": "2975-2978", "categories": ["collections", "seed_csharp"], "group": "000 L2975 Clone", "fidelity": "faithful"}
+// perflab: {"seed": "000", "section": "Collections and LINQ", "source": "000_2b5a7a3d7999d554.txt", "lines": "2975-2978", "categories": ["collections", "seed_csharp", "quick"], "group": "000 L2975 Clone", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 2975-2978 (seed 000, section Collections and LINQ), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;

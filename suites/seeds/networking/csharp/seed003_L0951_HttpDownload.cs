@@ -1,4 +1,4 @@
-// perflab: {"seed": "003", "section": "Networking", "source": "003_ad73c16f882d0ef3.txt", "lines": "951-993", "categories": ["networking", "seed_csharp"], "group": "003 L951 HttpDownload", "fidelity": "faithful"}
+// perflab: {"seed": "003", "section": "Networking", "source": "003_ad73c16f882d0ef3.txt", "lines": "951-993", "categories": ["networking", "seed_csharp", "quick"], "group": "003 L951 HttpDownload", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 003_ad73c16f882d0ef3.txt, lines 951-993 (seed 003, section Networking), unedited.
 // A member snippet: pasted into seed 003's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable, System.IO.Pipelines, System.Threading.Channels.
 using BenchmarkDotNet.Attributes;

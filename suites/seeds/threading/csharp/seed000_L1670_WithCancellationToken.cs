@@ -1,4 +1,4 @@
-// perflab: {"seed": "000", "section": "Threading", "source": "000_2b5a7a3d7999d554.txt", "lines": "1670-1695", "categories": ["threading", "seed_csharp"], "group": "000 L1670 WithCancellationToken", "fidelity": "faithful"}
+// perflab: {"seed": "000", "section": "Threading", "source": "000_2b5a7a3d7999d554.txt", "lines": "1670-1695", "categories": ["threading", "seed_csharp", "quick"], "group": "000 L1670 WithCancellationToken", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 1670-1695 (seed 000, section Threading), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;

@@ -1,4 +1,4 @@
-// perflab: {"seed": "001", "section": "Parallel", "source": "001_9ac5802aee04f6ed.txt", "lines": "836-858", "categories": ["threading", "seed_csharp"], "group": "001 L836 WithCancellationToken", "fidelity": "faithful"}
+// perflab: {"seed": "001", "section": "Parallel", "source": "001_9ac5802aee04f6ed.txt", "lines": "836-858", "categories": ["threading", "seed_csharp", "quick"], "group": "001 L836 WithCancellationToken", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 001_9ac5802aee04f6ed.txt, lines 836-858 (seed 001, section Parallel), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;

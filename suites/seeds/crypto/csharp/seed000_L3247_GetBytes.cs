@@ -1,5 +1,5 @@
-// perflab: {"seed": "000", "section": "Cryptography", "source": "000_2b5a7a3d7999d554.txt", "lines": "3179-3218", "categories": ["crypto", "seed_csharp"], "group": "000 L3179 Benchmark", "fidelity": "faithful"}
-// Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 3179-3218 (seed 000, section Cryptography), unedited.
+// perflab: {"seed": "000", "section": "Cryptography", "source": "000_2b5a7a3d7999d554.txt", "lines": "3247-3256", "categories": ["crypto", "seed_csharp", "quick"], "group": "000 L3247 GetBytes", "fidelity": "faithful"}
+// Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 3247-3256 (seed 000, section Cryptography), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Running;
@@ -51,44 +51,14 @@ public class Program
             //.WithSummaryStyle(new SummaryStyle(CultureInfo.InvariantCulture, printUnitsInHeader: false, SizeUnit.B, TimeUnit.Microsecond))
             );
 
-private byte[] _key, _iv, _ciphertext;
-
-[GlobalSetup]
-public void Setup()
-{
-    using Aes aes = Aes.Create();
-    _key = aes.Key;
-    _iv = aes.IV;
-    _ciphertext = aes.EncryptCbc(Encoding.UTF8.GetBytes("This is a test.  This is only a test."), _iv);
-}
-
-[Benchmark(Baseline = true)]
-public byte[] Old()
-{
-    using Aes aes = Aes.Create();
-
-    aes.Key = _key;
-    aes.IV = _iv;
-    aes.Padding = PaddingMode.PKCS7;
-    aes.Mode = CipherMode.CBC;
-
-    using MemoryStream destination = new MemoryStream();
-    using ICryptoTransform transform = aes.CreateDecryptor();
-    using CryptoStream cryptoStream = new CryptoStream(destination, transform, CryptoStreamMode.Write);
-
-    cryptoStream.Write(_ciphertext);
-    cryptoStream.FlushFinalBlock();
-
-    return destination.ToArray();
-}
-
 [Benchmark]
-public byte[] New()
+public byte[] GetBytes()
 {
-    using Aes aes = Aes.Create();
-
-    aes.Key = _key;
-
-    return aes.DecryptCbc(_ciphertext, _iv);
+    using (RandomNumberGenerator rng = RandomNumberGenerator.Create())
+    {
+        byte[] buffer = new byte[8];
+        rng.GetBytes(buffer);
+        return buffer;
+    }
 }
 }

@@ -1,5 +1,5 @@
-// perflab: {"seed": "003", "section": "LINQ", "source": "003_ad73c16f882d0ef3.txt", "lines": "1375-1375", "categories": ["collections", "seed_csharp"], "group": "003 L1375 Benchmark", "fidelity": "faithful"}
-// Extracted by scripts/extract_csharp_seeds.py from 003_ad73c16f882d0ef3.txt, lines 1375-1375 (seed 003, section LINQ), unedited.
+// perflab: {"seed": "003", "section": "LINQ", "source": "003_ad73c16f882d0ef3.txt", "lines": "1363-1364", "categories": ["collections", "seed_csharp"], "group": "003 L1363 RangeSelectToArray", "fidelity": "faithful"}
+// Extracted by scripts/extract_csharp_seeds.py from 003_ad73c16f882d0ef3.txt, lines 1363-1364 (seed 003, section LINQ), unedited.
 // A member snippet: pasted into seed 003's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable, System.IO.Pipelines, System.Threading.Channels.
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Configs;
@@ -39,5 +39,6 @@ public class Program
 {
     static void Main(string[] args) => BenchmarkSwitcher.FromTypes(new[] { typeof(Program) }).Run(args);
 
-[Benchmark] public int[] EmptyTakeSelectToArray() => Enumerable.Empty<int>().Take(10).Select(i => i).ToArray();
+[Benchmark]
+public int[] RangeSelectToArray() => Enumerable.Range(0, 100).Select(i => i * 2).ToArray();
 }

@@ -1,4 +1,4 @@
-// perflab: {"seed": "000", "section": "Cryptography", "source": "000_2b5a7a3d7999d554.txt", "lines": "3264-3277", "categories": ["crypto", "seed_csharp"], "group": "000 L3264 Benchmark", "fidelity": "faithful"}
+// perflab: {"seed": "000", "section": "Cryptography", "source": "000_2b5a7a3d7999d554.txt", "lines": "3264-3277", "categories": ["crypto", "seed_csharp"], "group": "000 L3264 Old", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 3264-3277 (seed 000, section Cryptography), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;
