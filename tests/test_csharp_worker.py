@@ -197,6 +197,7 @@ def test_allocated_bytes_and_gc_counts(sample, tmp_path):
         # 200 arrays of 1024 bytes plus Mono's array header
         assert 200 * 1024 <= d["alloc_bytes"] < 200 * 1100
         assert len(d["gc"]) == 3 and all(isinstance(g, int) and g >= 0 for g in d["gc"])
+        assert isinstance(d["code_size"], int) and d["code_size"] > 0  # Mono's JIT info for Allocate
         s = w.request("run", T, stage="workload", invocations=50, iterations=3)
         assert len(s["ns"]) == 3 and len(s["cpu_ns"]) == 3
 

@@ -56,6 +56,7 @@ namespace Perflab.Worker
         readonly Dictionary<string, BenchInfo> benchmarks = new Dictionary<string, BenchInfo>();
         readonly Func<long> allocatedBytes;
         readonly bool cpuClock;
+        readonly bool codeSize = CodeSize.Available();
         Case current;
         object pending;          // the id of the request being answered (Environment.Exit answers it)
         bool answering;
@@ -118,6 +119,7 @@ namespace Perflab.Worker
             };
             var caps = new List<object> { "gc", "with_overhead" };
             if (allocatedBytes != null) caps.Insert(0, "alloc");
+            if (codeSize) caps.Add("codesize");
             object cpu = cpuClock
                 ? new Dictionary<string, object> { { "source", "clock_gettime(CLOCK_THREAD_CPUTIME_ID)" }, { "scope", "thread" },
                                                    { "resolution_ns", Clocks.ResolutionNs(true) } }
@@ -420,10 +422,12 @@ namespace Perflab.Worker
             msg["alloc_bytes"] = allocatedBytes != null ? (object)Math.Max(0, alloc) : null;
             msg["allocs"] = null;
             msg["gc"] = gc;
-            msg["code_size"] = null;
+            var size = codeSize && c.Bench.Method != null ? CodeSize.Of(c.Bench.Method) : null;
+            msg["code_size"] = size.HasValue ? (object)size.Value : null;
             var notes = new List<object>();
             if (allocatedBytes == null) notes.Add("this Mono has no GC.GetAllocatedBytesForCurrentThread: allocated bytes unknown");
-            notes.Add("code size: Mono reports no native code size per method to managed code");
+            if (!codeSize) notes.Add("code size: interpreted (--interpreter): the benchmark has no native code");
+            else if (size.HasValue) notes.Add("code size: the [Benchmark] method's own native code (Mono's JIT info), not its callees'");
             msg["notes"] = notes;
             return msg;
         }

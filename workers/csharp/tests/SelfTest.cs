@@ -72,6 +72,9 @@ public static class SelfTest
         var diag = Ask("{\"v\":2,\"id\":ID,\"type\":\"run\",\"stage\":\"diagnose\",\"invocations\":10,\"iterations\":1}");
         Check((long)diag["alloc_bytes"] >= 10000 && (long)diag["alloc_bytes"] < 12000, "10 × new byte[1000] ≈ 10 KB allocated, got " + diag["alloc_bytes"]);
         Check(((List<object>)diag["gc"]).Count == 3, "three GC generations counted");
+        bool jit = ((List<object>)hello["capabilities"]).Contains("codesize");
+        Check(jit ? diag["code_size"] is long && (long)diag["code_size"] > 0 : diag["code_size"] == null,
+              "code size known under the JIT, unknown under the interpreter: " + diag["code_size"]);
 
         int before = SelfTestBench.IterationSetups;
         Ask("{\"v\":2,\"id\":ID,\"type\":\"setup\",\"benchmark\":\"" + Id(benchmarks, "PerIteration") + "\",\"params\":{}}");
