@@ -83,6 +83,10 @@ def test_describe_names_a_mono_by_version_and_reads_llvm(tmp_path):
     assert not monoruntimes.llvm_available(text)
     assert monoruntimes.llvm_available("\tLLVM:          yes(610)\n")
     assert monoruntimes.describe(str(tmp_path)) is None
+    boehm = mono.with_name("mono-boehm")
+    boehm.write_text(mono.read_text())
+    boehm.chmod(mono.stat().st_mode)
+    assert monoruntimes.describe(str(boehm), name="mono-boehm").implementation == "Mono (Boehm GC)"
 
 
 def test_llvm_flag_is_refused_when_mono_lacks_llvm(tmp_path):

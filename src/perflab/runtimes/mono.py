@@ -1,5 +1,6 @@
-"""Find Mono runtimes: `mono` on PATH (named `mono`) and other installations under /opt and
-/usr/local (named `mono<major>.<minor>`), each with the C# compiler `mcs` installed beside it.
+"""Find Mono runtimes: `mono` on PATH (named `mono`), `mono-boehm` (Debian's mono-runtime-boehm: the
+same Mono with the Boehm GC instead of SGen; it counts no allocated bytes) and other installations
+under /opt and /usr/local (named `mono<major>.<minor>`), each with the C# compiler `mcs` beside it.
 
 Mono's execution modes and optimisations are flags of the runtime spec, so they compare side by side:
 `mono` (JIT), `mono:--interpreter` (the IL interpreter), `mono:-O=all` / `mono:-O=-inline` (JIT
@@ -41,7 +42,7 @@ def compiler_of(mono: Path) -> Path | None:
     return Path(found) if found else None
 
 
-def describe(path: str, name: str | None = None) -> Runtime | None:
+def describe(path: str, name: str | None = None, implementation: str = "Mono") -> Runtime | None:
     p = Path(path).expanduser()
     mono = p / "bin" / "mono" if p.is_dir() else p
     if not mono.is_file() or not mono.name.startswith("mono") or not os.access(mono, os.X_OK):
@@ -52,8 +53,10 @@ def describe(path: str, name: str | None = None) -> Runtime | None:
     note = "" if compiler_of(mono) else "no C# compiler (mcs) beside it: install mono-devel"
     if name is None:
         name = f"mono{'.'.join(version.split('.')[:2])}"
+    if mono.name == "mono-boehm":
+        implementation = "Mono (Boehm GC)"
     return Runtime(name=name, language="csharp", version=version, executable=str(mono),
-                   implementation="Mono", note=note)
+                   implementation=implementation, note=note)
 
 
 def llvm_available(version_text: str) -> bool:
@@ -71,6 +74,13 @@ def discover() -> list[Runtime]:
         if rt is not None:
             found["mono"] = rt
             seen.add(Path(on_path).resolve())
+    # Debian's mono-runtime-boehm: the same Mono with the conservative Boehm GC instead of SGen
+    boehm = shutil.which("mono-boehm")
+    if boehm:
+        rt = describe(boehm, name="mono-boehm")
+        if rt is not None:
+            found["mono-boehm"] = rt
+            seen.add(Path(boehm).resolve())
     for cand in sorted(glob.glob("/opt/*/bin/mono") + glob.glob("/opt/mono*/*/bin/mono")
                        + ["/usr/local/bin/mono"]):
         real = Path(cand).resolve()

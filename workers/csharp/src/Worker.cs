@@ -69,8 +69,20 @@ namespace Perflab.Worker
             // GC.GetAllocatedBytesForCurrentThread: in Mono since 6.0, exact per-thread byte count
             var m = typeof(GC).GetMethod("GetAllocatedBytesForCurrentThread", Type.EmptyTypes);
             if (m != null) allocatedBytes = (Func<long>)Delegate.CreateDelegate(typeof(Func<long>), m);
+            if (allocatedBytes != null && !CounterMoves(allocatedBytes)) allocatedBytes = null;
             if (!string.IsNullOrEmpty(manifest)) ReadManifest(manifest);
         }
+
+        /// <summary>Does the counter see an allocation? Mono with the Boehm GC (mono-boehm) has the method
+        /// but always answers 0: its figure would be a false "allocates nothing".</summary>
+        static bool CounterMoves(Func<long> counter)
+        {
+            long before = counter();
+            probe = new byte[4096];
+            return counter() - before >= 4096;
+        }
+
+        static byte[] probe;
 
         void ReadManifest(string path)
         {
@@ -425,7 +437,7 @@ namespace Perflab.Worker
             var size = codeSize && c.Bench.Method != null ? CodeSize.Of(c.Bench.Method) : null;
             msg["code_size"] = size.HasValue ? (object)size.Value : null;
             var notes = new List<object>();
-            if (allocatedBytes == null) notes.Add("this Mono has no GC.GetAllocatedBytesForCurrentThread: allocated bytes unknown");
+            if (allocatedBytes == null) notes.Add("allocated bytes unknown: this Mono's GC.GetAllocatedBytesForCurrentThread is missing or does not count (the Boehm GC answers 0)");
             if (!codeSize) notes.Add("code size: interpreted (--interpreter): the benchmark has no native code");
             else if (size.HasValue) notes.Add("code size: the [Benchmark] method's own native code (Mono's JIT info), not its callees'");
             msg["notes"] = notes;
