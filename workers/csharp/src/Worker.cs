@@ -78,11 +78,11 @@ namespace Perflab.Worker
         static bool CounterMoves(Func<long> counter)
         {
             long before = counter();
-            probe = new byte[4096];
-            return counter() - before >= 4096;
+            var probe = new byte[4096];
+            long after = counter();
+            GC.KeepAlive(probe);
+            return after - before >= 4096;
         }
-
-        static byte[] probe;
 
         void ReadManifest(string path)
         {
