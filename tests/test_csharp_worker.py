@@ -273,6 +273,30 @@ def test_a_file_that_does_not_compile_fails_alone_with_file_and_line(sample, tmp
 
 
 @needs_mono
+def test_a_failing_global_setup_names_itself(tmp_path):
+    src = write(tmp_path / "SetupFails.cs", """
+        using System;
+        using BenchmarkDotNet.Attributes;
+        public class SetupFails
+        {
+            [GlobalSetup] public void Prepare() => throw new InvalidOperationException("no fixture");
+            [Benchmark] public int Never() => 0;
+        }
+    """)
+    spec = TOOLCHAIN.prepare(RUNTIMES[0], [src], tmp_path)
+    w, loaded = open_worker(spec, T)
+    try:
+        with pytest.raises(BenchmarkError) as e:
+            w.request("setup", T, benchmark=loaded["benchmarks"][0]["id"], params={})
+        assert str(e.value) == "GlobalSetup Prepare failed: InvalidOperationException: no fixture"
+        with pytest.raises(BenchmarkError) as e:
+            w.request("run", T, stage="workload", invocations=1, iterations=1)
+        assert e.value.kind == "state"
+    finally:
+        w.close()
+
+
+@needs_mono
 def test_builds_are_cached_per_file(sample, tmp_path):
     other = write(tmp_path / "Other.cs", "using BenchmarkDotNet.Attributes;\npublic class O { [Benchmark] public int Y() => 1; }\n")
     first = TOOLCHAIN.prepare(RUNTIMES[0], [sample, other], tmp_path)

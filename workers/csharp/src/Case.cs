@@ -72,7 +72,12 @@ namespace Perflab.Worker
         void Invoke(MethodInfo h)
         {
             try { h.Invoke(h.IsStatic ? null : Instance, null); }
-            catch (TargetInvocationException e) { throw new BenchmarkException(e.InnerException ?? e); }
+            catch (TargetInvocationException e)
+            {
+                var kind = h.GetCustomAttributes(typeof(TargetedAttribute), true).FirstOrDefault();
+                var what = kind == null ? h.Name : kind.GetType().Name.Replace("Attribute", "") + " " + h.Name;
+                throw new BenchmarkException(e.InnerException ?? e, what + " failed: ");
+            }
         }
 
         Expression CallBenchmark(object[] args)
@@ -142,6 +147,11 @@ namespace Perflab.Worker
     public sealed class BenchmarkException : Exception
     {
         public readonly Exception Original;
-        public BenchmarkException(Exception original) : base(original.Message) { Original = original; }
+        public readonly string Context;  // "GlobalSetup Setup failed: " when a hook threw
+        public BenchmarkException(Exception original, string context = "") : base(original.Message)
+        {
+            Original = original;
+            Context = context;
+        }
     }
 }

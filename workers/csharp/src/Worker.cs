@@ -194,7 +194,7 @@ namespace Perflab.Worker
             }
             catch (ProtocolException e) { Send(Error(id, e.Kind, e.Message)); }
             catch (NotFoundException e) { Send(Error(id, "not_found", e.Message)); }
-            catch (BenchmarkException e) { Send(Failure(id, e.Original)); }
+            catch (BenchmarkException e) { Send(Failure(id, e.Original, e.Context)); }
             catch (TargetInvocationException e) { Send(Failure(id, e.InnerException ?? e)); }
             catch (Exception e) { Send(Failure(id, e)); }
             return true;
@@ -212,9 +212,9 @@ namespace Perflab.Worker
             return msg;
         }
 
-        Dictionary<string, object> Failure(object id, Exception e)
+        Dictionary<string, object> Failure(object id, Exception e, string context = "")
         {
-            var msg = Error(id, "exception", e.GetType().Name + ": " + e.Message);
+            var msg = Error(id, "exception", context + e.GetType().Name + ": " + e.Message);
             var err = (Dictionary<string, object>)msg["error"];
             err["traceback"] = e.ToString();
             if (current != null) { err["file"] = current.Bench.File; err["line"] = (long)current.Bench.Line; }
