@@ -1,4 +1,4 @@
-// perflab: {"seed": "000", "section": "IO", "source": "000_2b5a7a3d7999d554.txt", "lines": "2261-2309", "categories": ["file_io", "seed_csharp", "quick"], "group": "000 L2261 Read", "fidelity": "faithful"}
+// perflab: {"seed": "000", "section": "IO", "source": "000_2b5a7a3d7999d554.txt", "lines": "2261-2309", "categories": ["file_io", "seed_csharp"], "group": "000 L2261 Read", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 2261-2309 (seed 000, section IO), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;

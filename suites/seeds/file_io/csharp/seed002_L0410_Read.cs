@@ -1,4 +1,4 @@
-// perflab: {"seed": "002", "section": "Read & Write", "source": "002_af602cb21487eeec.txt", "lines": "410-446", "categories": ["file_io", "seed_csharp", "quick"], "group": "002 L410 Read", "fidelity": "faithful"}
+// perflab: {"seed": "002", "section": "Read & Write", "source": "002_af602cb21487eeec.txt", "lines": "410-446", "categories": ["file_io", "seed_csharp"], "group": "002 L410 Read", "fidelity": "faithful"}
 // Extracted by scripts/extract_csharp_seeds.py from 002_af602cb21487eeec.txt, lines 410-446 (seed 002, section Read & Write), unedited.
 // A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
 using BenchmarkDotNet.Attributes;
