@@ -102,13 +102,25 @@ def test_generated_code_mentions_every_benchmark(tmp_path):
 def test_testing_overlay_patches_run_once(tmp_path):
     src = tmp_path / "src" / "testing"
     write(src / "testing.go", "package testing\n\nfunc (c *common) setOutputWriter() {}\n")
+    timer = ("func (b *B) StartTimer() {\n\tif !b.timerOn {\n\t\tb.start = time.Now()\n\t}\n}\n"
+             "func (b *B) StopTimer() {\n\tif b.timerOn {\n\t\tb.duration += time.Since(b.start)\n\t}\n}\n"
+             "func (b *B) ResetTimer() {\n\tif b.timerOn {\n\t\tb.start = time.Now()\n\t}\n"
+             "\tb.duration = 0\n}\n")
     write(src / "benchmark.go", "package testing\n\nfunc (b *B) Run(name string, f func(b *B)) bool {\n"
-                                "\treturn true\n}\n")
+                                "\treturn true\n}\n" + timer)
     hook, patched = stdlib_testing_overlay(tmp_path)
     assert "perflabRunHook(b, name, f)" in patched
     assert "b.setOutputWriter()" in hook and "func PerflabRun(" in hook
-    write(src / "benchmark.go", "package testing\n\nfunc (b *B) Run(name string, f func(*B)) bool {}\n")
-    with pytest.raises(PrepareError):
+    # protocol v2: the CPU clock is read just outside the *B's timer reads
+    assert patched.count("\t\tperflabCPUStart(b)\n\t\tb.start = time.Now()\n") == 2
+    assert "b.duration += time.Since(b.start)\n\t\tperflabCPUStop(b)\n" in patched
+    assert "\tb.duration = 0\n\tperflabCPUReset(b)\n" in patched
+    write(src / "benchmark.go", "package testing\n\nfunc (b *B) Run(name string, f func(*B)) bool {}\n" + timer)
+    with pytest.raises(PrepareError, match="Run"):
+        stdlib_testing_overlay(tmp_path)
+    write(src / "benchmark.go", "package testing\n\nfunc (b *B) Run(name string, f func(b *B)) bool {\n"
+                                "\treturn true\n}\n" + timer.replace("time.Since", "since"))
+    with pytest.raises(PrepareError, match="timer"):
         stdlib_testing_overlay(tmp_path)
 
 

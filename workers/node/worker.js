@@ -18,15 +18,45 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const hrtime = process.hrtime.bigint;
 
 // CPU time of the measuring thread (Node >= 23.9: process.threadCpuUsage), else of the whole process
-// (process.cpuUsage: V8's compiler and GC threads count too, so it may exceed the wall time). Both
-// report microseconds; a number of nanoseconds here.
-const CPU_SCOPE = typeof process.threadCpuUsage === 'function' ? 'thread' : 'process';
-const CPU_SOURCE = CPU_SCOPE === 'thread' ? 'process.threadCpuUsage' : 'process.cpuUsage';
-const cpuUsage = CPU_SCOPE === 'thread' ? process.threadCpuUsage.bind(process) : process.cpuUsage.bind(process);
+// (process.cpuUsage: V8's compiler and GC threads count too, so it may exceed the wall time, and it
+// understates preemption, never invents it). Both report microseconds; nanoseconds here. On Linux
+// the thread clock is getrusage(RUSAGE_THREAD), which some kernels advance only at scheduler ticks
+// (steps of milliseconds): an iteration would then read 0 CPU and look preempted. The thread clock
+// is used only when its step resolves an iteration (THREAD_STEP_MAX_NS, 1 % of a 2 ms iteration).
+const THREAD_STEP_MAX_NS = 20_000;
+const threadCpuUsage = typeof process.threadCpuUsage === 'function' ? process.threadCpuUsage.bind(process) : null;
+let cpuUsage = process.cpuUsage.bind(process); // the clock chosen by chooseCpuClock (at hello)
 function cpuNs() {
   const u = cpuUsage();
   return (u.user + u.system) * 1000;
 }
+
+// The smallest step the CPU clock takes (microseconds at best) in up to 20 steps or 2 ms of spinning
+// (a fine clock steps hundreds of times in that; a tick-driven one once at best).
+function cpuStepNs() {
+  let best = Infinity;
+  const deadline = hrtime() + 2_000_000n;
+  for (let i = 0; i < 20 && hrtime() < deadline; i++) {
+    const a = cpuNs();
+    let b = cpuNs();
+    while (b === a && hrtime() < deadline) b = cpuNs();
+    if (b !== a) best = Math.min(best, b - a);
+  }
+  return Number.isFinite(best) ? Math.max(1, Math.round(best)) : Infinity;
+}
+
+// hello's cpu_clock; sets the clock cpuNs reads.
+function chooseCpuClock() {
+  if (threadCpuUsage) {
+    cpuUsage = threadCpuUsage;
+    const step = cpuStepNs();
+    if (step <= THREAD_STEP_MAX_NS) return { source: 'process.threadCpuUsage', scope: 'thread', resolution_ns: step };
+  }
+  cpuUsage = process.cpuUsage.bind(process);
+  const step = cpuStepNs();
+  return { source: 'process.cpuUsage', scope: 'process', resolution_ns: Number.isFinite(step) ? step : 1000 };
+}
+
 // Each timed loop leaves the CPU time of its iteration here (its return value stays the wall time).
 const CPU_OUT = new Float64Array(1);
 
@@ -404,18 +434,6 @@ function field(msg, name, kind) {
   return v;
 }
 
-// The smallest step the CPU clock takes (microseconds at best).
-function cpuResolutionNs() {
-  let best = Infinity;
-  for (let i = 0; i < 20; i++) {
-    const a = cpuNs();
-    let b = cpuNs();
-    while (b === a) b = cpuNs();
-    best = Math.min(best, b - a);
-  }
-  return Math.max(1, Math.round(best));
-}
-
 function clockResolutionNs() {
   let best = Infinity;
   for (let i = 0; i < 2000; i++) {
@@ -449,7 +467,7 @@ class Worker {
       runtime: { name: 'Node.js', version: process.versions.node, executable: process.execPath,
         v8: process.versions.v8, arch: process.arch, platform: process.platform },
       clock: { resolution_ns: clockResolutionNs(), source: 'process.hrtime.bigint' },
-      cpu_clock: { source: CPU_SOURCE, scope: CPU_SCOPE, resolution_ns: cpuResolutionNs() },
+      cpu_clock: chooseCpuClock(),
       capabilities: ['with_overhead', ...(HAS_GC_PROFILER ? ['alloc', 'gc'] : [])],
       unroll: UNROLL, pid: process.pid,
     });

@@ -1,4 +1,4 @@
-"""One worker process and the protocol conversation (see protocol/PROTOCOL.md) with it (host side).
+"""One worker process and the protocol conversation with it, host side (protocol/PROTOCOL.md).
 
 The process gets a loopback socket address and a token in its environment; its stdout/stderr go to
 files, so whatever a benchmark prints never reaches the protocol. Every reply is validated; a crash,
@@ -33,8 +33,8 @@ CPU_SCOPES = ("thread", "process")
 # docs/cpu-time.md). The CPU clock is read just outside the two wall-clock reads, so its interval also
 # holds those reads, and interrupt work the kernel charges to the running thread (kernels without
 # IRQ_TIME_ACCOUNTING) can land in that gap: on a loaded 2-CPU VM, C reading
-# CLOCK_THREAD_CPUTIME_ID around CLOCK_MONOTONIC saw up to 158 µs more CPU than wall time (0.013 %
-# of 200 000 iterations over 50 µs). The 1 ms floor is several times that, yet half of a default
+# CLOCK_THREAD_CPUTIME_ID around CLOCK_MONOTONIC saw up to 197 µs more CPU than wall time (92 of
+# 10^6 iterations over 50 µs). The 1 ms floor is five times that, yet half of a default
 # 2 ms iteration, so a worker reporting a busy process's CPU time as its thread's is still caught;
 # 2 clock steps cover a coarse CPU clock rounding at each end; 1 % of wall, long iterations.
 CPU_SLACK_FLOOR_NS = 1_000_000
