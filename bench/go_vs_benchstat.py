@@ -84,6 +84,10 @@ def find_benchstat() -> str:
     if found:
         return found
     gobin = Path(os.environ.get("GOBIN") or Path.home() / "go" / "bin") / "benchstat"
+    if not gobin.is_file():  # from the Go module proxy, the ordinary way
+        print("installing benchstat: go install golang.org/x/perf/cmd/benchstat@latest", flush=True)
+        subprocess.run(["go", "install", "golang.org/x/perf/cmd/benchstat@latest"],
+                       env=dict(os.environ, GOBIN=str(gobin.parent)), check=False)
     if gobin.is_file():
         return str(gobin)
     raise SystemExit("benchstat not found: go install golang.org/x/perf/cmd/benchstat@latest")

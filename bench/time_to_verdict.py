@@ -1,8 +1,16 @@
-"""(a) Time to verdict: wall time for a trivial benchmark (a dictionary lookup) to reach perflab's default
-precision target (99.9% CI half-width ≤ 2% of the mean), against pyperf's default run of the same
-workload, in the same script run on the same interpreter.
+"""(a) Time to verdict, under the three conditions: wall time for a trivial benchmark (a dictionary
+lookup) to reach perflab's default precision target (99.9% CI half-width ≤ 2% of the mean), against
+pyperf's default run of the same workload, in the same script run on the same interpreter and under
+the same load.
 
     .venv/bin/python bench/time_to_verdict.py [--repeat 10] [--runtime python3.12]
+        [--conditions quiet,busy,stress] [--pyperf 2] [--equal-precision] [--quick]
+
+`--quick`: 3 trials per condition, 1 of them with pyperf.
+
+The first `--pyperf` trials of each condition also time pyperf's default run; with
+`--equal-precision`, each of those is followed by a perflab run asked for the precision pyperf's own
+samples supported.
 """
 from __future__ import annotations
 
@@ -15,7 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import perflab_run, write_bench
+import _conditions
+from _common import RUN_TIMEOUT_S, perflab_run, write_bench
 
 # Integer keys: their hashes are the same in every process. With string keys, hash randomisation gives
 # every process its own collision pattern and the lookup's cost really differs between processes (we
@@ -67,73 +76,98 @@ def floor_line(case: dict) -> str:
             f"({launches} processes, {n} iterations)")
 
 
-def run_pyperf(strings: bool) -> tuple[float, float, float, dict]:
-    out = Path(tempfile.mkdtemp()) / "pyperf.json"
+def run_pyperf(strings: bool, folder: Path | None = None) -> tuple[float, float, float, dict]:
+    out = (folder or Path(tempfile.mkdtemp())) / "pyperf.json"
     setup, stmt = (('TABLE = {"key%d" % i: i for i in range(100)}', 'TABLE["key42"]') if strings
                    else ("TABLE = {i: i for i in range(100)}", "TABLE[42]"))
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "pyperf", "timeit", "--quiet", "-o", str(out),
-                    "-s", setup, stmt], check=True, capture_output=True)
+                    "-s", setup, stmt], check=True, capture_output=True, timeout=RUN_TIMEOUT_S)
     wall = time.perf_counter() - t0
     doc = json.loads(out.read_text())
     values = [v for run in doc["benchmarks"][0]["runs"] for v in run.get("values", [])]
     return wall, statistics.mean(values) * 1e9, statistics.stdev(values) * 1e9, doc
 
 
+def perflab_line(label: str, case: dict, wall: float) -> str:
+    est = case["estimate"]
+    return (f"{label}: command {wall:5.2f} s, measuring {case['wall_seconds']:5.2f} s, "
+            f"mean {est['mean']:.2f} ns ± {est['error']:.2f} ns ({100 * est['error'] / est['mean']:.2f}%), "
+            f"net of {est['overhead_per_op']:.1f} ns call overhead; stop: {case['stop_reason']}; "
+            f"{est['n']} iterations in {est['launches']} processes")
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=10, help="perflab default runs (the VM's speed varies: "
-                    "one run says little)")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    _conditions.add_arguments(ap, repeat=10, quick=3)
     ap.add_argument("--strings", action="store_true", help="string keys (hash randomisation)")
     ap.add_argument("--runtime", default=sys.executable,
                     help="runtime for perflab's runs (default: this interpreter); pyperf, which runs "
                     "in this interpreter, is compared only when it is the same")
+    ap.add_argument("--pyperf", type=int, default=None,
+                    help="pyperf runs per condition (default 2, --quick 1; 0: none)")
+    ap.add_argument("--equal-precision", action="store_true",
+                    help="after each pyperf run, a perflab run asked for pyperf's precision")
     args = ap.parse_args()
-    folder = Path(tempfile.mkdtemp())
-    path = write_bench(folder, "bench_lookup.py", SOURCE_STRINGS if args.strings else SOURCE)
-    print(f"interpreter: {sys.executable} ({sys.version.split()[0]}); perflab runs on {args.runtime}")
-    runs = []
-    for i in range(args.repeat):
-        doc, wall = perflab_run(path, "--runtimes", args.runtime, "--job", "default",
-                                "--store", "none")
-        [case] = doc["cases"]
-        est = case["estimate"]
-        measured = case["wall_seconds"]
-        print(f"perflab default #{i + 1}: command {wall:5.2f} s, measuring {measured:5.2f} s, "
-              f"mean {est['mean']:.2f} ns ± {est['error']:.2f} ns ({100 * est['error'] / est['mean']:.2f}%), "
-              f"net of {est['overhead_per_op']:.1f} ns call overhead; stop: {case['stop_reason']}; "
-              f"{est['n']} iterations in {est['launches']} processes")
-        print("    " + floor_line(case))
-        runs.append((wall, measured, case["stop_reason"] == "target reached", est["error"] / est["mean"]))
-    walls = sorted(r[0] for r in runs)
-    reached = [r for r in runs if r[2]]
-    print(f"perflab default, {len(runs)} runs: target (±2 %) reached in {len(reached)}; command wall "
-          f"median {statistics.median(walls):.2f} s, fastest {walls[0]:.2f} s, slowest {walls[-1]:.2f} s; "
-          f"≤ 3 s in {sum(w <= 3.0 for w in walls)}, ≤ 5 s in {sum(w <= 5.0 for w in walls)}; "
-          f"worst precision {100 * max(r[3] for r in runs):.2f} %")
-    if args.runtime != sys.executable:
-        print("pyperf not compared: it runs in this interpreter, perflab ran on another")
-        return
-    targets = []
-    for i in range(min(args.repeat, 2)):
-        wall, mean, sd, pdoc = run_pyperf(args.strings)
-        pm, perr, runs = pyperf_precision(pdoc)
-        targets.append(perr / pm)
-        print(f"pyperf timeit default #{i + 1}: {wall:5.2f} s, mean {mean:.2f} ns ± {sd:.2f} ns (std dev); "
-              f"as a 99.9% interval over its {runs} processes: ±{perr:.2f} ns ({100 * perr / pm:.1f}%, "
-              f"loop overhead not subtracted)")
-    # Equal precision: perflab asked for the relative precision pyperf's own samples support. perflab's
-    # figure is net of the call overhead, so the same relative width is a narrower absolute interval.
-    target = max(targets)
-    for i in range(min(args.repeat, 3)):
-        doc, wall = perflab_run(path, "--runtimes", args.runtime, "--job", "default",
-                                "--target", f"{target:.4f}", "--store", "none")
-        [case] = doc["cases"]
-        est = case["estimate"]
-        print(f"perflab at pyperf's precision (±{100 * target:.1f}%) #{i + 1}: command {wall:5.2f} s, "
-              f"measuring {case['wall_seconds']:5.2f} s, mean {est['mean']:.2f} ns ± {est['error']:.2f} ns "
-              f"({100 * est['error'] / est['mean']:.2f}%); stop: {case['stop_reason']}; "
-              f"{est['n']} iterations in {est['launches']} processes")
+    if args.pyperf is None:
+        args.pyperf = 1 if args.quick else 2
+    study = _conditions.Study("time_to_verdict", args)
+    path = write_bench(study.folder, "bench_lookup.py", SOURCE_STRINGS if args.strings else SOURCE)
+    with_pyperf = args.pyperf if args.runtime == sys.executable else 0
+    print(f"interpreter: {sys.executable} ({sys.version.split()[0]}); perflab runs on {args.runtime}"
+          + ("" if with_pyperf or not args.pyperf else "; pyperf not compared: it runs in this interpreter, "
+             "perflab on another"))
+    typical = 5 + 16 * min(with_pyperf, study.repeat) / study.repeat
+    study.estimate(study.repeat, typical, 12 + 20 * min(with_pyperf, study.repeat) / study.repeat)
+    runs: dict[str, list[tuple]] = {c: [] for c in study.conditions}
+    pyperf_rows: dict[str, list[tuple]] = {c: [] for c in study.conditions}
+    for rep, cond in study.schedule():
+        with study.trial(cond, rep, "lookup") as out:
+            doc, wall = perflab_run(path, "--runtimes", args.runtime, "--job", "default", "--store", "none",
+                                    out=out / "perflab")
+            [case] = doc["cases"]
+            est = case["estimate"]
+            print(perflab_line(f"{cond:6} perflab default #{rep + 1}", case, wall))
+            print("    " + floor_line(case))
+            runs[cond].append((wall, case["wall_seconds"], case["stop_reason"] == "target reached",
+                               est["error"] / abs(est["mean"]) if est["mean"] else float("inf")))
+            if rep < with_pyperf:
+                pwall, mean, sd, pdoc = run_pyperf(args.strings, out)
+                pm, perr, nproc = pyperf_precision(pdoc)
+                pyperf_rows[cond].append((pwall, perr / pm))
+                print(f"{cond:6} pyperf timeit default #{rep + 1}: {pwall:5.2f} s, mean {mean:.2f} ns ± {sd:.2f} ns "
+                      f"(std dev); as a 99.9% interval over its {nproc} processes: ±{perr:.2f} ns "
+                      f"({100 * perr / pm:.1f}%, loop overhead not subtracted)")
+                if args.equal_precision:
+                    # Equal precision: perflab asked for the relative precision pyperf's own samples
+                    # support. perflab's figure is net of the call overhead, so the same relative width
+                    # is a narrower absolute interval.
+                    doc, wall = perflab_run(path, "--runtimes", args.runtime, "--job", "default",
+                                            "--target", f"{perr / pm:.4f}", "--store", "none", out=out / "equal")
+                    print(perflab_line(f"{cond:6} perflab at pyperf's precision (±{100 * perr / pm:.1f}%)",
+                                       doc["cases"][0], wall))
+    (study.folder / "rows.json").write_text(json.dumps({"perflab": runs, "pyperf": pyperf_rows}, indent=1))
+
+    def cell(row: str, cond: str, col: str) -> str:
+        if row == "pyperf timeit default":
+            rs = pyperf_rows[cond]
+            if not rs:
+                return "–"
+            return {"reached ±2 %": "n/a", "median s": f"{statistics.median(r[0] for r in rs):.1f}",
+                    "≤ 3 s / ≤ 5 s": f"{sum(r[0] <= 3 for r in rs)} / {sum(r[0] <= 5 for r in rs)}",
+                    "worst precision": f"±{100 * max(r[1] for r in rs):.1f} %"}[col]
+        rs = runs[cond]
+        if not rs:
+            return "–"
+        walls = [r[0] for r in rs]
+        return {"reached ±2 %": f"{sum(r[2] for r in rs)}/{len(rs)}",
+                "median s": f"{statistics.median(walls):.2f} ({min(walls):.1f}–{max(walls):.1f})",
+                "≤ 3 s / ≤ 5 s": f"{sum(w <= 3 for w in walls)} / {sum(w <= 5 for w in walls)}",
+                "worst precision": f"±{100 * max(r[3] for r in rs):.2f} %"}[col]
+
+    study.table(f"Time to verdict: a dict lookup to ±2 % (99.9 %), job default, on {args.runtime}; "
+                "command wall seconds", ["perflab default"] + (["pyperf timeit default"] if with_pyperf else []),
+                ["reached ±2 %", "median s", "≤ 3 s / ≤ 5 s", "worst precision"], cell)
 
 
 if __name__ == "__main__":

@@ -23,3 +23,16 @@ def pytest_runtest_makereport(item, call):
         report.outcome = "failed"
         report.longrepr = f"skipped in CI, which installs everything the tests need: {report.longrepr}"
     return report
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def quiet_host(monkeypatch):
+    """Engines built in-process read a quiet host unless a test gives its own `host=`: a unit test's
+    verdict must not depend on how loaded the machine running it is (the real readings are
+    perflab.engine.host's, checked by the runs the tests start as subprocesses)."""
+    import perflab.engine.runner as runner
+    monkeypatch.setattr(runner, "read_host", lambda: {"cpus": 2, "loadavg": 0.0, "ticks_total": 0,
+                                                      "ticks_steal": 0})

@@ -26,14 +26,23 @@ class FakeWorker:
     CPU time: each iteration reports cpu = wall (the thread ran throughout), except the iterations
     numbered in `preempted` (counting every timed iteration of every stage from 0), which were
     preempted for `preempted_ns` more wall time: wall grows by it, cpu does not. `cpu_clock=False`
-    plays a runtime that cannot read CPU time."""
+    plays a runtime that cannot read CPU time.
+
+    Order effect: with `second_penalty_ns`, the iteration measured second of a round's pair (workload
+    and overhead, one iteration each, in one `run_with_overhead` request or in two requests in a row)
+    costs that much more wall time per call: a pair's second iteration is the one the scheduler
+    preempted on a loaded machine (CPython 3.11, empty benchmark: overhead 3-4x its own workload).
+    With `second_penalty_cpu` the thread's CPU time grows too (an order effect the CPU time cannot
+    tell from the code's own time, as a cache another stage filled)."""
 
     def __init__(self, clock: FakeClock, per_call_ns: float, *, overhead_ns: float = 0.0,
                  noise: float = 0.0, seed: int = 0, launch_offset_ns: float = 0.0,
                  slow_warmup: int = 0, warmup_factor: float = 1.0, fail_stage: str | None = None,
                  resolution_ns: float = 1.0, alloc_per_call: int = 0, crash_stage: str | None = None,
-                 drift=None, with_overhead: bool = False, cpu_clock: bool = True,
-                 preempted: tuple[int, ...] = (), preempted_ns: float = 1e6):
+                 drift=None, with_overhead: bool = False, hit_share: float = 0.0,
+                 hit_factor: tuple[float, float] = (2.0, 3.0), cpu_clock: bool = True,
+                 preempted: tuple[int, ...] = (), preempted_ns: float = 1e6,
+                 second_penalty_ns: float = 0.0, second_penalty_cpu: bool = False):
         self.clock = clock
         self.per_call = per_call_ns + launch_offset_ns
         self.overhead = overhead_ns
@@ -45,12 +54,17 @@ class FakeWorker:
         self.crash_stage = crash_stage
         self.alloc = alloc_per_call
         self.drift = drift  # machine-wide slowdown factor as a function of (fake) time, shared by all
+        # interference: this share of the measured iterations (warmup, workload) is slowed by a factor
+        # drawn from hit_factor, as when another process takes the CPU for part of an iteration
+        self.hit_share, self.hit_factor = hit_share, hit_factor
         self.hello = Hello(language="fake", runtime={"name": "fake"}, clock_resolution_ns=resolution_ns,
                            capabilities=["alloc", "gc"] + (["with_overhead"] if with_overhead else []),
                            unroll=1, pid=4242,
                            cpu_clock=CpuClock("fake", "thread") if cpu_clock else None)
         self.preempted, self.preempted_ns = set(preempted), preempted_ns
         self.iteration = 0  # timed iterations so far, all stages
+        self.second_penalty, self.second_penalty_cpu = second_penalty_ns, second_penalty_cpu
+        self._paired = 0  # single workload/overhead iterations so far: the odd ones come second of a pair
         self.calls: list[tuple] = []
         self.closed = False
 
@@ -59,9 +73,13 @@ class FakeWorker:
 
     def run(self, stage, invocations, iterations, timeout):
         self.calls.append(("run", stage, invocations, iterations))
-        return self._samples(stage, invocations, iterations)
+        second = False
+        if stage in ("workload", "overhead") and iterations == 1:
+            second = self._paired % 2 == 1
+            self._paired += 1
+        return self._samples(stage, invocations, iterations, second)
 
-    def _samples(self, stage, invocations, iterations):
+    def _samples(self, stage, invocations, iterations, second=False):
         if stage == self.fail_stage:
             raise BenchmarkError("exception", "ValueError: planted failure", "Traceback…")
         if stage == self.crash_stage:
@@ -75,9 +93,14 @@ class FakeWorker:
                 self.slow_left -= 1
             if self.drift is not None:
                 factor *= self.drift(self.clock.t)
+            if stage in ("warmup", "workload") and self.hit_share and self.rng.random() < self.hit_share:
+                factor *= self.rng.uniform(*self.hit_factor)
             ns = cost * invocations * factor * max(0.01, 1 + self.rng.gauss(0, self.noise))
             ns = max(ns, self.hello.clock_resolution_ns)
             cpu = ns
+            if second:
+                ns += self.second_penalty * invocations
+                cpu += self.second_penalty * invocations if self.second_penalty_cpu else 0.0
             if self.iteration in self.preempted:
                 ns += self.preempted_ns
             self.iteration += 1
@@ -93,7 +116,7 @@ class FakeWorker:
         work, over = Timings([], []), Timings([], [])
         for _ in range(iterations):
             for into, timed in ((work, self._samples("workload", invocations, 1)),
-                                (over, self._samples("overhead", invocations, 1))):
+                                (over, self._samples("overhead", invocations, 1, second=True))):
                 into.ns += timed.ns
                 into.cpu += timed.cpu
         return work, over

@@ -111,7 +111,10 @@ def test_json_document_keeps_raw_samples_and_environment(tmp_path):
     launch = case["launches"][0]
     assert launch["pilot"] and launch["warmup"] and launch["overhead"] and launch["workload"]
     n = sum(len(ln["workload"]) for ln in case["launches"])
-    assert case["estimate"]["n"] + case["estimate"]["outliers_upper_removed"] == n
+    est = case["estimate"]  # every iteration is kept or set aside for a reason (stats/clean.py)
+    assert est["n"] + est["outliers_upper_removed"] + est["outliers_lower"] + est["preempted"] == n
+    assert case["contention"]["level"] in ("quiet", "heavy", "changing")
+    assert doc["environment"]["contention"]["cases"] == 1
     assert case["benchmark"]["ops_per_invoke"] == 10
     assert case["diagnostics"]["alloc_bytes_per_op"] is not None
     csv_text = next(tmp_path.glob("*.csv")).read_text()
@@ -140,8 +143,8 @@ def test_methods_compared_with_a_baseline_are_interleaved_and_paired(tmp_path):
                      "class Pair:\n"
                      "    @perflab.benchmark(baseline=True)\n    def once(self):\n        return sum(DATA)\n"
                      "    @perflab.benchmark\n    def twice(self):\n        return sum(DATA) + sum(DATA)\n")
-    # an unreachable target and short iterations: the whole budget is spent in many rounds, so there
-    # are enough pairs for the paired (rank) interval, which needs ≥ 14 at 99.9 %; the budget is
+    # an unreachable target and short iterations: the whole budget is spent in many rounds and
+    # processes, so there are launch pairs for the paired interval (it needs two); the budget is
     # Python's own (the 600 s for the other languages would not end before the test's timeout)
     r = perflab("run", str(bench), "--job", "short", "--budget", "600,python=2", "--target", "0.0001",
                 "--iteration-time", "0.002", "-o", str(tmp_path / "out"))
@@ -152,8 +155,7 @@ def test_methods_compared_with_a_baseline_are_interleaved_and_paired(tmp_path):
     assert once["round_group"] == twice["round_group"]
     rounds = lambda c: sorted({x for ln in c["launches"] for x in ln["workload_rounds"]})
     assert rounds(once) == rounds(twice)
-    assert len(rounds(twice)) >= 14
-    assert twice["ratio"]["paired"] is True
+    assert twice["ratio"]["paired"] is True and twice["ratio"]["units"] >= 2
     assert max(c["wall_seconds"] for c in doc["cases"]) < 60
 
 

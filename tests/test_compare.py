@@ -6,7 +6,7 @@ import sys
 import numpy as np
 import pytest
 
-from perflab.compare import compare_docs, regressions, to_markdown
+from perflab.compare import compare_docs, regressions, summary, to_markdown
 from perflab.errors import UsageError
 
 ENV = {"cpu": {"model": "cpu", "flags_sha256": "f", "logical_cores": 2},
@@ -102,3 +102,32 @@ def test_cli_exit_codes_and_bad_files(tmp_path):
     assert r.returncode == 2 and "newer perflab" in r.stderr
     r = run_cli("compare", str(old), str(tmp_path / "missing.json"), "--store", "none")
     assert r.returncode == 2 and "missing.json: cannot read" in r.stderr
+
+
+def test_one_wild_sample_cannot_turn_the_ratio_against_the_columns():
+    """The finding: New/Old 1.531 [0.838, 4.783] printed beside New 3.87 µs < Old 4.04 µs — the ratio
+    came from raw pooled samples (one 212 µs sample decided it), the columns from trimmed estimates.
+    Both now come from the same cleaned estimates."""
+    rng = np.random.default_rng(5)
+    for _ in range(10):
+        old = case("a", 4040.0, rng)
+        new = case("a", 3870.0, rng)
+        new["launches"][1]["workload"][7] = 212_000 * 1000  # one iteration of 212 µs per call
+        c = compare_docs(("old", doc([old])), ("new", doc([new]))).cases[0]
+        assert c.new_mean < c.old_mean and c.ratio < 1
+        assert c.ratio == pytest.approx(c.new_mean / c.old_mean)
+        assert c.ci_low <= c.ratio <= c.ci_high
+
+
+def test_contention_makes_a_change_inconclusive_and_a_difference_between_runs_is_warned():
+    rng = np.random.default_rng(6)
+    heavy = {"level": "heavy", "reasons": ["load 3.2 per CPU"]}
+    old = doc([case("a", 100.0, rng)], env={**ENV, "contention": {"level": "quiet", "load_per_cpu_max": 0.4}})
+    slow = case("a", 130.0, rng)
+    slow["contention"] = heavy
+    new = doc([slow], env={**ENV, "contention": {"level": "heavy", "load_per_cpu_max": 3.2}})
+    result = compare_docs(("old", old), ("new", new))
+    c = result.cases[0]
+    assert c.ratio > 1.2 and c.verdict == "inconclusive" and "contention in new" in c.note
+    assert regressions(result, 10) == []
+    assert any("different contention" in line for line in summary(result))

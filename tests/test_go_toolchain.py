@@ -144,3 +144,76 @@ def test_installable_runtimes_are_offered(monkeypatch, tmp_path):
     if goruntimes._goos_goarch() == ("linux", "amd64"):
         rts = {r.name: r for r in goruntimes.discover()}
         assert rts["go1.23"].installed and rts["go1.23"].version == "1.23.4"
+
+
+# -- which toolchain, and which files it builds -----------------------------------------------------
+
+from perflab.engine.plan import Prepared, build_plan  # noqa: E402
+from perflab.model import Benchmark, Runtime  # noqa: E402
+from perflab.toolchains import go_versions  # noqa: E402
+
+
+def go_rt(minor, installed=True, patch=0):
+    return Runtime(f"go1.{minor}", "go", f"1.{minor}.{patch}", f"/go{minor}/bin/go" if installed else "",
+                   implementation="gc", installed=installed)
+
+
+@pytest.mark.parametrize("expr, minor, expected", [
+    ("go1.24", 21, False), ("go1.24", 24, True), ("go1.24", 26, True), ("!go1.24", 21, True),
+    ("linux && go1.22", 23, True), ("(windows || darwin) && go1.22", 23, False),
+    ("go1.25 || linux", 21, True), ("!(go1.22 && !go1.25)", 23, False),
+])
+def test_build_constraints_evaluate_like_go(expr, minor, expected, monkeypatch):
+    monkeypatch.setattr(go_versions.platform, "system", lambda: "Linux")
+    assert go_versions.evaluate(expr, go_versions._tags(go_rt(minor))) is expected
+
+
+def test_a_version_gated_file_is_absent_not_failed_on_older_toolchains(tmp_path):
+    f = write(tmp_path / "loop_test.go", """
+        // Copyright notice
+
+        //go:build go1.24
+
+        package p
+        """)
+    plain = write(tmp_path / "p_test.go", "package p\n")
+    bench = Benchmark("p.BenchmarkLoop", "Loop", "p", "go", file=str(f))
+    assert go_versions.absence_reason(go_rt(21), bench) == "not built by go1.21: //go:build go1.24"
+    assert go_versions.absence_reason(go_rt(26), bench) is None
+    assert go_versions.absence_reason(go_rt(21), Benchmark("x", "X", "p", "go", file=str(plain))) is None
+
+    tc = GoToolchain()
+    old, new = Prepared(go_rt(21), tc), Prepared(go_rt(26), tc)
+    new.benchmarks = [bench]
+    plan = build_plan([old, new], [], [])
+    assert plan.failed == []
+    [(case, reason)] = plan.absent
+    assert case.runtime.name == "go1.21" and "//go:build go1.24" in reason
+
+
+def test_absent_cases_are_na_in_the_table_and_do_not_fail(tmp_path):
+    from perflab.analysis import analyse
+    from perflab.model import Case, CaseResult
+    from perflab.report.table import build_table
+    from perflab.results import case_result_from_json, row_to_json
+    bench = Benchmark("p.BenchmarkLoop", "Loop", "p", "go")
+    res = CaseResult(Case(bench, (), go_rt(21)), absent="not built by go1.21: //go:build go1.24")
+    [row] = analyse([res])
+    assert res.ok and row.estimate is None
+    table = build_table([row])
+    assert table.rows[0][table.columns.index("Notes")] == "NA: not built by go1.21: //go:build go1.24"
+    doc = row_to_json(row)
+    assert doc["status"] == "na" and case_result_from_json(doc).absent == res.absent
+
+
+def test_the_default_is_the_newest_installed_toolchain_the_module_allows(tmp_path):
+    write(tmp_path / "go.mod", "module m\n\ngo 1.22\n")
+    src = write(tmp_path / "p" / "p_test.go", "package p\n")
+    rts = [go_rt(21), go_rt(22), go_rt(24), go_rt(26, installed=False)]
+    rt, why = go_versions.choose_default(rts, [src])
+    assert rt.name == "go1.24" and "go 1.22" in why and "-r" in why
+    write(tmp_path / "go.mod", "module m\n\ngo 1.22\n\ntoolchain go1.25.1\n")
+    rt, why = go_versions.choose_default(rts, [src])
+    assert rt.name == "go1.26" and not rt.installed and "toolchain go1.25.1" in why
+    write(tmp_path / "go.mod", "module m\n\ngo 1.21\n")
+    assert go_versions.choose_default(rts, [src])[0].name == "go1.24"

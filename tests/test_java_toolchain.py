@@ -343,3 +343,19 @@ def test_a_file_that_does_not_compile_fails_alone(tmp_path):
     finally:
         w.close()
     assert good.is_file()
+
+
+def test_a_file_needing_a_newer_jdk_is_absent_not_failed():
+    from perflab.model import Runtime
+    from perflab.toolchains.java import absence_reason
+    jdk17 = Runtime("jdk17", "java", "17.0.15", "/usr/bin/java")
+    preview = {"file": "/x/SwitchBench.java", "message": "javac: /x/SwitchBench.java:10: error: patterns in "
+               "switch statements are a preview feature and are disabled by default.\n  case Integer i"}
+    records = {"message": "javac: /x/R.java:3: error: records are not supported in -source 11\n"
+               "  (use -source 16 or higher to enable records)"}
+    assert absence_reason(jdk17, preview) == ("not compiled by jdk17: patterns in switch statements are a "
+                                              "preview feature and are disabled by default.")
+    assert absence_reason(jdk17, records) == "not compiled by jdk17: records are not supported in -source 11"
+    missing_api = {"message": "javac: /x/A.java:5: error: cannot find symbol\n  symbol: method ofVirtual()"}
+    assert absence_reason(jdk17, missing_api) is None  # reads like any other error: a failure
+    assert absence_reason(jdk17, None) is None

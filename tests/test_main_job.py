@@ -139,7 +139,9 @@ def test_budget_total_scales_the_remaining_cases_budgets():
 
 def test_a_bad_budget_total_is_a_usage_error_naming_the_flag(capsys):
     from perflab.cli import main
-    assert main(["run", "examples/python", "--budget-total", "0", "--store", "none"]) == 2
+    with pytest.raises(SystemExit) as exited:  # refused while parsing, as every numeric flag is
+        main(["run", "examples/python", "--budget-total", "0", "--store", "none"])
+    assert exited.value.code == 2
     err = capsys.readouterr().err
     assert "--budget-total" in err and len(err.strip().splitlines()) == 1
 

@@ -354,3 +354,16 @@ def test_compare_and_history_print_hostile_names_as_text(tmp_path, capsys):
     assert main(["history", "*closing*", "--store", url]) == 0
     shown = capsys.readouterr().out
     assert "[/bogus]closing" in shown and "[red]rt2" in shown
+
+
+def test_a_note_that_several_rows_share_is_one_legend_line():
+    """Contention over a whole run put the same sentence under every row, one legend line each;
+    now rows that share a note share its marker, and the legend says whose it is."""
+    rows = measure([case("a", "rt1"), case("b", "rt1"), case("c", "rt1")], lambda c: 10.0)
+    for r in rows:
+        r.warnings.append("measured under heavy contention")
+    rows[2].warnings.append("only mine")
+    [table] = build_tables(rows)
+    notes = [r[table.columns.index("Notes")] for r in table.rows]
+    assert notes == ["[1]", "[1]", "[1] [2]"]
+    assert table.legend == ["[1] every row: measured under heavy contention", "[2] c() rt1: only mine"]

@@ -132,3 +132,92 @@ def test_unknown_store_kind():
     with pytest.raises(StoreError, match="unknown kind of store"):
         open_store("mysql://x")
     assert open_store("none") is None
+
+
+def _open_and_add(url, barrier, results, i):
+    try:
+        import perflab.store.postgres, perflab.store.sqlite  # noqa: F401  (imported before the race)
+        barrier.wait(timeout=60)
+        s = open_store(url)
+        rid = new_run(s, f"p{i}")
+        s.add_case(rid, case_doc(f"g.a[]@py{i}"))
+        s.close()
+        results.put((i, "ok"))
+    except BaseException as exc:  # reported, not raised: the parent asserts
+        results.put((i, f"{type(exc).__name__}: {exc}"))
+
+
+def test_processes_opening_a_new_store_at_once_all_succeed(store_url):
+    """Schema creation takes the write lock first (SQLite BEGIN IMMEDIATE, PostgreSQL an advisory
+    lock): without it, `table runs already exists` in most tries."""
+    import multiprocessing as mp
+    ctx = mp.get_context("spawn")
+    for attempt in range(3):
+        if store_url.startswith("sqlite://"):
+            url = store_url.replace("history.db", f"new{attempt}.db")
+        else:
+            _reset_pg()
+            url = store_url
+        barrier, results = ctx.Barrier(6), ctx.Queue()
+        procs = [ctx.Process(target=_open_and_add, args=(url, barrier, results, i)) for i in range(6)]
+        for p in procs:
+            p.start()
+        outcomes = dict(results.get(timeout=120) for _ in procs)
+        for p in procs:
+            p.join()
+        assert outcomes == {i: "ok" for i in range(6)}
+        s = open_store(url)
+        assert sorted(r["label"] for r in s.runs()) == [f"p{i}" for i in range(6)]
+
+
+V1_KEYS = ["coll[p=x,q=y,q=z]@py", "plain[n=10]@py"]
+
+
+def _v1_store(path):
+    """A history as perflab wrote it before keys were quoted (schema v1): the same SQL, old keys."""
+    from perflab.store.base import _migrations
+    conn = sqlite3.connect(str(path))
+    conn.execute("CREATE TABLE perflab_schema (version INTEGER NOT NULL)")
+    for sql in _migrations("INTEGER PRIMARY KEY AUTOINCREMENT")[1]:
+        conn.execute(sql)
+    conn.execute("INSERT INTO perflab_schema (version) VALUES (1)")
+    conn.execute("INSERT INTO runs (started, command, args, job, environment, fingerprint) "
+                 "VALUES ('2026-01-01', '[]', '{}', '{}', '{}', 'f')")
+    docs = [
+        {"key": V1_KEYS[0], "benchmark": {"group": "", "name": "coll",
+                                          "params": [{"name": "p", "values": ["x"]},
+                                                     {"name": "q", "values": ["y,q=z"]}]},
+         "params": {"p": "x", "q": "y,q=z"}, "runtime": {"label": "py"}, "status": "ok"},
+        {"key": V1_KEYS[1], "benchmark": {"group": "", "name": "plain",
+                                          "params": [{"name": "n", "values": ["10"]}]},
+         "params": {"n": "10"}, "runtime": {"label": "py"}, "status": "ok"},
+    ]
+    for d in docs:
+        conn.execute("INSERT INTO cases (run_id, case_key, benchmark, runtime, status, written, doc) "
+                     "VALUES (1, ?, ?, 'py', 'ok', '2026-01-01', ?)", (d["key"], d["benchmark"]["name"],
+                                                                      json.dumps(d)))
+    conn.commit()
+    conn.close()
+
+
+def test_a_v1_history_is_rekeyed_and_ordinary_keys_stay(tmp_path):
+    _v1_store(tmp_path / "old.db")
+    s = open_store(f"sqlite://{tmp_path / 'old.db'}")
+    keys = [c["key"] for c in s.cases(1)]
+    assert keys == ['coll[p=x,q="y,q=z"]@py', "plain[n=10]@py"]
+    assert sorted(p["key"] for p in s.series()) == sorted(keys)  # the column too, not just the doc
+    assert s.conn.execute("SELECT version FROM perflab_schema").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_cases_whose_params_once_printed_alike_are_stored_apart(store_url):
+    from perflab.model import Benchmark, Case, ParamAxis, Runtime
+    rt = Runtime("py", "python", "3.11", "python3")
+    b = Benchmark("coll", "coll", "", "python", params=(ParamAxis("p", ("x,q=y", "x")),
+                                                        ParamAxis("q", ("z", "y,q=z"))))
+    keys = {Case(b, tuple(combo.items()), rt).key for combo in b.expand()}
+    assert len(keys) == 4
+    s = open_store(store_url)
+    rid = new_run(s)
+    for k in keys:
+        s.add_case(rid, case_doc(k))
+    assert s.runs()[0]["cases"] == 4

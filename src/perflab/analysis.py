@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from .model import CaseResult
 from .ratios import Identity, pair
-from .stats import Estimate, Ratio, estimate, ratio_from_launches, ratio_of
+from .stats import Estimate, Ratio, estimate, indistinguishable_from_empty, ratio_from_launches, ratio_of
 from .stats.modality import MULTIMODAL_THRESHOLD
 from .units import format_time
 
@@ -29,6 +29,8 @@ class Row:
     is_runtime_baseline: bool = False
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # measured under heavy or changing contention (stats/contention.py): its verdicts are inconclusive
+    contended: bool = False
 
     @property
     def key(self) -> str:
@@ -104,14 +106,17 @@ def _judge(row: Row, target: float, overhead: bool) -> None:
         row.warnings.append(f"the benchmark wrote {res.output_bytes} bytes to stdout/stderr")
     if not res.ok or est is None:
         return
-    # "empty" only when the whole interval is below what an empty call costs; an interval that reaches
-    # zero because it is enormous means noise, which the precision warning below reports
-    empty = overhead and est.ci_low <= 0 and est.ci_high < max(est.overhead_per_op, 1e-9)
+    invocations = max((ln.invocations for ln in res.launches), default=1) or 1
+    resolution = res.clock_resolution_ns / (invocations * res.case.benchmark.ops_per_invoke)
+    empty = overhead and indistinguishable_from_empty(est, resolution)
     if empty:
         row.warnings.append(
             "indistinguishable from an empty benchmark: mean "
-            f"{format_time(est.mean)}, {est.confidence:.1%} CI [{format_time(est.ci_low)}, "
-            f"{format_time(est.ci_high)}] (the call itself costs {format_time(est.overhead_per_op)})")
+            f"{format_time(est.mean)}, {_interval(est.confidence, est.ci_low, est.ci_high)} "
+            f"(the call itself costs {format_time(est.overhead_per_op)}, the empty loop varies by "
+            f"{format_time(est.overhead_noise)})"
+            + ("; below zero: the empty loop costs more than this benchmark's, the loops differ"
+               if est.ci_high < 0 else ""))
     if est.mvalue >= MULTIMODAL_THRESHOLD and est.n >= 30:
         row.warnings.append(f"the distribution looks multimodal (mValue = {est.mvalue:.2f})")
     if est.launches > 1 and est.launch_anova_p < 0.001 and est.mean > 0:
@@ -126,11 +131,40 @@ def _judge(row: Row, target: float, overhead: bool) -> None:
             f"{format_time(res.clock_resolution_ns)}): timer granularity and per-iteration setup "
             "weigh on the result")
     if res.stop_reason in ("budget exhausted", "iteration limit") and est.mean > 0 and not empty:
-        row.warnings.append(f"precision target ±{target:.0%} not reached ({res.stop_reason}; "
-                            f"reached ±{est.rel_error:.1%}): the machine or the benchmark is noisy")
-    if est.outliers_upper_removed:
-        row.notes.append(f"{est.outliers_upper_removed} upper outlier(s) removed")
-    if est.outliers_lower:
-        row.notes.append(f"{est.outliers_lower} lower outlier(s) detected (kept)")
+        # the interval the engine judged, as it judged it: a comparison's ratio (its contenders carry
+        # the warning, not the baseline), or the mean
+        judged = None
+        if res.judged_by != "ratio":
+            judged = ("mean", est.rel_error)
+        else:
+            # the engine judges every ratio of a comparison: the widest one is what kept it going
+            widths = [r.rel_error for r, base in ((row.ratio, row.is_baseline),
+                                                 (row.runtime_ratio, row.is_runtime_baseline))
+                      if r is not None and not base]
+            if widths:
+                judged = ("ratio", max(widths))
+        if judged is not None:
+            what, reached = judged
+            width = f"±{reached:.1%}" if reached < float("inf") else "unbounded"
+            row.warnings.append(f"precision target ±{target:.0%} not reached ({res.stop_reason}; the "
+                                f"{what}'s {est.confidence:.1%} interval is {width}): the machine or "
+                                "the benchmark is noisy")
+    if est.launches < 2 and res.stop_reason != "dry run":
+        row.notes.append("one process: no interval")
+    aside = {"preempted": est.preempted, "slow": est.outliers_upper_removed, "fast": est.outliers_lower}
+    if any(aside.values()):
+        row.notes.append("set aside: " + ", ".join(f"{n} {why}" for why, n in aside.items() if n)
+                         + " iteration(s)")
+    level = (res.contention or {}).get("level")
+    if level in ("heavy", "changing"):
+        row.contended = True
+        reasons = "; ".join((res.contention or {}).get("reasons") or [])
+        row.warnings.append(f"measured under {level} contention ({reasons}): interference that hit "
+                            "every iteration alike cannot be told from the code; treat its verdicts "
+                            "as inconclusive")
     if res.diagnostics:
         row.notes.extend(res.diagnostics.notes)
+
+
+def _interval(confidence: float, low: float, high: float) -> str:
+    return f"{confidence:.1%} CI [{format_time(low)}, {format_time(high)}]"

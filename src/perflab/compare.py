@@ -1,12 +1,17 @@
 """`perflab compare OLD NEW`: per case, NEW/OLD with an interval and a verdict.
 
-The test does not assume normality: a hierarchical bootstrap resamples launches (processes), then
-iterations within each launch, so process-to-process variation counts as it should (resampling
-iterations alone treats 100 iterations of one process as 100 independent facts — the pseudo-
-replication behind false alarms like benchstat's +24% on identical code). The two-sided bootstrap
-p-values are adjusted across all cases with Benjamini–Hochberg (false-discovery rate), and a change is
-only called when it is also larger than a noise threshold (default 2%): on a shared machine, two runs
-minutes apart rarely agree to better than that.
+Each side is estimated as `perflab run` estimates a case (stats/clean.py cleans its launches, and
+stats/estimate.py combines the launches' means): the Old and New columns are those estimates, and
+New/Old is their ratio, so its direction always agrees with the columns. Its interval has launches
+(processes) as units, as a run's own estimate does: on the log scale, the two estimates' relative
+standard errors (each from its launches, L−1 degrees of freedom) combine Welch-style, with
+Satterthwaite's degrees of freedom. (Resampling iterations treats 100 iterations of one process as 100
+independent facts — the pseudo-replication behind false alarms like benchstat's +24 % on identical
+code.) The two-sided p-values are adjusted across all cases with Benjamini–Hochberg (false-discovery
+rate), and a change is only called when it is also larger than a noise threshold (default 2 %): on a
+shared machine, two runs minutes apart rarely agree to better than that. A case measured under heavy
+or changing contention in either run (stats/contention.py) is never called faster or slower:
+inconclusive.
 """
 from __future__ import annotations
 
@@ -21,13 +26,14 @@ from .environment import fingerprint_parts
 from .errors import UsageError
 from .model import LaunchSamples
 from .results import DocumentError, load_document
-from .stats.estimate import per_op
+from .stats.contention import contention_differs
+from .stats.distributions import f_survival, t_quantile
+from .stats.estimate import Estimate, estimate
 
 DEFAULT_THRESHOLD = 0.02
 DEFAULT_ALPHA = 0.01
 DEFAULT_CONFIDENCE = 0.99
-BOOTSTRAP = 5000
-MIN_SAMPLES = 5  # per side; below that a bootstrap only reshuffles one or two numbers
+MIN_SAMPLES = 5  # per side; below that there is nothing to judge
 
 
 @dataclass
@@ -45,6 +51,7 @@ class CaseComparison:
     p_adjusted: float | None = None
     verdict: str = "same"
     note: str = ""
+    contended: bool = False  # either side measured under heavy or changing contention
 
 
 @dataclass
@@ -58,6 +65,7 @@ class Comparison:
     geomean_ci: tuple[float, float] | None = None
     forced_mismatch: list[str] = field(default_factory=list)
     threshold: float = DEFAULT_THRESHOLD
+    contention: str = ""  # why the two runs' contention differs clearly (empty: it does not)
 
 
 def load_side(ref: str, store_url: str | None) -> tuple[str, dict]:
@@ -86,35 +94,44 @@ def load_side(ref: str, store_url: str | None) -> tuple[str, dict]:
         raise UsageError(str(exc)) from None
 
 
-def _launch_arrays(case: dict, overhead: bool) -> list[np.ndarray]:
+def _launches(case: dict) -> list[LaunchSamples]:
     out = []
-    ops = case["benchmark"].get("ops_per_invoke", 1)
     for ln in case.get("launches", []):
         ls = LaunchSamples(index=ln["index"], invocations=ln["invocations"])
         for k in ("workload", "overhead", "workload_rounds", "overhead_rounds", "workload_cpu",
                   "overhead_cpu"):
             setattr(ls, k, list(ln.get(k, [])))
-        if ls.workload:
-            x, _ = per_op(ls, ops, overhead)
-            out.append(x)
+        out.append(ls)
     return out
 
 
-def bootstrap_means(launches: list[np.ndarray], rng: np.random.Generator, b: int = BOOTSTRAP
-                    ) -> np.ndarray:
-    """Bootstrap distribution of the mean: resample launches, then iterations within a launch."""
-    per = np.empty((len(launches), b))
-    for i, a in enumerate(launches):
-        per[i] = a[rng.integers(0, len(a), (b, len(a)))].mean(axis=1)
-    if len(launches) == 1:
-        return per[0]
-    pick = rng.integers(0, len(launches), (b, len(launches)))
-    return per[pick, np.arange(b)[:, None]].mean(axis=1)
+def _side(case: dict, overhead: bool) -> tuple[Estimate | None, int]:
+    """A case's estimate from its raw samples, as `perflab run` makes it, and its sample count."""
+    launches = _launches(case)
+    est = estimate(launches, case["benchmark"].get("ops_per_invoke", 1), subtract_overhead=overhead,
+                   modality=False)
+    return est, sum(len(ln.workload) for ln in launches)
+
+
+def log_ratio_test(new: Estimate, old: Estimate, confidence: float) -> tuple[float, float, float, float]:
+    """new/old from two estimates of independent runs: (ratio, low, high, two-sided p). On the log
+    scale, standard error sqrt(se_new² + se_old²) of the relative errors, t with Welch-Satterthwaite
+    degrees of freedom from each estimate's own (L−1, its launches)."""
+    ratio = new.mean / old.mean
+    a, b = (new.se / new.mean) ** 2, (old.se / old.mean) ** 2
+    se = math.sqrt(a + b)
+    df = (a + b) ** 2 / (a * a / new.df + b * b / old.df) if a + b > 0 else min(new.df, old.df)
+    if se == 0:
+        return ratio, ratio, ratio, 0.0 if ratio != 1 else 1.0
+    t = t_quantile(df, 0.5 + confidence / 2)
+    lr = math.log(ratio)
+    p = f_survival(1, df, (lr / se) ** 2)
+    return ratio, math.exp(lr - t * se), math.exp(lr + t * se), p
 
 
 def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float = DEFAULT_THRESHOLD,
                  alpha: float = DEFAULT_ALPHA, confidence: float = DEFAULT_CONFIDENCE,
-                 force: bool = False, seed: int = 0) -> Comparison:
+                 force: bool = False) -> Comparison:
     (old_label, a), (new_label, b) = old, new
     result = Comparison(old_label, new_label, threshold=threshold)
     fa, fb = fingerprint_parts(a.get("environment", {})), fingerprint_parts(b.get("environment", {}))
@@ -136,42 +153,50 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
                          f"({len(ca)} vs {len(cb)} cases); nothing to compare")
     over_a = bool((a.get("job") or {}).get("overhead", True))
     over_b = bool((b.get("job") or {}).get("overhead", True))
-    rng = np.random.default_rng(seed)
+    result.contention = contention_differs((a.get("environment") or {}).get("contention") or {},
+                                           (b.get("environment") or {}).get("contention") or {})
     tested = []
     for key in common:
         x, y = ca[key], cb[key]
         bench = x["benchmark"]
         cc = CaseComparison(key, f"{bench['group']}.{bench['name']}", x.get("params", {}),
-                            x["runtime"]["label"],
-                            (x.get("estimate") or {}).get("mean"), (y.get("estimate") or {}).get("mean"))
+                            x["runtime"]["label"], None, None)
         result.cases.append(cc)
         va, vb = x["runtime"].get("version"), y["runtime"].get("version")
         changed_runtime = f"runtime {va} → {vb}" if va != vb else ""
         if x["status"] != "ok" or y["status"] != "ok":
-            cc.verdict, cc.note = "n/a", "failed in " + ("old" if x["status"] != "ok" else "new")
+            side = x if x["status"] != "ok" else y
+            cc.verdict, cc.note = "n/a", ("not available in " if side["status"] == "na" else "failed in ") + (
+                "old" if side is x else "new")
             continue
-        la, lb = _launch_arrays(x, over_a), _launch_arrays(y, over_b)
-        if min(sum(len(v) for v in la), sum(len(v) for v in lb)) < MIN_SAMPLES:
+        (ea, na), (eb, nb) = _side(x, over_a), _side(y, over_b)
+        # the columns print the same estimates the ratio is made of
+        cc.old_mean = ea.mean if ea else None
+        cc.new_mean = eb.mean if eb else None
+        if ea is None or eb is None or min(na, nb) < MIN_SAMPLES:
             cc.verdict, cc.note = "n/a", "too few samples (a dry run?)"
             continue
-        ma, mb = bootstrap_means(la, rng), bootstrap_means(lb, rng)
-        ok = (ma > 0) & (mb > 0)
-        if ok.mean() < 0.99 or not cc.old_mean or not cc.new_mean or cc.old_mean <= 0:
+        if ea.df < 1 or eb.df < 1:
+            cc.verdict, cc.note = "n/a", "one process: no interval"
+            continue
+        if ea.ci_low <= 0 or eb.ci_low <= 0:
             cc.verdict, cc.note = "n/a", "indistinguishable from empty"
             continue
-        ratios = mb[ok] / ma[ok]
-        cc.ratio = float(np.mean(np.concatenate(lb)) / np.mean(np.concatenate(la)))
-        tail = (1 - confidence) / 2
-        cc.ci_low, cc.ci_high = (float(q) for q in np.quantile(ratios, [tail, 1 - tail]))
-        cc.p = float(min(1.0, 2 * min((ratios <= 1).mean(), (ratios >= 1).mean()) + 1 / len(ratios)))
-        cc.note = changed_runtime
+        cc.ratio, cc.ci_low, cc.ci_high, cc.p = log_ratio_test(eb, ea, confidence)
+        contended = [side for side, c in (("old", x), ("new", y))
+                     if (c.get("contention") or {}).get("level") in ("heavy", "changing")]
+        cc.note = "; ".join(n for n in (changed_runtime, f"contention in {' and '.join(contended)}"
+                                        if contended else "") if n)
+        cc.contended = bool(contended)
         tested.append(cc)
     if tested:
         from scipy.stats import false_discovery_control  # imported here: 0.35 s that `run` never needs
         adjusted = false_discovery_control([c.p for c in tested], method="bh")
         for c, p in zip(tested, adjusted):
             c.p_adjusted = float(p)
-            if p < alpha and c.ratio > 1 + threshold:
+            if p < alpha and abs(c.ratio - 1) > threshold and c.contended:
+                c.verdict = "inconclusive"  # a change, measured where interference can fake one
+            elif p < alpha and c.ratio > 1 + threshold:
                 c.verdict = "slower"
             elif p < alpha and c.ratio < 1 - threshold:
                 c.verdict = "faster"
@@ -212,10 +237,16 @@ def to_rows(result: Comparison) -> tuple[list[str], list[list[str]]]:
 
 
 def summary(result: Comparison) -> list[str]:
-    counts = {v: sum(c.verdict == v for c in result.cases) for v in ("faster", "slower", "same", "n/a")}
+    counts = {v: sum(c.verdict == v for c in result.cases)
+              for v in ("faster", "slower", "same", "inconclusive", "n/a")}
     lines = [f"{result.new_label} vs {result.old_label}: {counts['faster']} faster, "
-             f"{counts['slower']} slower, {counts['same']} same, {counts['n/a']} not comparable "
+             f"{counts['slower']} slower, {counts['same']} same, "
+             + (f"{counts['inconclusive']} inconclusive (contention), " if counts["inconclusive"] else "")
+             + f"{counts['n/a']} not comparable "
              f"(noise threshold {result.threshold:.0%}, FDR-adjusted p < {DEFAULT_ALPHA})"]
+    if result.contention:
+        lines.append(f"WARNING: the runs were measured under clearly different contention "
+                     f"({result.contention}): differences may be the machine's, not the code's")
     if result.forced_mismatch:
         lines.append("WARNING: compared across different setups (--force): "
                      + ", ".join(result.forced_mismatch) + " differ")

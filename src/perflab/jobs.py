@@ -23,6 +23,7 @@ as its target is reached, or when its budget is spent (then it is marked "target
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 
 from .errors import UsageError
@@ -81,7 +82,7 @@ def parse_budget(text) -> tuple[float | None, dict[str, float]]:
             seconds = float(value)
         except ValueError:
             seconds = -1.0
-        if seconds <= 0 or (eq and not lang.strip()):
+        if not math.isfinite(seconds) or seconds <= 0 or (eq and not lang.strip()):
             raise UsageError(f"--budget: '{item.strip()}' is not a number of seconds above 0 or "
                              "LANGUAGE=SECONDS; e.g. --budget 2,java=6")
         if eq:

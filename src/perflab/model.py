@@ -6,6 +6,7 @@ it around without knowing about processes or languages.
 from __future__ import annotations
 
 import itertools
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -135,8 +136,34 @@ class Case:
     @property
     def key(self) -> str:
         """Stable identity of the case across runs: benchmark, params, runtime label."""
-        p = ",".join(f"{k}={v}" for k, v in self.param_values.items())
-        return f"{self.benchmark.full_name}[{p}]@{self.runtime.label}"
+        return case_key(self.benchmark.full_name, self.param_values, self.runtime.label)
+
+
+# characters that would let two parameter lists read the same: `p="x,q=y", q="z"` and
+# `p="x", q="y,q=z"` both printed as p=x,q=y,q=z before they were quoted
+_KEY_SPECIAL = frozenset(',=[]"\\')
+
+
+def key_part(text: str) -> str:
+    """A parameter name or value as it appears in a case key: as it is when plain, else a JSON string."""
+    return json.dumps(text, ensure_ascii=False) if _KEY_SPECIAL & set(text) else text
+
+
+def case_key(full_name: str, params: dict[str, str], runtime_label: str) -> str:
+    """`Group.method[name=value,…]@runtime`; names and values holding , = [ ] " or \\ are quoted
+    (JSON), so different cases never share a key and ordinary keys read as they always did."""
+    p = ",".join(f"{key_part(k)}={key_part(v)}" for k, v in params.items())
+    return f"{full_name}[{p}]@{runtime_label}"
+
+
+def case_key_of(doc: dict[str, Any]) -> str:
+    """The key of a case from its JSON form (results file or store), by today's rule."""
+    bench = doc["benchmark"]
+    full_name = f"{bench['group']}.{bench['name']}" if bench.get("group") else str(bench["name"])
+    values = doc.get("params") or {}
+    order = [a["name"] for a in bench.get("params") or () if a.get("name") in values]
+    order += [k for k in values if k not in order]
+    return case_key(full_name, {k: str(values[k]) for k in order}, doc["runtime"]["label"])
 
 
 @dataclass
@@ -200,6 +227,9 @@ class CaseResult:
     launches: list[LaunchSamples] = field(default_factory=list)
     diagnostics: Diagnostics | None = None
     error: str | None = None  # set when the case failed; the reason shown in the table
+    # set when the benchmark legitimately does not exist on this runtime (a Go file behind
+    # `//go:build go1.24` on go1.21): nothing to measure, shown as NA with this reason, not a failure
+    absent: str = ""
     error_detail: str = ""  # traceback / stderr tail
     output_bytes: int = 0  # what the benchmark wrote to stdout/stderr
     wall_seconds: float = 0.0
@@ -213,6 +243,11 @@ class CaseResult:
     worker_runtime: dict[str, Any] = field(default_factory=dict)  # from the hello message
     # cases measured in the same interleaved rounds share this number (pairing is only valid then)
     round_group: int = 0
+    # the interval the engine stopped on: "mean" (a lone case's) or "ratio" (a comparison's ratios to
+    # the baseline); the stop reason and the precision warning speak of that interval
+    judged_by: str = ""
+    # how contended the machine was while the case was measured (stats/contention.py)
+    contention: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:

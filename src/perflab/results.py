@@ -15,6 +15,7 @@ from typing import Any
 from . import __version__
 from .analysis import Row
 from .jobs import Job
+from .stats.contention import run_contention
 
 SCHEMA = "perflab.results"
 SCHEMA_VERSION = 1
@@ -28,12 +29,13 @@ def row_to_json(row: Row) -> dict[str, Any]:
         "benchmark": c.benchmark.to_json(),
         "params": c.param_values,
         "runtime": c.runtime.to_json(),
-        "status": "ok" if res.ok else "failed",
-        "error": res.error, "error_detail": res.error_detail,
+        "status": "failed" if not res.ok else "na" if res.absent else "ok",
+        "error": res.error, "error_detail": res.error_detail, "absent": res.absent,
         "stop_reason": res.stop_reason, "wall_seconds": res.wall_seconds,
         "launch_cost_s": res.launch_cost_s, "iteration_cost_s": res.iteration_cost_s,
         "output_bytes": res.output_bytes, "clock_resolution_ns": res.clock_resolution_ns,
         "worker_runtime": res.worker_runtime, "round_group": res.round_group,
+        "judged_by": res.judged_by, "contention": res.contention,
         "launches": [ln.to_json() for ln in res.launches],
         "diagnostics": res.diagnostics.to_json() if res.diagnostics else None,
         "estimate": row.estimate.to_json() if row.estimate else None,
@@ -56,7 +58,8 @@ def document(rows: list[Row], job: Job, environment: dict, command: list[str],
         "started": started.isoformat(timespec="seconds"),
         "written": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "complete": complete, "command": command,
-        "job": job.__dict__, "environment": environment,
+        # the run's contention summary beside the machine it describes (stats/contention.py)
+        "job": job.__dict__, "environment": {**environment, "contention": run_contention([r.result for r in rows])},
         "errors": errors or [],
         "cases": [row_to_json(r) for r in rows],
     }
@@ -66,6 +69,7 @@ def write_atomic(path: Path, doc: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes it 0600; a results file is an ordinary file
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(doc, f, indent=1, allow_nan=True)
             f.flush()
@@ -77,6 +81,12 @@ def write_atomic(path: Path, doc: dict[str, Any]) -> None:
         except OSError:
             pass
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 class DocumentError(Exception):
@@ -101,7 +111,68 @@ def load_document(path: Path) -> dict[str, Any]:
                             f"this perflab reads version {SCHEMA_VERSION}; upgrade perflab")
     if not isinstance(doc.get("cases"), list):
         raise DocumentError(f"{path}: has no 'cases' list; the file is truncated or damaged")
+    for name in ("environment", "job"):
+        if not isinstance(doc.get(name, {}), dict):
+            raise DocumentError(f"{path}: '{name}' must be an object")
+    from .model import case_key_of
+    for i, case in enumerate(doc["cases"], 1):
+        problem = case_problem(case)
+        if problem:
+            raise DocumentError(f"{path}: case {i} {problem}; the file is damaged or not from perflab")
+        case["key"] = case_key_of(case)  # files from before keys were quoted read as today's keys
     return doc
+
+
+def _kind(value) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def case_problem(c) -> str:
+    """What makes a case of a results document unusable ('' when nothing): the fields compare and
+    resume read, with their types."""
+    if not isinstance(c, dict):
+        return f"is {_kind(c)}, not an object"
+    for name in ("key", "status"):
+        if name not in c:
+            return f"lacks '{name}'"
+        if not isinstance(c[name], str) or not c[name]:
+            return f"has '{name}' {_kind(c[name])}, not a string"
+    for name, fields in (("benchmark", ("name",)), ("runtime", ("label",))):
+        part = c.get(name)
+        if not isinstance(part, dict):
+            return f"lacks '{name}'" if part is None else f"has '{name}' {_kind(part)}, not an object"
+        for f in fields:
+            if not isinstance(part.get(f), str):
+                return f"has '{name}.{f}' {_kind(part.get(f))}, not a string"
+        if not isinstance(part.get("group", ""), str):
+            return f"has '{name}.group' {_kind(part.get('group'))}, not a string"
+    if not isinstance(c.get("params", {}), dict):
+        return f"has 'params' {_kind(c.get('params'))}, not an object"
+    if not isinstance(c["benchmark"].get("params", []), list):
+        return f"has 'benchmark.params' {_kind(c['benchmark'].get('params'))}, not a list"
+    est = c.get("estimate")
+    if est is not None:
+        if not isinstance(est, dict):
+            return f"has 'estimate' {_kind(est)}, not an object"
+        for f in ("mean", "error"):
+            if est.get(f) is not None and (not isinstance(est[f], (int, float)) or isinstance(est[f], bool)):
+                return f"has 'estimate.{f}' {_kind(est[f])}, not a number"
+    launches = c.get("launches", [])
+    if not isinstance(launches, list):
+        return f"has 'launches' {_kind(launches)}, not a list"
+    for j, ln in enumerate(launches, 1):
+        if not isinstance(ln, dict):
+            return f"launch {j} is {_kind(ln)}, not an object"
+        for f in ("index", "invocations"):
+            if not isinstance(ln.get(f), int) or isinstance(ln.get(f), bool):
+                return f"launch {j} has '{f}' {_kind(ln.get(f))}, not an integer"
+        for f in ("workload", "overhead", "workload_rounds", "overhead_rounds", "workload_cpu",
+                  "overhead_cpu", "warmup"):
+            v = ln.get(f, [])
+            if not isinstance(v, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                  for x in v):
+                return f"launch {j} has '{f}' that is not a list of numbers"
+    return ""
 
 
 def case_result_from_json(c: dict[str, Any]):
@@ -130,9 +201,12 @@ def case_result_from_json(c: dict[str, Any]):
                                                 "binary")},
                        notes=list(d.get("notes", []))) if d else None
     return CaseResult(case=case, launches=launches, diagnostics=diag, error=c.get("error"),
+                      absent=c.get("absent") or "",
                       error_detail=c.get("error_detail", ""), output_bytes=c.get("output_bytes", 0),
                       wall_seconds=c.get("wall_seconds", 0.0), stop_reason=c.get("stop_reason", ""),
                       launch_cost_s=c.get("launch_cost_s", 0.0), iteration_cost_s=c.get("iteration_cost_s", 0.0),
                       clock_resolution_ns=c.get("clock_resolution_ns", 1.0),
                       worker_runtime=c.get("worker_runtime", {}),
-                      round_group=int(c.get("round_group") or 0))
+                      round_group=int(c.get("round_group") or 0),
+                      judged_by=str(c.get("judged_by") or ""),
+                      contention=dict(c.get("contention") or {}))

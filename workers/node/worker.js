@@ -514,7 +514,16 @@ class Worker {
       if (error) errors.push(error);
       for (const entry of found) {
         const b = this.register(entry, file, errors);
-        if (b) benchmarks.push(describe(b));
+        if (!b) continue;
+        try {
+          benchmarks.push(describe(b));
+        } catch (err) { // a parameter value whose toString throws: this benchmark fails alone
+          let why;
+          try { why = `${err?.name ?? 'Error'}: ${err?.message ?? err}`; } catch { why = 'Error'; }
+          errors.push({ file: b.file, line: b.line, kind: 'load',
+            message: `${b.name}: cannot describe its parameters (${why})`,
+            benchmark: { id: b.id, name: b.name, group: b.group } });
+        }
       }
     }
     this.send({ id, type: 'loaded', benchmarks, errors });

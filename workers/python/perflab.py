@@ -675,9 +675,15 @@ class _Worker:
         for b in benches:
             try:
                 described.append(b.describe())
-            except Exception as exc:  # e.g. an empty parameter list
+            except Exception as exc:  # a parameter value whose str()/repr() raises
+                # this benchmark fails alone (the host shows it as a failed case), the others run
+                try:
+                    why = _exc_message(exc)
+                except Exception:
+                    why = type(exc).__name__
                 errors.append({"file": b.file, "line": b.line, "kind": "load",
-                               "message": "%s: %s" % (b.id, exc)})
+                               "message": "%s: cannot describe its parameters (%s)" % (b.name, why),
+                               "benchmark": {"id": b.id, "name": b.name, "group": b.group}})
         self.send({"id": rid, "type": "loaded", "benchmarks": described, "errors": errors})
 
     def on_setup(self, rid, msg):

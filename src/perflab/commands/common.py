@@ -16,7 +16,8 @@ from ..report.escape import markup
 from ..runtimes import resolve, split_specs
 
 
-def select_runtimes(spec_text: str | None, languages: list[str]) -> list[Runtime]:
+def select_runtimes(spec_text: str | None, languages: list[str],
+                    sources: dict[str, list[Path]] | None = None) -> list[Runtime]:
     tcs = toolchains.all_toolchains()
     if spec_text and spec_text.strip() == "all":
         found = [rt for tc in tcs if tc.language in languages for rt in tc.discover_runtimes()
@@ -36,7 +37,13 @@ def select_runtimes(spec_text: str | None, languages: list[str]) -> list[Runtime
     for lang in languages:
         tc = toolchains.get(lang)
         default = getattr(tc, "default_runtime", None)
-        rt = default() if default else next((r for r in tc.discover_runtimes() if r.installed), None)
+        if default_for := getattr(tc, "default_runtime_for", None):
+            # the toolchain picks by what the sources allow (Go: the module's `go` line) and says why
+            rt, why = default_for((sources or {}).get(lang, []))
+            if rt is not None and why:
+                err.print(f"[dim]{markup(lang)}: {markup(why)}[/dim]", soft_wrap=True)
+        else:
+            rt = default() if default else next((r for r in tc.discover_runtimes() if r.installed), None)
         if rt is None:
             missing.append(lang)
         else:
@@ -51,12 +58,12 @@ def select_runtimes(spec_text: str | None, languages: list[str]) -> list[Runtime
 
 
 def prepare_all(paths: list[Path], spec_text: str | None, timeout: float, workdir: Path,
-                reporter: Reporter | None = None):
-    sources = find_sources(paths, toolchains.all_toolchains())
+                exclude: list[str] = (), reporter: Reporter | None = None):
+    sources = find_sources(paths, toolchains.all_toolchains(), exclude)
     if not sources:
         known = "; ".join(f"{tc.language}: {tc.patterns}" for tc in toolchains.all_toolchains())
         raise UsageError(f"no benchmark files under {', '.join(map(str, paths))} (looked for {known})")
-    runtimes = select_runtimes(spec_text, list(sources))
+    runtimes = select_runtimes(spec_text, list(sources), sources)
     if not runtimes:
         raise UsageError("none of the given runtimes matches the benchmarks' languages "
                          f"({', '.join(sources)})")

@@ -16,7 +16,8 @@ from .history import cells, listing
 
 def cmd_list(args) -> int:
     paths = [Path(p) for p in args.paths]
-    prepared = prepare_all(paths, args.runtimes, 60.0, Path(tempfile.mkdtemp(prefix="perflab-")))
+    prepared = prepare_all(paths, args.runtimes, 60.0, Path(tempfile.mkdtemp(prefix="perflab-")),
+                           args.exclude)
     plan = build_plan(prepared, args.filter, args.category)
     t = listing("benchmarks")
     for col in ("Benchmark", "Params", "Cases", "Runtimes", "Source"):

@@ -33,7 +33,8 @@ from .common import check_out_dir, prepare_all
 
 # the arguments of `run` a resumed run takes from the interrupted one
 RESUMABLE = ("paths", "runtimes", "filter", "category", "job", "exporters", "out", "hide", "timeout",
-             "budget", "budget_total", "target", "iteration_time", "no_overhead", "max_cases", "label")
+             "budget", "budget_total", "target", "iteration_time", "no_overhead", "max_cases", "label",
+             "exclude")
 
 
 def cmd_run(args) -> int:
@@ -73,7 +74,7 @@ def cmd_run(args) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="perflab-"))
     quiet, as_json = getattr(args, "quiet", False), getattr(args, "json", False)
     reporter = Reporter(err, quiet=quiet)
-    prepared = prepare_all(paths, args.runtimes, job.timeout_s, workdir, reporter)
+    prepared = prepare_all(paths, args.runtimes, job.timeout_s, workdir, args.exclude, reporter)
     plan = build_plan(prepared, args.filter, args.category, args.max_cases)
     if not plan.groups and not plan.failed:
         if any(p.error for p in prepared):
@@ -122,6 +123,9 @@ def cmd_run(args) -> int:
     for case, reason in plan.failed:
         if case.key not in done_keys:
             results.append(CaseResult(case=case, error=reason, stop_reason="failed"))
+    for case, reason in plan.absent:
+        if case.key not in done_keys:
+            results.append(CaseResult(case=case, absent=reason, stop_reason="not on this runtime"))
 
     def launch(case, index):
         prep = by_label[case.runtime.label]
@@ -178,7 +182,7 @@ def cmd_run(args) -> int:
     # in the order they were given (as the seeds' tables list them)
     runtime_rank = {p.runtime.label: i for i, p in enumerate(prepared)}
     bench_rank: dict[tuple, int] = {}
-    for c in [c for g in plan.groups for c in g] + [c for c, _ in plan.failed]:
+    for c in [c for g in plan.groups for c in g] + [c for c, _ in plan.failed + plan.absent]:
         bench_rank.setdefault((c.benchmark.id, c.params), len(bench_rank))
     rows.sort(key=lambda r: (bench_rank.get((r.result.case.benchmark.id, r.result.case.params), 0),
                              runtime_rank.get(r.result.case.runtime.label, 0)))

@@ -11,8 +11,8 @@ from ..stats.distributions import t_quantile
 from ..stats.estimate import Estimate
 from ..stats.ratio import PairSpread
 
-# A launch's median decides whether it gets the case's outlier fences or its own, centred on it (see
-# stats/outliers.launch_fences): a median of five holds against two outliers.
+# A launch's median is the centre its gross outliers are told from (see stats/clean.py): a median of
+# five holds against two outliers.
 MIN_ITERATIONS_BEFORE_RETIRING = 5
 
 
@@ -55,6 +55,25 @@ def _samples_needed(var_b: float, var_w: float, mean: float, launches: int, job:
     goal = (job.target_rel_error * mean) ** 2
     room = goal / t_quantile(launches - 1, 0.5 + job.confidence / 2) ** 2 - var_b / launches
     return var_w / room if room > 0 else math.inf
+
+
+def plan_renewal(live_counts: list[list[int]], enough: float, most_launches: int, left_s: float,
+                 per_launch_s: float, job: Job) -> tuple[list[int], int]:
+    """A renewal: which positions of the live launches retire and how many launches each contender
+    starts. `live_counts`: per contender, the workload iterations of each live launch in position
+    order (launch k of every contender starts and retires with the others, so each keeps its
+    partners in the rounds' blocks). Positions whose launches (in every contender) have measured
+    `enough` retire; the live launches double, up to the job's live cap and total cap (`most_launches`
+    used by the contender with the most) and what the budget left (`left_s`, the least any contender
+    has) can attach at `per_launch_s` (start, warmup, overhead) a launch of each contender — one at
+    least, if any. A count of 0 or less: nothing is to be done."""
+    live = min(len(c) for c in live_counts)
+    done = [k for k in range(live) if all(c[k] >= enough for c in live_counts)]
+    count = min(2 * live, job.launches_live) - (live - len(done))
+    count = min(count, job.launches_max - most_launches)
+    if per_launch_s > 0:
+        count = min(count, max(1, int(left_s / (per_launch_s * len(live_counts)))))
+    return done, count
 
 
 def cheapest_run(var_b: float, var_w: float, mean: float, c_launch: float, c_iteration: float,

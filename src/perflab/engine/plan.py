@@ -33,19 +33,26 @@ class Plan:
     groups: list[list[Case]]
     prepared: list[Prepared]
     failed: list[tuple[Case, str]]  # cases that cannot run at all, with the reason
+    # cases that legitimately do not exist on their runtime (a file that version does not build),
+    # with the reason: shown as NA, not failed
+    absent: list[tuple[Case, str]] = field(default_factory=list)
 
     @property
     def case_count(self) -> int:
         return sum(len(g) for g in self.groups) + len(self.failed)
 
 
-def find_sources(paths: list[Path], toolchains: list[Toolchain]) -> dict[str, list[Path]]:
+def find_sources(paths: list[Path], toolchains: list[Toolchain], exclude: list[str] = ()
+                 ) -> dict[str, list[Path]]:
+    """Each language's benchmark sources under `paths`; a folder's walk skips fixtures, ignored files
+    and the `exclude` globs (perflab.excludes)."""
+    from ..excludes import filter_sources
     by_lang: dict[str, list[Path]] = {}
     for p in paths:
         if not p.exists():
             raise UsageError(f"{p}: no such file or directory")
         for tc in toolchains:
-            for src in tc.find_sources(p):
+            for src in filter_sources(p, tc.find_sources(p), list(exclude)):
                 lst = by_lang.setdefault(tc.language, [])
                 if src not in lst:
                     lst.append(src)
@@ -75,20 +82,56 @@ def prepare(runtime: Runtime, toolchain: Toolchain, sources: list[Path], workdir
             prep.runtime = runtime
         with step(f"{runtime.label}: building the worker and {len(sources)} benchmark file(s)"):
             prep.spec = toolchain.prepare(runtime, sources, workdir)
+        # a worker that cannot start fails its runtime; one that fails while loading several
+        # files is asked file by file, to name the file that hangs or exits at import
         with step(f"{runtime.label}: loading the benchmarks"):
-            worker, loaded = open_worker(prep.spec, timeout)
-            worker.close()
+            worker = WorkerProcess(prep.spec, connect_timeout=max(timeout, 30.0))
+            try:
+                loaded = worker.load(prep.spec.load_paths, prep.spec.root, timeout)
+                worker.close()
+            except WorkerFailure:
+                worker.close()
+                if len(prep.spec.load_paths) < 2:
+                    raise
+                loaded = _load_each(prep.spec, timeout)
+            except BaseException:
+                worker.close()
+                raise
     except (PrepareError, NotImplementedError) as exc:
         prep.error = str(exc)
         return prep
     except (WorkerFailure, ProtocolError) as exc:
         detail = getattr(exc, "detail", "")
-        prep.error = f"worker for {runtime.label} failed while loading benchmarks: {exc}" + (
+        paths = prep.spec.load_paths if prep.spec else []
+        what = paths[0] if len(paths) == 1 else "benchmarks"
+        prep.error = f"worker for {runtime.label} failed while loading {what}: {exc}" + (
             f"\n{detail}" if detail else "")
         return prep
     prep.benchmarks = [Benchmark.from_json(b, runtime.language) for b in loaded["benchmarks"]]
     prep.load_errors = list(loaded.get("errors") or [])
     return prep
+
+
+def _load_each(spec: LaunchSpec, timeout: float) -> dict:
+    """Loading every file at once failed (a file hangs or kills the worker at import): load them one
+    by one, so each file that does so is named in a load error and the others still run."""
+    benchmarks, errors, good = [], [], []
+    for path in spec.load_paths:
+        try:
+            worker, loaded = open_worker(spec, timeout, [path])
+            worker.close()
+        except WorkerFailure as exc:
+            errors.append({"file": path, "line": 0, "kind": "load",
+                           "message": f"{exc.reason} while loading this file (does it hang or exit "
+                                      "at import?)"})
+            continue
+        benchmarks += loaded["benchmarks"]
+        errors += list(loaded.get("errors") or [])
+        good.append(path)
+    if not good:
+        raise WorkerFailure("no file could be loaded: " + "; ".join(format_load_error(e) for e in errors))
+    spec.load_paths = good  # launches never load a file that hangs
+    return {"benchmarks": benchmarks, "errors": errors}
 
 
 def _matches(bench: Benchmark, filters: list[str], categories: list[str]) -> bool:
@@ -122,6 +165,8 @@ def build_plan(prepared: list[Prepared], filters: list[str], categories: list[st
         failing: dict[str, list[dict]] = {}
         for p in usable:
             for err in p.load_errors:
+                if isinstance(err.get("benchmark"), dict):
+                    continue  # one benchmark's error: it fails alone (below)
                 failing.setdefault(f"{err.get('file')}:{err.get('message')}", []).append(err)
         for errs in failing.values():
             if len(errs) == len(usable):
@@ -129,6 +174,7 @@ def build_plan(prepared: list[Prepared], filters: list[str], categories: list[st
 
     groups: list[list[Case]] = []
     failed: list[tuple[Case, str]] = []
+    absent: list[tuple[Case, str]] = []
     index: dict[tuple, list[Case]] = {}
     # A group with a baseline method is compared against it: all its methods with the same
     # parameters are measured together (interleaved, paired), like the runtimes of one benchmark.
@@ -157,6 +203,18 @@ def build_plan(prepared: list[Prepared], filters: list[str], categories: list[st
                     index[key] = []
                     groups.append(index[key])
                 index[key].append(case)
+    # a benchmark the worker found but could not describe (a parameter whose repr raises) fails
+    # alone, as one case per runtime, with the worker's reason
+    for p in prepared:
+        for err in p.load_errors:
+            who = err.get("benchmark")
+            if not isinstance(who, dict) or not isinstance(who.get("id"), str):
+                continue
+            bench = Benchmark(id=who["id"], name=str(who.get("name") or who["id"]),
+                              group=str(who.get("group") or ""), language=p.runtime.language,
+                              file=str(err.get("file") or ""), line=int(err.get("line") or 0))
+            if _matches(bench, filters, categories):
+                failed.append((Case(bench, (), p.runtime), format_load_error(err)))
     # benchmarks that exist on some runtimes but not others (a file failing on one version)
     for group in groups:
         templates: dict[str, Case] = {}
@@ -168,9 +226,17 @@ def build_plan(prepared: list[Prepared], filters: list[str], categories: list[st
                 if p.runtime.label in have:
                     continue
                 case = Case(template.benchmark, template.params, p.runtime)
+                absence = getattr(p.toolchain, "absence_reason", None)
+                load_error = next((e for e in p.load_errors
+                                   if e.get("file") == template.benchmark.file), None)
+                why_absent = (absence(p.runtime, template.benchmark, load_error)
+                              if absence and not p.error else None)
+                if why_absent:
+                    absent.append((case, why_absent))
+                    continue
                 reason = p.error or next(
                     (format_load_error(e) for e in p.load_errors
                      if e.get("file") == template.benchmark.file),
                     "benchmark not found on this runtime")
                 failed.append((case, reason))
-    return Plan(groups=groups, prepared=prepared, failed=failed)
+    return Plan(groups=groups, prepared=prepared, failed=failed, absent=absent)

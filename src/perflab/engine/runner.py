@@ -10,10 +10,14 @@ lasts the job's iteration time) → warmup until the times stop trending → ove
 the same loop). Then rounds, until each case reaches its precision target (or its budget runs out).
 If processes disagree more than iterations do, the engine doubles the launches instead of adding iterations.
 A failing case fails alone: its workers are killed and the reason is kept; the others go on.
+
+This module is the loop and its side effects only. The decisions are pure functions beside it:
+stop.py (when to stop, renew or go on), allocation.py (renewal arithmetic), warmup.py (warmup and
+pilot), ahead.py (starting processes ahead), ledger.py (what each case spent), constants.py (every
+tuned number). docs/engine-structure.md maps them to their tests.
 """
 from __future__ import annotations
 
-import math
 import random
 import secrets
 import time
@@ -27,9 +31,21 @@ from ..errors import ProtocolError, WorkerFailure
 from ..jobs import Job
 from ..model import Case, CaseResult, Diagnostics, LaunchSamples
 from ..stats import Ratio, estimate, ratio_from_launches
-from ..stats.ratio import wilcoxon_rank
+from ..stats.contention import case_contention
 from .affinity import PROBE_S, PROBE_TRIES, Placement
-from .allocation import doubling_pays, iterations_per_launch
+from .ahead import AheadGate, starts_wanted
+from .allocation import plan_renewal
+from .constants import (AHEAD_PAUSE_S, INTERLEAVE_OVERHEAD_SHARE, JUDGE_SPACING,  # noqa: F401 (AHEAD_PAUSE_S: tests)
+                        JUDGE_WAIT_MAX_S, MAX_CONCURRENT_STARTS,
+                        OVERHEAD_DISCARDED, OVERHEAD_ITERATIONS_MIN, PILOT_DONE_SHARE, PILOT_STEPS_MAX,
+                        SETTLED_READING_SHARE, WARMUP_BUDGET_SHARE, WARMUP_LEAST_FIRST,
+                        WARMUP_LEAST_LATER, WARMUP_STEP_FIRST, WARMUP_STEP_LATER)
+from .host import read_host
+from .ledger import Ledger
+from .stop import CaseSnapshot, enough_iterations, judge_group, may_renew
+# the warmup and pilot rules, re-exported: callers and tests import them from the engine
+from .warmup import (_off_level, is_stable, iteration_target_ns, later_warmup, pick_invocations,  # noqa: F401
+                     repilot_invocations, settled_after)
 from .worker import WITH_OVERHEAD, BenchmarkError, Hello, Timings
 
 
@@ -52,69 +68,6 @@ class WorkerHandle(Protocol):
 Launcher = Callable[[Case, int], WorkerHandle]
 
 
-def is_stable(samples: list[int], tolerance: float = 0.02, least: int = 6) -> bool:
-    """Warmup is over when the newest iterations no longer differ from the ones just before them by
-    more than `tolerance` (or than the noise), i.e. the times have stopped trending. `least`: the
-    fewest samples that can tell."""
-    if len(samples) < max(4, least):
-        return False
-    tail = np.asarray(samples[-8:], dtype=float)
-    half = len(tail) // 2
-    before, after = np.median(tail[:half]), np.median(tail[half:])
-    centre = float(np.median(tail))
-    # standard error of the difference of two half-window locations, from a robust spread (MAD)
-    noise = 1.4826 * float(np.median(np.abs(tail - centre))) * math.sqrt(2 / half)
-    return abs(after - before) <= tolerance * centre + noise
-
-
-def later_warmup(pilot: list[tuple[int, int]], warmup: list[int], invocations: int,
-                 shortest_ns: float) -> int:
-    """Warmup iterations for a case's later launches, from its first launch's pilot readings (count,
-    ns) and warmup, whose times were stable at the first look (0: the full check, as the first had).
-    Code whose calls ran at the settled speed in every pilot reading of at least `shortest_ns` (no
-    JIT compiling it meanwhile: the pilot's readings are a JIT's first calls) and whose warmup was
-    flat from its start (no cache still filling) settles in the first iterations of every process:
-    later launches, dozens of them, warm up as many iterations as the first spent off that level,
-    and one more (each still checked against that level, see `Engine._warm`)."""
-    if len(warmup) < 4 or not pilot or pilot[-1][0] != invocations:
-        return 0
-    tail = np.asarray(warmup[len(warmup) // 2:], dtype=float) / invocations
-    timed = [ns / n for n, ns in pilot if ns >= shortest_ns]
-    if not timed or _off_level(np.asarray(timed, dtype=float), tail).any():
-        return 0
-    return settled_after(warmup) + 1
-
-
-def settled_after(samples: list[int], tolerance: float = 0.02) -> int:
-    """How many leading iterations of a finished warmup lie off the level its times settled at (its
-    second half): the iterations a process of this code spends warming up."""
-    x = np.asarray(samples, dtype=float)
-    if len(x) < 4:
-        return len(x)
-    off = np.flatnonzero(_off_level(x[:len(x) // 2], x[len(x) // 2:], tolerance))
-    return int(off[-1]) + 1 if len(off) else 0
-
-
-def _off_level(x: np.ndarray, tail: np.ndarray, tolerance: float = 0.02) -> np.ndarray:
-    """Which of `x` lie off the level of `tail` (its median) by more than `tolerance` or three robust
-    standard deviations of `tail`."""
-    level = float(np.median(tail))
-    sd = 1.4826 * float(np.median(np.abs(tail - level)))
-    return np.abs(x - level) > tolerance * level + 3 * sd
-
-
-def pick_invocations(measured_ns: int, invocations: int, target_ns: float, unroll: int) -> int:
-    """Next invocation count for the pilot: aim at target_ns per iteration, growing at most ×1000 a step
-    (a reading near the clock's resolution is too coarse to extrapolate further)."""
-    per_call = max(measured_ns, 1) / invocations
-    wanted = math.ceil(target_ns / per_call)
-    wanted = min(wanted, invocations * 1000)
-    wanted = max(wanted, invocations + 1)
-    if wanted >= unroll > 1:
-        wanted = math.ceil(wanted / unroll) * unroll
-    return int(min(wanted, 1 << 40))
-
-
 @dataclass
 class _Launch:
     handle: WorkerHandle
@@ -123,6 +76,8 @@ class _Launch:
     probe_busy: float = 0.0  # seconds its iterations took since then
     probe_tries: int = 0
     retired: bool = False  # measured enough and closed (see Engine._renew); its samples stay
+    # the order of the second of a pair of rounds whose first was drawn (see Engine._overhead_first)
+    overhead_first_next: bool | None = None
 
 
 @dataclass
@@ -132,19 +87,15 @@ class _CaseState:
     launches: list[_Launch] = field(default_factory=list)
     invocations: int = 0
     per_call_ns: float = 0.0
-    spent: float = 0.0
+    # what it spent of its budget, and what its launches and round iterations cost (see ledger.py):
+    # with the variance components, how many iterations a launch is worth (stop.enough_iterations)
+    ledger: Ledger = field(default_factory=Ledger)
     done: bool = False
     interleave_overhead: bool = False
     # warmup iterations of later launches, set when the first launch's warmup was flat (0: the full check)
     later_warmup: int = 0
     estimate: Any = None  # the latest judgement's estimate (None until the minimum is measured)
     rounds: int = 0  # interleaving rounds this case took part in
-    # what a launch costs (start, setup, warmup, overhead) against one of its iterations in a round:
-    # together with the variance components, how many iterations a launch is worth (Engine._enough)
-    launch_seconds: float = 0.0
-    launches_started: int = 0
-    round_seconds: float = 0.0
-    round_iterations: int = 0
     # processes started ahead, off the measuring CPU, for the next renewal (see Engine._start_ahead)
     ahead: list[Future] = field(default_factory=list)
 
@@ -158,18 +109,19 @@ class Engine:
                  on_case_done: Callable[[CaseResult], None] | None = None,
                  placement: Placement | None = None,
                  starts_aside: Callable[[Case], bool] | None = None,
-                 executor: Callable[[int], Executor] | None = None):
+                 executor: Callable[[int], Executor] | None = None,
+                 host: Callable[[], dict] | None = None):
         self.job = job
+        # the host's load, read when a group starts and as each of its cases finishes (contention)
+        self.host = host or read_host
+        self._host_start: dict = {}
         self.placement = placement or Placement()  # default: launches are not pinned
         self.launcher = launcher
         # whether a case's runtime may start while others are measured (see _start_ahead)
         self.starts_aside = starts_aside or (lambda case: False)
         self.executor = executor or (lambda n: ThreadPoolExecutor(max_workers=n))
-        # perflab's own time per round iteration (its wall time minus what the worker timed), averaged
-        # with and without a start ahead under way: what starting ahead costs the rounds (_ahead_hurts)
-        self._lag: dict[bool, float | None] = {True: None, False: None}
-        self._lag_n = {True: 0, False: 0}
-        self._ahead_paused_until = -math.inf
+        # what starting ahead costs the rounds (see ahead.AheadGate)
+        self._gate = AheadGate()
         # starts ahead not yet done (a done callback removes each): checked at every round iteration
         self._starting: set[Future] = set()
         self.clock = clock
@@ -182,6 +134,7 @@ class Engine:
         # a fresh id per group: results of a resumed run must never pair with a new group's rounds
         group_id = secrets.randbits(48) + 1
         states = [_CaseState(c, CaseResult(case=c, round_group=group_id)) for c in cases]
+        self._host_start = self.host()
         started = self.clock()
         # retired launches exit in the background: waiting for a process to go is not measuring
         self._reaper = self.executor(MAX_CONCURRENT_STARTS)
@@ -196,7 +149,7 @@ class Engine:
             self.placement.release_host()
         elapsed = self.clock() - started
         for st in states:
-            st.result.wall_seconds = st.spent if st.spent else elapsed / max(1, len(states))
+            st.result.wall_seconds = st.ledger.spent if st.ledger.spent else elapsed / max(1, len(states))
         return [st.result for st in states]
 
     def _run_rounds(self, states: list[_CaseState]) -> None:
@@ -250,7 +203,7 @@ class Engine:
         try:
             return fn(*args)
         finally:
-            st.spent += self.clock() - t0
+            st.ledger.charge(self.clock() - t0)
 
     def _run_timeout(self, st: _CaseState, invocations: int, iterations: int) -> float:
         expected = st.per_call_ns * invocations * iterations / 1e9
@@ -283,21 +236,20 @@ class Engine:
             out[id(st)] = (handles + [handle] if handle is not None else handles, error or exc)
         elapsed = self.clock() - t0
         for st, _ in wanted:
-            st.spent += elapsed / len(wanted)
-            st.launch_seconds += elapsed / len(wanted)
+            st.ledger.charge_start(elapsed / len(wanted))
         return out
 
     def _attach(self, st: _CaseState, handles: list, error: BaseException | None) -> None:
         """Prepare freshly started launches one by one (their stages are timed); on any failure the
         handles not yet attached are closed too, then the failure goes up to fail the case."""
         pending = list(handles)
-        t0 = self.clock()
+        t0, attached = self.clock(), 0
         try:
             while pending:
                 self._add_launch(st, pending.pop(0))
-                st.launches_started += 1
+                attached += 1
         finally:
-            st.launch_seconds += self.clock() - t0
+            st.ledger.launches_prepared(self.clock() - t0, attached)
             for h in pending:
                 h.close()
         if error is not None:
@@ -338,13 +290,13 @@ class Engine:
                 at_first_look = False  # it sped up after the pilot: a JIT, whatever its warmup shows
             if index == 0 and at_first_look:
                 st.later_warmup = later_warmup(launch.samples.pilot, launch.samples.warmup, n,
-                                               0.1 * job.iteration_time_s * 1e9)
+                                               SETTLED_READING_SHARE * job.iteration_time_s * 1e9)
         if job.overhead:
             # the empty loop warms up like any other code before its times count
-            self._stage(st, launch, "overhead", n, 2)  # the empty loop's first passes are discarded
+            self._stage(st, launch, "overhead", n, OVERHEAD_DISCARDED)  # the empty loop's first passes are discarded
             if index > 0 and st.interleave_overhead:
                 return  # measured in every round, next to each workload iteration it is subtracted from
-            timed = self._run_stage(st, launch, "overhead", n, max(5, job.iterations_min))
+            timed = self._run_stage(st, launch, "overhead", n, max(OVERHEAD_ITERATIONS_MIN, job.iterations_min))
             over = timed.ns
             launch.samples.overhead += over
             launch.samples.overhead_cpu += timed.cpu
@@ -353,7 +305,7 @@ class Engine:
             # this measurement and the workload would leak into the result: measure it again in
             # every round, next to the workload, and subtract it locally.
             reference = launch.samples.warmup or [s[1] for s in launch.samples.pilot[-1:]]
-            if index == 0 and reference and np.median(over) > 0.05 * np.median(reference):
+            if index == 0 and reference and np.median(over) > INTERLEAVE_OVERHEAD_SHARE * np.median(reference):
                 st.interleave_overhead = True
 
     def _warm(self, st: _CaseState, launch: _Launch, n: int) -> bool:
@@ -378,7 +330,8 @@ class Engine:
         # against 2, one iteration at a time: the first has shown how this code warms up, and a
         # launch's warmup is a fifth of its cost when it lives for a dozen iterations.
         first = launch.samples.index == 0
-        least, step = (6, 2) if first else (4, 1)
+        least, step = ((WARMUP_LEAST_FIRST, WARMUP_STEP_FIRST) if first
+                       else (WARMUP_LEAST_LATER, WARMUP_STEP_LATER))
         warm += self._stage(st, launch, "warmup", n, job.warmup_min)
         looks = 0
         while len(warm) < job.warmup_max and (job.budget_s <= 0 or self.clock() - started < cap):
@@ -397,16 +350,12 @@ class Engine:
         if not job.pilot or st.case.benchmark.iteration_setup or not samples.pilot or not samples.warmup:
             return False
         n = st.invocations
-        pilot_n, pilot_ns = samples.pilot[-1]
-        now = float(np.median(samples.warmup[-3:])) / n
-        if now >= 0.5 * max(pilot_ns, 1) / pilot_n:
+        target = iteration_target_ns(job.iteration_time_s, launch.handle.hello.clock_resolution_ns)
+        wanted = repilot_invocations(samples.pilot[-1], samples.warmup, n, target, launch.handle.hello.unroll)
+        if wanted is None:
             return False
-        target = max(job.iteration_time_s * 1e9, 1000 * launch.handle.hello.clock_resolution_ns)
-        unroll = launch.handle.hello.unroll
-        wanted = max(n, math.ceil(target / max(now, 1e-3)))
-        if wanted >= unroll > 1:
-            wanted = math.ceil(wanted / unroll) * unroll
-        st.invocations = int(min(wanted, 1 << 40))
+        st.invocations = wanted
+        now = float(np.median(samples.warmup[-3:])) / n
         samples.pilot.append((st.invocations, int(now * st.invocations)))
         return st.invocations != n
 
@@ -416,13 +365,13 @@ class Engine:
         if not job.pilot or bench.iteration_setup:
             st.invocations = 1
             return
-        target = max(job.iteration_time_s * 1e9, 1000 * launch.handle.hello.clock_resolution_ns)
+        target = iteration_target_ns(job.iteration_time_s, launch.handle.hello.clock_resolution_ns)
         n = 1
-        for _ in range(12):
+        for _ in range(PILOT_STEPS_MAX):
             ns = self._stage(st, launch, "pilot", n, 1)[0]
             launch.samples.pilot.append((n, ns))
             st.per_call_ns = max(ns, 1) / n
-            if ns >= 0.9 * target:
+            if ns >= PILOT_DONE_SHARE * target:
                 break
             n = pick_invocations(ns, n, target, unroll)
         st.invocations = n
@@ -437,6 +386,22 @@ class Engine:
                             self._run_timeout(st, n, iterations))
         self._after_stage(st, launch, t0, timed.ns if stage != "overhead" else [], n)
         return timed
+
+    def _overhead_first(self, launch: _Launch) -> bool:
+        """Whether this round measures the launch's overhead iteration before its workload iteration.
+        Whichever of the two comes second is the one a loaded machine preempts (CPython 3.11, an
+        empty benchmark: overhead 149/46/196 ns a call against its workload's 48/47/52 when the
+        overhead always came second), and one order always would bias the subtracted overhead. So
+        each pair of a launch's rounds has one of each order, which one first drawn at random: the
+        order effect lands on both sides alike and cancels in the net time (off by one round at most),
+        and no periodic interference can line up with a fixed alternation."""
+        first = launch.overhead_first_next
+        if first is None:
+            first = self.rng.random() < 0.5
+            launch.overhead_first_next = not first
+        else:
+            launch.overhead_first_next = None
+        return first
 
     def _workload_with_overhead(self, st: _CaseState, launch: _Launch, n: int) -> tuple[Timings, Timings]:
         """One workload iteration and the overhead iteration after it, in one request (the worker
@@ -473,18 +438,21 @@ class Engine:
         try:
             self._measure_in_round(st, launch, rnd)
         finally:
-            st.round_seconds += self.clock() - t0
-            st.round_iterations += 1
+            st.ledger.round_iteration(self.clock() - t0)
 
     def _measure_in_round(self, st: _CaseState, launch: _Launch, rnd: int) -> None:
         t0 = self.clock()
         over = Timings([])
-        if st.interleave_overhead and WITH_OVERHEAD in launch.handle.hello.capabilities:
+        if not st.interleave_overhead:
+            work = self._run_stage(st, launch, "workload", st.invocations, 1)
+        elif self._overhead_first(launch):
+            over = self._run_stage(st, launch, "overhead", st.invocations, 1)
+            work = self._run_stage(st, launch, "workload", st.invocations, 1)
+        elif WITH_OVERHEAD in launch.handle.hello.capabilities:
             work, over = self._workload_with_overhead(st, launch, st.invocations)
         else:
             work = self._run_stage(st, launch, "workload", st.invocations, 1)
-            if st.interleave_overhead:
-                over = self._run_stage(st, launch, "overhead", st.invocations, 1)
+            over = self._run_stage(st, launch, "overhead", st.invocations, 1)
         ns = work.ns
         launch.samples.workload += ns
         launch.samples.workload_cpu += work.cpu
@@ -493,140 +461,71 @@ class Engine:
         launch.samples.overhead_cpu += over.cpu
         launch.samples.overhead_rounds += [rnd] * len(over.ns)
         lag = (self.clock() - t0) - (sum(ns) + sum(over.ns)) / 1e9
-        starting = bool(self._starting)
-        before = self._lag[starting]
-        self._lag[starting] = lag if before is None else before + LAG_WEIGHT * (lag - before)
-        self._lag_n[starting] += 1
+        self._gate.record(bool(self._starting), lag)
 
     # -- judging --------------------------------------------------------------------------------
 
-    def target_met(self, est) -> bool:
-        target = self.job.target_rel_error
-        if est is None or not math.isfinite(est.error):
-            return False
-        if est.error <= target * abs(est.mean):
-            return True
-        # indistinguishable from empty: the interval straddles zero and is narrow compared with
-        # what was actually timed (call + loop), so more iterations would not change the verdict
-        return est.ci_low <= 0 <= est.ci_high and est.error <= target * max(est.gross_mean, 0.0)
-
-    def _status(self, st: _CaseState, alone: bool = True) -> str:
-        """'met' (precision target reached), 'spent' (budget or iteration cap used up), 'grow' (processes
-        disagree more than iterations do: more launches are needed) or 'more'."""
+    def _snapshot(self, st: _CaseState) -> CaseSnapshot:
+        """What the stop policy (stop.py) sees of a case. Takes its estimate afresh once every launch
+        has its minimum iterations (the estimate is kept for renewals and starts ahead)."""
         job = self.job
-        counts = [len(ln.samples.workload) for ln in st.launches]
-        if job.name == "dry" or job.target_rel_error <= 0:
-            return "met" if min(counts) >= job.iterations_min else "more"
-        enough = min(counts) >= job.iterations_min and len(st.launches) >= job.launches_min
-        est = estimate([ln.samples for ln in st.launches], st.case.benchmark.ops_per_invoke,
-                       job.confidence, subtract_overhead=job.overhead, modality=False) if enough else None
-        st.estimate = est
-        if enough and self.target_met(est):
-            return "met"
-        # the job's minimum iterations per launch are always measured (an interval from one iteration
-        # per launch is meaningless), unless the case runs far past its budget
-        short_of_min = min(counts) < job.iterations_min and st.spent < MIN_ITERATIONS_BUDGET_FACTOR * job.budget_s
-        if (st.spent >= job.budget_s and not short_of_min) or sum(counts) >= job.iterations_max:
-            return "spent"
-        return "grow" if self._wants_processes(st, alone) else "more"
+        counts = tuple(len(ln.samples.workload) for ln in st.launches)
+        if job.name != "dry" and job.target_rel_error > 0:
+            enough = min(counts) >= job.iterations_min and len(st.launches) >= job.launches_min
+            st.estimate = estimate([ln.samples for ln in st.launches], st.case.benchmark.ops_per_invoke,
+                                   job.confidence, subtract_overhead=job.overhead,
+                                   modality=False) if enough else None
+        return self._view(st)
 
-    def _out_of_budget(self, st: _CaseState) -> bool:
-        """Its budget or its iteration cap used up."""
-        return (st.spent >= self.job.budget_s
-                or sum(len(ln.samples.workload) for ln in st.launches) >= self.job.iterations_max)
-
-    def _wants_processes(self, st: _CaseState, alone: bool = True) -> bool:
-        """Processes disagree (more iterations cannot help, more processes can; with a few iterations
-        each, a between-process share is only believed when the launches' ANOVA says so), or the live
-        ones have measured what a process is worth: a fresh process now tells more than an iteration."""
-        est, job = st.estimate, self.job
-        return (est is not None and len(st.launches) < job.launches_max and st.spent < job.budget_s
-                and ((est.between_share > 0.5 and est.launch_anova_p < DISAGREE_P)
-                     or max(len(ln.samples.workload) for ln in st.live()) >= self._enough(st)
-                     or (alone and self._doubling_pays(st))))
-
-    def _costs(self, st: _CaseState) -> tuple[float, float]:
-        """What a launch (start, setup, warmup, overhead) and a round iteration have cost this case."""
-        c_iteration = st.round_seconds / st.round_iterations if st.round_iterations else 0.0
-        return st.launch_seconds / max(1, st.launches_started), c_iteration
-
-    def _doubling_pays(self, st: _CaseState) -> bool:
-        return st.estimate is not None and doubling_pays(st.estimate, len(st.live()), *self._costs(st),
-                                                         self.job)
+    def _view(self, st: _CaseState) -> CaseSnapshot:
+        """The snapshot of a case with the estimate it has (none taken afresh)."""
+        live = st.live()
+        return CaseSnapshot(
+            counts=tuple(len(ln.samples.workload) for ln in st.launches), live=len(live),
+            longest_live=max((len(ln.samples.workload) for ln in live), default=0), spent=st.ledger.spent,
+            estimate=st.estimate,
+            resolution_per_op=st.result.clock_resolution_ns / max(1, st.invocations * st.case.benchmark.ops_per_invoke),
+            c_launch=st.ledger.costs()[0], c_iteration=st.ledger.costs()[1])
 
     def _judge_group(self, active: list[_CaseState], group: list[_CaseState]
                      ) -> tuple[list[_CaseState], float | None]:
-        """The contenders of a group stop together: a case that reached its target keeps being measured
-        while another still needs rounds, so every round stays paired (a ratio judged over rounds one
-        side sat out would mix drift back in). The group stops when all reached the target, or when
-        every ratio to the baseline did (see `_group_ratios`), or when one has spent its budget.
-        Returns the contenders that need more processes (see `_renew`), if they do, and the
-        iterations a launch is worth for the comparison (None: as each case's own estimate says)."""
+        """Judge the group by the stop policy (stop.judge_group) and carry its decision out: finish
+        every case with its reason, or return the contenders that need more processes (see `_renew`)
+        and the iterations a launch is worth for the comparison (None: as each case's own estimate
+        says)."""
         # a lone case is judged by its mean; the contenders of a comparison by their ratios
         alone = len([st for st in group if not st.result.error]) < 2
-        status = {}
+        views = {}
         for st in active:
             try:
-                status[id(st)] = self._status(st, alone)
+                views[id(st)] = self._snapshot(st)
             except (WorkerFailure, ProtocolError) as exc:
                 self._guard(st, _raise, exc)
         active = [st for st in active if not st.done]
         if not active:
             return [], None
-        ratios = self._group_ratios(group)
-        met = (all(self._ratio_met(r) for r in ratios) if ratios is not None
-               else all(status[id(st)] == "met" for st in active))
-        if ratios is not None and not met:
-            # a comparison goes on while its ratios are short of the target, however precise its
-            # means are, until a contender has spent its budget
-            for st in active:
-                if status[id(st)] == "met" and self._out_of_budget(st):
-                    status[id(st)] = "spent"
-        values = [status[id(st)] for st in active]
-        by_ratio = ratios is not None and met
-        enough = None
-        wants = "grow" in values
-        if ratios is not None and not met and not wants:
-            # the ratio's interval is the launch pairs': it needs processes as a lone mean does
-            enough = self._ratios_want_processes(active, ratios)
-            wants = enough is not None or any(self._wants_processes(st, alone) for st in active)
-        if wants and "spent" not in values and not met:
-            return active, enough
-        if met or "spent" in values:
-            for st in active:
-                reason = {"met": "target reached", "more": "budget exhausted"}.get(status[id(st)])
-                if by_ratio and status[id(st)] != "met":
-                    reason = "ratio target reached"
-                elif reason is None:
-                    counts = sum(len(ln.samples.workload) for ln in st.launches)
-                    reason = "iteration limit" if counts >= self.job.iterations_max else "budget exhausted"
-                if self.job.name == "dry":
-                    reason = "dry run"
-                elif self.job.target_rel_error <= 0:
-                    reason = "iterations done"
+        decision = judge_group([views[id(st)] for st in active], self._group_ratios(group), self.job, alone)
+        if decision.action == "renew":
+            return active, decision.enough
+        if decision.action == "stop":
+            for st, reason in zip(active, decision.reasons):
+                st.result.judged_by = decision.judged_by
                 self._guard(st, self._finish, st, reason)
         return [], None
 
     def _renew(self, active: list[_CaseState], enough: float | None = None) -> None:
-        """More processes are needed. Launches that have measured what a process is worth (`_enough`)
-        retire — their samples stay, their processes exit — and the live launches double (up to the
-        job's live cap, total cap and what the budget left can attach), all started together: a case
-        that needs 24 launches gets there in three steps. Launch k of every contender starts and
-        retires with the others, so each launch keeps its partners in the rounds' blocks. `enough`:
+        """More processes are needed (allocation.plan_renewal says how many). Launches that have
+        measured what a process is worth (`stop.enough_iterations`) retire — their samples stay, their
+        processes exit — and the live launches double, all started together: a case that needs 24
+        launches gets there in three steps. `enough`:
         the iterations a launch pair is worth to a comparison's ratio (None: each case's own)."""
         job = self.job
-        live = min(len(st.live()) for st in active)
         if enough is None:
-            enough = max(self._enough(st) for st in active)
-        # positions whose launches (in every contender) have measured enough
-        done = [k for k in range(live)
-                if all(len(st.live()[k].samples.workload) >= enough for st in active)]
-        count = min(2 * live, job.launches_live) - (live - len(done))
-        count = min(count, job.launches_max - max(len(st.launches) for st in active))
-        left = min(job.budget_s - st.spent for st in active)
-        per_launch = max(st.launch_seconds / max(1, st.launches_started) for st in active)
-        if per_launch > 0:  # start no more than the budget left can attach (start, warmup, overhead)
-            count = min(count, max(1, int(left / (per_launch * len(active)))))
+            enough = max(enough_iterations(self._view(st), job) for st in active)
+        done, count = plan_renewal(
+            [[len(ln.samples.workload) for ln in st.live()] for st in active], enough,
+            max(len(st.launches) for st in active), min(job.budget_s - st.ledger.spent for st in active),
+            max(st.ledger.per_launch() for st in active), job)
         if count <= 0:
             return
         for st in active:
@@ -656,11 +555,11 @@ class Engine:
         job = self.job
         if (not active or not self.placement.can_start_aside() or self._ahead_hurts()
                 or not all(self.starts_aside(st.case) for st in active)
-                or not any(self._may_renew(st) for st in active)):
+                or not any(may_renew(self._view(st), job) for st in active)):
             return
         live = min(len(st.live()) for st in active)
-        want = min(2 * live, job.launches_live, job.launches_max - max(len(st.launches) for st in active))
-        if min(job.budget_s - st.spent for st in active) <= 0:
+        want = starts_wanted(live, max(len(st.launches) for st in active), job)
+        if min(job.budget_s - st.ledger.spent for st in active) <= 0:
             return
         for st in active:
             while len(st.ahead) < want:
@@ -669,33 +568,26 @@ class Engine:
                 fut.add_done_callback(self._starting.discard)
                 st.ahead.append(fut)
 
-    def _may_renew(self, st: _CaseState) -> bool:
-        """Whether a case is likely to want more processes: before its first judgement (with t on L-1
-        degrees of freedom nearly every case doubles its first launches, and a comparison's ratio is
-        judged on as many launch pairs), when doubling pays, and whenever its processes differ."""
-        if self.job.name == "dry" or self.job.target_rel_error <= 0:
-            return False
-        est = st.estimate
-        if est is None:
-            return True
-        return est.between_share > 0 or self._doubling_pays(st)
-
     def _ahead_hurts(self) -> bool:
-        """Whether starting ahead slows perflab's own process more than it is worth: on a machine
-        whose other CPUs are busy (another process computing there), a start ahead shares the one
-        CPU perflab has with it, and perflab's reply to each iteration came 2-3.5 ms later instead
-        of 1 — over a start's 30-90 ms, that outweighs the start it saves. Then starts ahead pause
-        for AHEAD_PAUSE_S and are tried afresh: the machine may have quietened."""
-        now = self.clock()
-        if now < self._ahead_paused_until:
-            return True
-        busy, idle = self._lag[True], self._lag[False]
-        if (min(self._lag_n.values()) >= LAG_MIN_SAMPLES and busy is not None and idle is not None
-                and busy > idle + AHEAD_LAG_MAX_S):
-            self._ahead_paused_until = now + AHEAD_PAUSE_S
-            self._lag[True], self._lag_n[True] = None, 0  # measured afresh when they resume
-            return True
-        return False
+        """Whether starting ahead costs the rounds more than it saves (see ahead.AheadGate)."""
+        return self._gate.hurts(self.clock())
+
+    # what the gate averaged: perflab's own time per round iteration, with and without a start under way
+    @property
+    def _lag(self) -> dict[bool, float | None]:
+        return self._gate.lag
+
+    @_lag.setter
+    def _lag(self, value: dict[bool, float | None]) -> None:
+        self._gate.lag = value
+
+    @property
+    def _lag_n(self) -> dict[bool, int]:
+        return self._gate.n
+
+    @_lag_n.setter
+    def _lag_n(self, value: dict[bool, int]) -> None:
+        self._gate.n = value
 
     def _take_ahead(self, active: list[_CaseState], count: int) -> dict[int, tuple[list, BaseException | None, int]]:
         """Up to `count` of each case's processes started ahead: per case (by id), the handles, the
@@ -720,9 +612,7 @@ class Engine:
         if taken:
             elapsed = self.clock() - t0
             for st in active:
-                share = elapsed * out[id(st)][2] / taken
-                st.spent += share
-                st.launch_seconds += share
+                st.ledger.charge_start(elapsed * out[id(st)][2] / taken)
         return out
 
     def _drop_ahead(self, st: _CaseState) -> None:
@@ -731,12 +621,6 @@ class Engine:
             if not fut.cancel():
                 self._reaper.submit(_close_started, fut)
         st.ahead = []
-
-    def _enough(self, st: _CaseState) -> float:
-        """Iterations a launch is worth before a fresh process tells more (see allocation.py)."""
-        if st.estimate is None:
-            return math.inf
-        return iterations_per_launch(st.estimate, *self._costs(st), self.job)
 
     def _retire(self, st: _CaseState, launches: list[_Launch]) -> None:
         for ln in launches:
@@ -758,8 +642,8 @@ class Engine:
             return None
         if any(st.done or st.estimate is None for st in live):
             return [None]
-        # a paired interval needs enough rounds; before that, spare the work
-        if wilcoxon_rank(min(st.rounds for st in live), self.job.confidence) < 0:
+        # the ratio's units are launch pairs: with fewer than two there is no interval to judge
+        if min(len(st.launches) for st in live) < 2:
             return [None]
         first_runtime = group[0].case.runtime.label  # a group shares its parameters: one plan key
         base_id = next((st.case.benchmark.id for st in live if st.case.benchmark.baseline), None)
@@ -776,40 +660,11 @@ class Engine:
                     base.case.benchmark.ops_per_invoke, self.job.overhead, self.job.confidence))
         return out or None
 
-    def _ratio_met(self, r: Ratio | None) -> bool:
-        """A paired ratio whose interval is within the precision target. The rule looks at the
-        interval's width only, never at where it lies, so stopping on it does not bias the verdict."""
-        if r is None or not r.paired or r.ci_low <= 0 or not math.isfinite(r.ci_high):
-            return False
-        return max(r.ci_high / r.value - 1, 1 - r.ci_low / r.value) <= self.job.target_rel_error
-
-    def _ratios_want_processes(self, active: list[_CaseState], ratios: list[Ratio | None]
-                               ) -> float | None:
-        """Whether a ratio short of its target needs more launch pairs: they differ (their ANOVA says
-        so), the live ones have measured what a pair is worth, or doubling them reaches the target
-        sooner (t on P-1 degrees of freedom). A pair costs a launch and a round iteration of every
-        contender. Returns the iterations a launch pair is worth (inf: any number), or None."""
-        job = self.job
-        if (max(len(st.launches) for st in active) >= job.launches_max
-                or any(self._out_of_budget(st) for st in active)):
-            return None
-        c_launch = sum(self._costs(st)[0] for st in active)
-        c_iteration = sum(self._costs(st)[1] for st in active)
-        live = min(len(st.live()) for st in active)
-        longest = max(len(ln.samples.workload) for st in active for ln in st.live())
-        for r in ratios:
-            spread = r.spread() if r is not None and not self._ratio_met(r) else None
-            if spread is None:
-                continue
-            worth = iterations_per_launch(spread, c_launch, c_iteration, job)
-            if ((spread.between_share > 0.5 and spread.anova_p < DISAGREE_P) or longest >= worth
-                    or doubling_pays(spread, live, c_launch, c_iteration, job)):
-                return worth
-        return None
-
     def _finish(self, st: _CaseState, reason: str) -> None:
         st.result.stop_reason = reason
-        st.result.launch_cost_s, st.result.iteration_cost_s = self._costs(st)
+        st.result.contention = case_contention([ln.samples for ln in st.launches], self._host_start,
+                                               self.host())
+        st.result.launch_cost_s, st.result.iteration_cost_s = st.ledger.costs()
         first = st.live()[0]
         if self.job.diagnose and {"alloc", "gc", "allocs", "codesize"} & set(first.handle.hello.capabilities):
             try:
@@ -915,15 +770,3 @@ def _output_bytes(handle: WorkerHandle) -> int:
         return handle.output_bytes()
     except (OSError, ValueError):
         return 0
-
-
-MAX_CONCURRENT_STARTS = 16
-WARMUP_BUDGET_SHARE = 0.25  # of the case's budget, split over the job's first launches
-MIN_ITERATIONS_BUDGET_FACTOR = 5.0  # how far past its budget a case may go to get its minimum
-DISAGREE_P = 0.01  # launch ANOVA p-value under which processes are taken to differ
-JUDGE_SPACING = 4.0  # measuring between judgements, as a multiple of what the last judgement took
-JUDGE_WAIT_MAX_S = 0.5  # the longest measuring between two judgements
-LAG_WEIGHT = 0.1  # of a new round iteration in the running averages of perflab's own time per iteration
-LAG_MIN_SAMPLES = 20  # round iterations with and without a start under way before they are compared
-AHEAD_LAG_MAX_S = 0.001  # extra time per round iteration that starting ahead may cost (see _ahead_hurts)
-AHEAD_PAUSE_S = 10.0  # how long starts ahead pause once they cost more

@@ -14,14 +14,15 @@ import select
 import signal
 import socket
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ProtocolError, WorkerFailure
+from .capture import CappedOutput
 from ..model import PROTOCOL_VERSION
 from ..toolchains.base import LaunchSpec
+from .lifeline import Lifeline
 
 MAX_LINE = 64 * 1024 * 1024
 STAGES = ("pilot", "warmup", "overhead", "workload", "diagnose")
@@ -234,8 +235,8 @@ class WorkerProcess:
         self._next_id = 0
         self._bye_id: int | None = None  # set by say_bye: close then only collects the reply
         self._buf = bytearray()
-        self.out = tempfile.TemporaryFile()
-        self.err = tempfile.TemporaryFile()
+        self.out = CappedOutput()  # the first and last MiB of each, and a count of all bytes
+        self.err = CappedOutput()
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
@@ -243,17 +244,26 @@ class WorkerProcess:
         env.update(spec.env)
         env["PERFLAB_CONNECT"] = "127.0.0.1:%d" % listener.getsockname()[1]
         env["PERFLAB_TOKEN"] = self.token
+        # its own process group, which the lifeline kills with the host (see lifeline.py)
+        self.lifeline = Lifeline()
         try:
             self.proc = subprocess.Popen(spec.argv, env=env, cwd=spec.cwd, stdin=subprocess.DEVNULL,
-                                         stdout=self.out, stderr=self.err, start_new_session=True)
+                                         stdout=self.out, stderr=self.err, start_new_session=True,
+                                         pass_fds=self.lifeline.pass_fds)
         except OSError as exc:
             listener.close()
+            self.lifeline.cut()
             raise WorkerFailure(f"cannot start worker: {exc}") from None
         try:
-            self.sock = self._accept(listener, connect_timeout)
-        finally:
-            listener.close()
-        self.hello = validate_hello(self._read_json(connect_timeout), self.token)
+            self.lifeline.arm(self.proc.pid)
+            try:
+                self.sock = self._accept(listener, connect_timeout)
+            finally:
+                listener.close()
+            self.hello = validate_hello(self._read_json(connect_timeout), self.token)
+        except BaseException:
+            self.kill()  # nobody gets a handle to close it
+            raise
 
     def _accept(self, listener: socket.socket, timeout: float) -> socket.socket:
         deadline = time.monotonic() + timeout
@@ -328,37 +338,30 @@ class WorkerProcess:
 
     def _exit_reason(self) -> str:
         reason = describe_exit(self.proc.returncode)
-        try:
-            self.err.seek(0)
-            text = self.err.read(8 << 20).decode("utf-8", "replace")
-        except (OSError, ValueError):
-            text = ""
-        m = FATAL_LINE.search(text)
+        m = FATAL_LINE.search(self.err.text())
         return f"{reason}: {m.group(1).strip()[:200]}" if m else reason
 
     def output_bytes(self) -> int:
-        return os.fstat(self.out.fileno()).st_size + os.fstat(self.err.fileno()).st_size
+        return self.out.written() + self.err.written()
 
     def stderr_tail(self, limit: int = 2000) -> str:
         parts = []
         for name, f in (("stdout", self.out), ("stderr", self.err)):
-            try:
-                size = os.fstat(f.fileno()).st_size
-                f.seek(max(0, size - limit))
-                text = f.read().decode("utf-8", "replace").strip()
-            except (OSError, ValueError):
-                text = ""
+            text = f.text(limit).strip()
             if text:
                 parts.append(f"--- {name} (last {limit} bytes) ---\n{text}")
         return "\n".join(parts)
 
     def kill(self) -> None:
+        """Kill the worker and its process group; cutting the lifeline then kills what is left of
+        the group once the worker has exited (the benchmark's child processes)."""
         if self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 self.proc.kill()
             self.proc.wait()
+        self.lifeline.cut()
 
     def _wait_exit(self, timeout: float) -> None:
         """Wait for the process to exit, raising TimeoutExpired after `timeout`. On Linux one blocking

@@ -38,7 +38,8 @@ CLAIM_RULE = (
     "(below 1 for “faster”, above 1 for “slower”, inside "
     f"[{SAME_BAND[0]}, {SAME_BAND[1]}] for “same”), **contradicted** when the whole interval lies on "
     "the other side (for “same”: entirely outside that band), and **inconclusive** otherwise — "
-    "including when there is no interval (a dry run, a failed case). Every other comparison (another "
+    "including when there is no interval (a dry run, a failed case) or either case was measured under "
+    "heavy or changing contention (its Notes say so). Every other comparison (another "
     "runtime of the language, a pair that is not a version pair, a port whose fidelity is “different”, "
     "an extra benchmark) is shown **for reference**, never as a verdict. Our figures are per operation "
     "(a seed figure may be per call of many operations: only ratios compare). Only the direction is "
@@ -204,7 +205,7 @@ def port_standing(*cases: Case) -> tuple[bool, str]:
     for c in cases:
         m = c.meta
         fid = m.get("fidelity")
-        if m.get("extra") is True:
+        if m.get("extra") in (True, "true"):  # Go and Java meta values are strings
             decides, mark = False, f"{c.method_name} is an extra benchmark, not a port of the seed's"
         elif fid is None:
             mark = "port not audited"
@@ -317,11 +318,14 @@ def claims_of(report: Report, section: Section) -> list[Claim]:
         seed_r = seed[1] / seed[0] if seed and seed[0] > 0 else None
         for cand in candidates:
             r = runtime_ratio(cand.after, cand.before)
+            v = verdict(r, expect)
+            if cand.after.contended or cand.before.contended:  # interference that hit it all
+                v = "inconclusive"                               # cannot be seen in the interval
             inside = ("—" if seed_r is None or r is None or not r.has_interval
                       else "yes" if r.low <= seed_r <= r.high else "no")
             may, mark = port_standing(cand.before, cand.after)
             notes = [n for n in (cand.why_not, mark) for n in [n] if n]
-            checks.append(ClaimCheck(cand.label, cand.before, cand.after, r, verdict(r, expect), inside,
+            checks.append(ClaimCheck(cand.label, cand.before, cand.after, r, v, inside,
                                      decides=cand.decisive and may, note="; ".join(notes)))
         checks.sort(key=lambda ch: not ch.decides)  # the deciding comparison first
         note = "" if checks else "no pair of our cases to compare (not measured in these results)"

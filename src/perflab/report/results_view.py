@@ -136,9 +136,22 @@ class Case:
         return str(self.raw.get("error") or "failed")
 
     @property
+    def absent(self) -> str | None:
+        """Why the benchmark does not exist on this runtime (status "na"), or None."""
+        if self.raw.get("status") != "na":
+            return None
+        return str(self.raw.get("absent") or "not available on this runtime")
+
+    @property
     def warnings(self) -> list[str]:
         w = self.raw.get("warnings") or []
         return [str(x) for x in w] if isinstance(w, list) else []
+
+    @property
+    def contended(self) -> bool:
+        """Measured under heavy or changing contention (stats/contention.py): no confident verdict."""
+        c = self.raw.get("contention")
+        return isinstance(c, dict) and c.get("level") in ("heavy", "changing")
 
 
 def _load_one(path: Path) -> dict:
@@ -301,8 +314,9 @@ def unpaired_ratio(after: Case, before: Case) -> Ratio | None:
     if not (after.ok and before.ok) or after.mean <= 0 or before.mean <= 0:
         return None
     value = after.mean / before.mean
-    if after.se is None or before.se is None or after.df is None or before.df is None:
-        return Ratio(value, None, None)
+    if (after.se is None or before.se is None or after.df is None or before.df is None
+            or min(after.df, before.df) < 1 or not math.isfinite(after.se + before.se)):
+        return Ratio(value, None, None)  # one process a side: no interval
     s = math.sqrt((after.se / after.mean) ** 2 + (before.se / before.mean) ** 2)
     q = _quantile(min(after.df, before.df))
     return Ratio(value, value * math.exp(-q * s), value * math.exp(q * s))
@@ -445,7 +459,8 @@ def table_cells(rows: list[Row]) -> tuple[list[str], list[list[str]]]:
     out = []
     for r in rows:
         c = r.case
-        mean = format_in(c.mean, unit) if c.ok else f"FAILED: {c.error}"
+        mean = (format_in(c.mean, unit) if c.ok else f"NA: {c.absent}" if c.absent
+                else f"FAILED: {c.error}")
         cells = [r.method, c.runtime, _params_text(c), mean]
         if has_method:
             cells.append(_ratio_cell(r.method_ratio, r.has_method_base, c.ok))

@@ -193,7 +193,9 @@ def render(report: Report, plots_dir_name: str, preamble: tuple[list[str], list[
         notes = []
         for r in rows:
             where = f"{r.method} ({_params_text(r.case)}) @ {r.case.runtime}"
-            if not r.case.ok:
+            if r.case.absent:
+                notes.append(f"{where}: NA: {r.case.absent}")
+            elif not r.case.ok:
                 notes.append(f"{where}: FAILED: {r.case.error}")
             notes += [f"{where}: {w}" for w in r.case.warnings]
         if notes:

@@ -138,6 +138,7 @@ def build_table(rows: list[Row], hide: set[str] | None = None, title: str = "") 
 
     units = _units(rows)
     table = Table(title=title, columns=columns, rows=[], params=params)
+    shared: dict[str, tuple[int, list[str]]] = {}  # note → (its marker, the rows that carry it)
     for i, r in enumerate(rows):
         e, res, d = r.estimate, r.result, r.result.diagnostics
         cells: dict[str, str] = {"Method": res.case.benchmark.name, "Runtime": res.case.runtime.label}
@@ -155,17 +156,24 @@ def build_table(rows: list[Row], hide: set[str] | None = None, title: str = "") 
         cells[METHOD_ALLOC_COLUMN] = _alloc_ratio_cell(r.alloc_ratio, r.baseline_key)
         cells[rt_alloc_col] = _alloc_ratio_cell(r.runtime_alloc_ratio, r.runtime_baseline_key)
         cells["Code Size"] = f"{d.code_size:,} B" if d and d.code_size is not None else "NA"
-        markers = []
         label = case_label(res.case)
         status = "FAILED" if not res.ok else "NA" if _absent(r) else ""
         reason = [f"{status}: {res.error if not res.ok else _absent(r)}"] if status else []
+        markers = []
         for note in reason + r.warnings:
-            table.legend.append(f"[{len(table.legend) + 1}] {label}: {note}")
-            markers.append(f"[{len(table.legend)}]")
+            # a note several rows share (contention over the whole run, say) is one legend line
+            if note not in shared:
+                shared[note] = (len(shared) + 1, [])
+            shared[note][1].append(label)
+            markers.append(f"[{shared[note][0]}]")
         cells["Notes"] = " ".join([status] + markers if status else markers)
         if not res.ok:
             table.failed_rows.add(i)
         table.rows.append([cells.get(c, "") for c in columns])
+    for note, (k, labels) in shared.items():
+        who = (labels[0] if len(labels) == 1 else "every row" if len(labels) == len(rows)
+               else f"{len(labels)} rows")
+        table.legend.append(f"[{k}] {who}: {note}")
     return table
 
 

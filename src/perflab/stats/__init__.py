@@ -1,7 +1,8 @@
-"""Statistics over raw samples: estimates with intervals, outliers, modality, ratios. Pure functions."""
-from .estimate import Estimate, estimate, per_op, round_means
+"""Statistics over raw samples: cleaning, estimates with intervals, modality, ratios. Pure functions."""
+from .clean import CleanLaunch, clean_case
+from .estimate import Estimate, estimate, indistinguishable_from_empty
 from .modality import mvalue
-from .outliers import tukey_fences
 from .ratio import Ratio, ratio_from_launches, ratio_of
 
-__all__ = ["Estimate", "estimate", "per_op", "round_means", "mvalue", "tukey_fences", "Ratio", "ratio_of", "ratio_from_launches"]
+__all__ = ["CleanLaunch", "clean_case", "Estimate", "estimate", "indistinguishable_from_empty", "mvalue",
+           "Ratio", "ratio_of", "ratio_from_launches"]

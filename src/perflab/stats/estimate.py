@@ -1,16 +1,14 @@
 """The estimate of one case from its launches: mean, error (half-width of the CI), spread, percentiles.
 
-Samples are per-operation times: each iteration's nanoseconds minus that launch's overhead (median of its
-overhead iterations), divided by invocations × ops per invoke.
+Samples are per-operation times, cleaned by stats/clean.py (preempted iterations and gross outliers,
+slow and fast, set aside; the mean of the launch's kept overhead subtracted): every consumer of samples
+sees the same ones.
 
-The error honours launches: iterations inside one process are not independent of the process (JIT,
-memory layout, address randomisation), so we use a one-way random-effects model. With L launches of
-n_i samples, within-launch mean square MSW and between-launch variance component s²_B, each launch
-weighs w_i = 1/(s²_B + MSW/n_i), and the interval is the modified Hartung-Knapp-Sidik-Jonkman one
-(`launch_weighted`): t with L−1 degrees of freedom, the processes being the independent units.
-Upper outliers are removed by Tukey's fences: the case's pooled fences, or a launch's own when its median
-lies outside them (see `launch_fences`). The variance components come from every sample clamped to the
-same fences.
+The units are the processes: iterations inside one process are not independent of it (JIT, memory
+layout, address randomisation). One-way random-effects model: with L launches of n_i kept samples,
+within-launch mean square MSW and between-launch variance component s²_B, each launch's mean weighs
+w_i = 1/(s²_B + MSW/n_i), and the interval is the modified Hartung-Knapp-Sidik-Jonkman one
+(`launch_weighted`): t with L−1 degrees of freedom. A single launch has no interval.
 """
 from __future__ import annotations
 
@@ -20,9 +18,8 @@ import numpy as np
 
 from ..model import LaunchSamples
 from .distributions import f_survival, t_quantile
+from .clean import CleanLaunch, clean_case, set_aside_totals
 from .modality import mvalue
-from .outliers import launch_fences
-from .segments import Segments
 
 PERCENTILES = (0, 25, 50, 75, 90, 95, 99, 100)
 
@@ -43,9 +40,13 @@ class Estimate:
     se: float
     df: float
     percentiles: dict[str, float] = field(default_factory=dict)
-    outliers_upper_removed: int = 0
-    outliers_lower: int = 0
+    outliers_upper_removed: int = 0  # slow samples set aside (stats/clean.py)
+    outliers_lower: int = 0  # fast samples set aside
+    preempted: int = 0  # iterations set aside because their thread waited for a CPU
     overhead_per_op: float = 0.0
+    # how much the empty loop itself varies, per op: the larger of one overhead iteration's standard
+    # deviation and that of the launches' overhead levels
+    overhead_noise: float = 0.0
     gross_mean: float = 0.0  # mean per op including the loop/call overhead
     launch_means: list[float] = field(default_factory=list)
     between_share: float = 0.0  # share of var_between/L + var_within/n that comes from between launches
@@ -64,153 +65,6 @@ class Estimate:
                 for k, v in self.__dict__.items()}
 
 
-OVERHEAD_WINDOW = 2  # rounds on each side whose overhead iterations are pooled for a workload sample
-
-
-def per_op(launch: LaunchSamples, ops_per_invoke: int, subtract_overhead: bool = True
-           ) -> tuple[np.ndarray, float]:
-    """Per-operation samples of one launch (overhead subtracted) and that launch's overhead per op
-    (see `per_op_all`)."""
-    return per_op_all([launch], ops_per_invoke, subtract_overhead)[0]
-
-
-def per_op_all(launches: list[LaunchSamples], ops_per_invoke: int, subtract_overhead: bool = True
-               ) -> list[tuple[np.ndarray, float]]:
-    """`per_op` of every launch, remembered per launch while its samples stay as they are (the engine
-    judges after rounds over every launch so far, and a retired launch's samples no longer change);
-    the launches that changed are computed together (`_per_op_many`)."""
-    out: list = [None] * len(launches)
-    stale, keys = [], []
-    for i, launch in enumerate(launches):
-        key = (id(launch.workload), len(launch.workload), launch.workload[-1:], id(launch.overhead),
-               len(launch.overhead), launch.overhead[-1:], len(launch.overhead_rounds),
-               launch.invocations, ops_per_invoke, subtract_overhead)
-        hit = launch.__dict__.get("_per_op_cache")
-        if hit is not None and hit[0] == key:
-            out[i] = hit[1]
-        else:
-            stale.append(i)
-            keys.append(key)
-    fresh = _per_op_many([launches[i] for i in stale], ops_per_invoke, subtract_overhead)
-    for i, key, value in zip(stale, keys, fresh):
-        value[0].setflags(write=False)  # shared between callers
-        launches[i].__dict__["_per_op_cache"] = (key, value)
-        out[i] = value
-    return out
-
-
-def _per_op_many(launches: list[LaunchSamples], ops_per_invoke: int, subtract_overhead: bool = True
-                 ) -> list[tuple[np.ndarray, float]]:
-    """Per-operation samples of each launch (overhead subtracted) and its overhead per op.
-
-    Overhead measured in the rounds (next to the workload) is subtracted locally: each workload sample
-    loses the median of the overhead iterations within ±OVERHEAD_WINDOW rounds of it, which follows the
-    machine's drift while averaging the overhead's own noise. Otherwise the launch's overhead median
-    is subtracted from every sample. Upper outliers of the overhead (interference, as in the
-    workload) are left out first: a burst in the empty loop would make the samples beside it look
-    fast, and removing upper outliers of the workload cannot catch that."""
-    out: list = [None] * len(launches)
-    with_over = []
-    for i, launch in enumerate(launches):
-        denom = max(1, launch.invocations) * max(1, ops_per_invoke)
-        work = np.asarray(launch.workload, dtype=float)
-        if subtract_overhead and launch.overhead:
-            with_over.append((i, work, denom))
-        else:
-            out[i] = (work / denom, 0.0)
-    if not with_over:
-        return out
-    overs = [np.asarray(launches[i].overhead, dtype=float) for i, _, _ in with_over]
-    segs = Segments(overs)
-    q1, q3 = segs.quantiles(0.25), segs.quantiles(0.75)
-    upper = np.where(segs.counts >= 4, q3 + 1.5 * (q3 - q1), np.inf)  # Tukey's upper fence
-    local_v, local_r, local_w, local_at = [], [], [], []  # launches whose overhead ran in the rounds
-    plain = []
-    for k, ((i, work, denom), over_all) in enumerate(zip(with_over, overs)):
-        launch = launches[i]
-        rounds = np.asarray(launch.overhead_rounds, dtype=np.int64) if len(launch.overhead_rounds) == len(
-            over_all) else np.zeros(len(over_all), dtype=np.int64)
-        clean = over_all <= upper[k]
-        over_all, rounds = over_all[clean], rounds[clean]
-        in_rounds = rounds > 0
-        if in_rounds.any() and len(launch.workload_rounds) == len(work):
-            local_v.append(over_all[in_rounds])
-            local_r.append(rounds[in_rounds])
-            local_w.append(np.asarray(launch.workload_rounds, dtype=np.int64))
-            local_at.append(k)
-        else:
-            plain.append((k, over_all))
-    if plain:
-        medians = Segments([v for _, v in plain]).medians()
-        for (k, _), over in zip(plain, medians):
-            i, work, denom = with_over[k]
-            out[i] = ((work - over) / denom, float(over) / denom)
-    if local_at:
-        local, over = _window_medians_many(local_r, local_v, local_w)
-        for k, x, o in zip(local_at, local, over):
-            i, work, denom = with_over[k]
-            out[i] = ((work - x) / denom, float(o) / denom)
-    return out
-
-
-def round_means(launches: list[LaunchSamples], ops_per_invoke: int = 1, subtract_overhead: bool = True,
-                remove_upper_outliers: bool = True) -> dict[int, float]:
-    """Per interleaving round, the mean per-op time over the launches measured in it: the values a
-    paired ratio compares round by round. Upper outliers are left out as `estimate` leaves them out
-    of the mean (one launch's hiccup would otherwise move its whole round). Each launch is centred on
-    the case's mean first: which processes were live changes from round to round when launches retire
-    and fresh ones start, and their own levels must not show up as round-to-round noise — the ratio's
-    interval takes the processes' differences from its launch pairs instead (see stats/ratio.py)."""
-    timed = [ln for ln in launches if ln.workload and len(ln.workload_rounds) == len(ln.workload)]
-    if not timed:
-        return {}
-    xs = [x for x, _ in per_op_all(timed, ops_per_invoke, subtract_overhead)]
-    ids = np.repeat(np.arange(len(xs)), [len(x) for x in xs])
-    values = np.concatenate(xs)
-    keys = np.concatenate([np.asarray(ln.workload_rounds, dtype=int) for ln in timed])
-    if remove_upper_outliers:
-        keep = values <= np.array([hi for _, hi in launch_fences(xs)])[ids]
-        values, keys, ids = values[keep], keys[keep], ids[keep]
-    grand = float(np.mean(values))
-    launch_means = np.bincount(ids, weights=values, minlength=len(xs)) / np.maximum(
-        np.bincount(ids, minlength=len(xs)), 1)
-    values = values - launch_means[ids] + grand
-    uniq, inverse = np.unique(keys, return_inverse=True)
-    means = np.bincount(inverse, weights=values) / np.bincount(inverse)
-    return dict(zip(uniq.tolist(), means.tolist()))
-
-
-def _window_medians(r_over: np.ndarray, v_over: np.ndarray, r_work: np.ndarray) -> np.ndarray:
-    """For every workload round, the median of the overhead values measured within ±OVERHEAD_WINDOW
-    rounds of it (the launch's overall overhead median where there are none)."""
-    return _window_medians_many([r_over], [v_over], [r_work])[0][0]
-
-
-def _window_medians_many(r_overs: list[np.ndarray], v_overs: list[np.ndarray],
-                         r_works: list[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
-    """`_window_medians` of many launches at once, and each launch's overall overhead median. The
-    launches' rounds are keyed apart (launch × stride + round) so one sorted array holds them all and
-    no window reaches into another launch; windows of equal width take one vectorised median each."""
-    stride = int(max(max((r.max() for r in r_overs if len(r)), default=0),
-                     max((r.max() for r in r_works if len(r)), default=0))) + 2 * OVERHEAD_WINDOW + 2
-    overall = Segments(v_overs).medians()
-    key_over = np.concatenate([r + k * stride for k, r in enumerate(r_overs)])
-    key_work = np.concatenate([r + k * stride for k, r in enumerate(r_works)])
-    values = np.concatenate(v_overs).astype(float)
-    order = np.argsort(key_over, kind="stable")
-    key_sorted, v_sorted = key_over[order], values[order]
-    lo = np.searchsorted(key_sorted, key_work - OVERHEAD_WINDOW, side="left")
-    hi = np.searchsorted(key_sorted, key_work + OVERHEAD_WINDOW, side="right")
-    width = hi - lo
-    out = overall[np.repeat(np.arange(len(r_works)), [len(r) for r in r_works])]
-    for w in np.unique(width[width > 0]):
-        rows = np.flatnonzero(width == w)
-        block = np.sort(v_sorted[lo[rows, None] + np.arange(w)[None, :]], axis=1)
-        out[rows] = (block[:, (w - 1) // 2] + block[:, w // 2]) / 2
-    bounds = np.cumsum([len(r) for r in r_works])[:-1]
-    return np.split(out, bounds), overall
-
-
 def _t(confidence: float, df: float) -> float:
     if not np.isfinite(df) or df <= 0:
         return float("inf")
@@ -218,76 +72,86 @@ def _t(confidence: float, df: float) -> float:
 
 
 def estimate(launches: list[LaunchSamples], ops_per_invoke: int = 1, confidence: float = 0.999,
-             remove_upper_outliers: bool = True, subtract_overhead: bool = True,
+             remove_outliers: bool = True, subtract_overhead: bool = True,
              modality: bool = True) -> Estimate | None:
-    """`modality=False` skips the mValue (a kernel density estimate), which only the final judgement
+    """The case's mean per operation and its interval, from its launches cleaned by stats/clean.py.
+    `modality=False` skips the mValue (a kernel density estimate), which only the final judgement
     needs, not the engine's stopping decision after every round."""
-    timed = [ln for ln in launches if ln.workload]
-    if not timed:
+    return estimate_cleaned(clean_case(launches, ops_per_invoke, subtract_overhead, remove_outliers),
+                            launches, confidence, modality)
+
+
+def estimate_cleaned(cleaned: list[CleanLaunch], launches: list[LaunchSamples],
+                     confidence: float = 0.999, modality: bool = True) -> Estimate | None:
+    """`estimate` from launches already cleaned (`launches`: the raw ones, for the iterations' own
+    times)."""
+    used = [c for c in cleaned if len(c.x)]
+    if not used:
         return None
-    converted = per_op_all(timed, ops_per_invoke, subtract_overhead)
-    xs = [x for x, _ in converted]
-    fences = launch_fences(xs)
-    # every launch's samples end to end (`ids`: the launch of each), as the per-launch sums below need
-    sizes = [len(x) for x in xs]
-    ids = np.repeat(np.arange(len(xs)), sizes)
-    x_all = np.concatenate(xs)
-    r_all = np.concatenate([np.asarray(ln.workload_rounds if len(ln.workload_rounds) == n else range(n),
-                                       dtype=int) for ln, n in zip(timed, sizes)])
-    lo = np.array([f[0] for f in fences])[ids]
-    hi = np.array([f[1] for f in fences])[ids]
-    keep = x_all <= hi if remove_upper_outliers else np.ones(len(x_all), dtype=bool)
-    removed = int((~keep).sum())
-    ids_all, r_full = ids, r_all  # every sample's launch and round, outliers included
-    allx, ids, r_all = x_all[keep], ids[keep], r_all[keep]
-    lower = int((allx < lo[keep]).sum())
-    overheads = np.array([over for _, over in converted])
-    n, L = len(allx), len(xs)
-    counts = np.bincount(ids, minlength=L)
-    mean = float(np.mean(allx))
+    xs = [c.x for c in used]
+    L = len(xs)
+    counts = np.array([len(x) for x in xs])
+    ids = np.repeat(np.arange(L), counts)
+    allx = np.concatenate(xs)
+    rounds = np.concatenate([c.rounds for c in used])
+    n = len(allx)
     sd = float(np.std(allx, ddof=1)) if n > 1 else 0.0
-    launch_means = np.bincount(ids, weights=allx, minlength=L) / counts
-    means = launch_means.tolist()
-    var_b = 0.0
+    launch_means = np.array([c.location for c in used])
+    var_b, p = 0.0, 1.0
     if L > 1 and n > L:
-        # The variance components come from every sample with its upper outliers clamped to its fence
-        # (winsorised), not from the samples the mean keeps: trimming shrinks the within-launch
-        # spread, and the ANOVA then calls processes that agree different. (Fences around each
-        # launch's own noisy median did worse: with 24 agreeing launches of 6 iterations, p < 0.05 in
-        # 17 % of datasets, p < 0.01 in 6 %, and a made-up between-process sd of a sixth of the
-        # iterations'. Now 6.5 % and 1.5 %.) The spread of the kept means still widens the interval
-        # through the weighted spread in launch_weighted.
-        # The within-launch variance that weighs the launches is the kept samples' own, what their
-        # means are made of (the clamped samples' is larger by the tails the mean left out).
-        if remove_upper_outliers:
-            _, var_b, p = components(np.minimum(x_all, hi), ids_all, r_full, L)
-            msw = float(np.sum((allx - launch_means[ids]) ** 2)) / (n - L)
-        else:
-            msw, var_b, p = components(allx, ids, r_all, L)
+        msw, var_b, p = components(allx, ids, rounds, L)
         mean, se2 = launch_weighted(launch_means, counts, var_b, msw)
         a, b = var_b / L, msw / n
         between = a / (a + b) if a + b > 0 else 0.0
         df = float(L - 1)
     else:
+        # One process: its iterations are not independent of it (JIT decisions, memory layout), and
+        # one process says nothing of how another would measure. No interval.
         msw = sd ** 2
-        se2 = sd ** 2 / n if n > 1 else float("inf")
-        df, between, p = float(n - 1), 0.0, 1.0
-    gross_mean = float(np.mean(allx + overheads[ids]))
-    iteration_ns = np.concatenate([np.asarray(ln.workload, dtype=float) for ln in timed])
+        mean, se2, df, between = float(np.mean(allx)), float("inf"), 0.0, 0.0
     se = float(np.sqrt(se2))
-    half = _t(confidence, df) * se if n > 1 else float("inf")
+    half = _t(confidence, df) * se
+    overheads = np.array([c.overhead_per_op for c in used])
+    aside = set_aside_totals(cleaned)
     pct = np.percentile(allx, PERCENTILES)
+    iteration_ns = np.concatenate([np.asarray(ln.workload, dtype=float) for ln in launches if ln.workload])
     return Estimate(
         mean=mean, error=half, ci_low=mean - half, ci_high=mean + half, stddev=sd,
         median=float(np.median(allx)), min=float(np.min(allx)), max=float(np.max(allx)),
-        n=n, launches=L, confidence=confidence, se=se, df=float(df),
+        n=n, launches=L, confidence=confidence, se=se, df=df,
         percentiles={f"p{int(q)}": float(v) for q, v in zip(PERCENTILES, pct)},
-        outliers_upper_removed=removed, outliers_lower=lower,
-        overhead_per_op=float(np.mean(overheads)), gross_mean=gross_mean,
-        launch_means=means, between_share=float(between), launch_anova_p=p,
+        outliers_upper_removed=aside["slow"], outliers_lower=aside["fast"], preempted=aside["preempted"],
+        overhead_per_op=float(np.mean(overheads)),
+        overhead_noise=max(float(np.std(overheads, ddof=1)) if L > 1 else 0.0,
+                           float(np.median([c.overhead_sd for c in used]))),
+        gross_mean=float(np.mean(np.concatenate([c.gross for c in used]))),
+        launch_means=launch_means.tolist(), between_share=float(between), launch_anova_p=p,
         var_between=float(var_b), var_within=float(msw),
         mvalue=mvalue(allx) if modality else 2.0, iteration_ns_median=float(np.median(iteration_ns)),
     )
+
+
+def precision(est: Estimate) -> float:
+    """The relative half-width of the interval that was judged: what a target is met against and
+    what every message quotes (inf: no interval)."""
+    return est.rel_error
+
+
+def indistinguishable_from_empty(est: Estimate, resolution_per_op: float = 0.0) -> bool:
+    """Whether the net time (overhead subtracted) cannot be told from an empty benchmark's. What the
+    measurement resolves: the clock's resolution per operation, and the empty loop's own noise per
+    operation (`overhead_noise`); a net time below that is within what the subtraction itself varies
+    by (BenchmarkDotNet's zero-measurement rule compares with half a CPU cycle). Empty when the net
+    time is below it (its value, or its whole interval: a benchmark cannot cost less than an empty
+    one, and an interval below zero says the loops differ, not the code), or when its interval reaches
+    zero and stays below what the call itself costs. An interval that reaches zero because it is
+    enormous is noise, not emptiness (the precision warning reports it)."""
+    if est.overhead_per_op <= 0:  # nothing was subtracted: the time is what it is
+        return False
+    resolvable = max(resolution_per_op, est.overhead_noise)
+    if abs(est.mean) < resolvable or est.ci_high < resolvable:
+        return True
+    return est.ci_low <= 0 and est.ci_high < est.overhead_per_op
 
 
 def components(x: np.ndarray, ids: np.ndarray, rounds: np.ndarray | None, L: int

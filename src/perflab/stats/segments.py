@@ -11,10 +11,22 @@ class Segments:
     """Arrays laid end to end, each one a segment, sorted within itself once."""
 
     def __init__(self, arrays: list[np.ndarray]):
-        self.counts = np.fromiter((len(a) for a in arrays), dtype=np.int64, count=len(arrays))
-        self.values = np.concatenate(arrays).astype(float) if len(arrays) else np.empty(0)
-        self.ids = np.repeat(np.arange(len(arrays)), self.counts)
-        self.starts = np.concatenate(([0], np.cumsum(self.counts)[:-1])).astype(np.int64)
+        counts = np.fromiter((len(a) for a in arrays), dtype=np.int64, count=len(arrays))
+        values = np.concatenate(arrays).astype(float) if len(arrays) else np.empty(0)
+        self._set(values, counts)
+
+    @classmethod
+    def grouped(cls, values: np.ndarray, counts: np.ndarray) -> "Segments":
+        """Segments from values already laid end to end, `counts[i]` of them in segment i."""
+        out = cls.__new__(cls)
+        out._set(np.asarray(values, dtype=float), np.asarray(counts, dtype=np.int64))
+        return out
+
+    def _set(self, values: np.ndarray, counts: np.ndarray) -> None:
+        self.counts = counts
+        self.values = values
+        self.ids = np.repeat(np.arange(len(counts)), counts)
+        self.starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
         self._sorted: np.ndarray | None = None
 
     def sorted_values(self) -> np.ndarray:

@@ -11,7 +11,7 @@ import json
 from abc import ABC, abstractmethod
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class StoreError(Exception):
@@ -46,7 +46,25 @@ def _migrations(serial_pk: str) -> dict[int, list[str]]:
                 UNIQUE (run_id, case_key))""",
             "CREATE INDEX cases_by_key ON cases (case_key)",
         ],
+        # v2: case keys quote parameter values holding , = [ ] " or \\ (model.case_key): re-key
+        2: [_rekey_cases],
     }
+
+
+def _rekey_cases(store: "Store", cur) -> None:
+    """Give every stored case today's key (ordinary keys do not change), in its column and its doc."""
+    from ..model import case_key_of
+    cur.execute("SELECT id, case_key, doc FROM cases")
+    for row_id, old_key, text in cur.fetchall():
+        doc = json.loads(text)
+        try:
+            new_key = case_key_of(doc)
+        except (KeyError, TypeError, AttributeError):
+            continue  # a document too damaged to re-key keeps its old key
+        if new_key != old_key:
+            doc["key"] = new_key
+            cur.execute(store._q("UPDATE cases SET case_key = ?, doc = ? WHERE id = ?"),
+                        (new_key, json.dumps(doc), row_id))
 
 
 def now() -> str:
@@ -116,8 +134,14 @@ class Store(ABC):
             return rows
         return self._guard(run)
 
+    @abstractmethod
+    def _lock_for_schema(self, cur) -> None:
+        """Begin a transaction holding the database's write lock, so that processes opening a new
+        store at once create (or migrate) its schema one after the other, never side by side."""
+
     def _migrate(self) -> None:
         cur = self.conn.cursor()
+        self._lock_for_schema(cur)
         cur.execute("CREATE TABLE IF NOT EXISTS perflab_schema (version INTEGER NOT NULL)")
         cur.execute("SELECT version FROM perflab_schema")
         row = cur.fetchone()
@@ -129,8 +153,11 @@ class Store(ABC):
         for version, statements in sorted(_migrations(self.serial_pk).items()):
             if version <= current:
                 continue
-            for sql in statements:
-                cur.execute(sql)
+            for step in statements:
+                if callable(step):
+                    step(self, cur)
+                else:
+                    cur.execute(step)
             if current == 0 and version == 1:
                 cur.execute(self._q("INSERT INTO perflab_schema (version) VALUES (?)"), (version,))
             else:
@@ -181,7 +208,7 @@ class Store(ABC):
         rows = self._query(
             "SELECT r.id, r.started, r.finished, r.complete, r.label, r.fingerprint, "
             "(SELECT COUNT(*) FROM cases c WHERE c.run_id = r.id), "
-            "(SELECT COUNT(*) FROM cases c WHERE c.run_id = r.id AND c.status <> 'ok') "
+            "(SELECT COUNT(*) FROM cases c WHERE c.run_id = r.id AND c.status = 'failed') "
             "FROM runs r ORDER BY r.id")
         return [{"id": r[0], "started": r[1], "finished": r[2], "complete": bool(r[3]),
                  "label": r[4], "fingerprint": r[5], "cases": r[6], "failed": r[7]} for r in rows]

@@ -26,6 +26,11 @@ class PostgresStore(Store):
             raise StoreError("PostgreSQL history needs psycopg: pip install 'psycopg[binary]'") from None
         return psycopg.connect(self.dsn, connect_timeout=5)
 
+    def _lock_for_schema(self, cur) -> None:
+        # a transaction-scoped advisory lock (released at commit/rollback): one process at a time
+        # checks and creates the schema; the number is perflab's own, any fixed one would do
+        cur.execute("SELECT pg_advisory_xact_lock(7061017)")
+
     def _translate(self, exc: Exception) -> StoreError | None:
         try:
             import psycopg

@@ -24,10 +24,20 @@ class SQLiteStore(Store):
         if self.path.exists() and not os.access(self.path, os.W_OK):
             raise StoreError(f"{self.url}: the history file is read-only; make it writable or "
                              "give another --store")
-        conn = sqlite3.connect(str(self.path), timeout=5.0)
+        # isolation_level=None: transactions are the ones this class begins (BEGIN IMMEDIATE below)
+        conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None)
         conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("PRAGMA journal_mode = WAL")  # readers never block the run that is writing
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")  # readers never block the run that is writing
+        except sqlite3.OperationalError as exc:
+            # several processes creating the file at once: one of them switches it to WAL
+            if "locked" not in str(exc):
+                raise
+        conn.isolation_level = ""  # back to the sqlite3 module's implicit transactions for writes
         return conn
+
+    def _lock_for_schema(self, cur) -> None:
+        cur.execute("BEGIN IMMEDIATE")  # the write lock, waiting up to the connect timeout for it
 
     def _insert_returning_id(self, cur, sql: str, values: tuple) -> int:
         cur.execute(sql, values)  # lastrowid works on every SQLite, RETURNING only from 3.35

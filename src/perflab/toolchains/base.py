@@ -52,6 +52,13 @@ class Toolchain(ABC):
         """Make an installable runtime installed (only from the registries allowed). Raise PrepareError."""
         raise NotImplementedError(f"{runtime.name} cannot be provisioned")
 
+    def absence_reason(self, runtime: Runtime, bench, load_error: dict | None = None) -> str | None:
+        """Why a benchmark found on another runtime of this language is legitimately absent on
+        `runtime` (its file is not built by this version, say; `load_error` is what loading its file
+        there said, if anything): the case is then NA with this reason, not a failure. None: it
+        should be there (its absence is a failure)."""
+        return None
+
     @abstractmethod
     def prepare(self, runtime: Runtime, sources: list[Path], workdir: Path) -> LaunchSpec:
         """Build/generate what the worker needs for `runtime` (once) and say how to launch it."""
@@ -62,13 +69,14 @@ def walk_files(path: Path, suffixes: tuple[str, ...], name_ok) -> list[Path]:
     if path.is_file():
         return [path.resolve()] if path.suffix in suffixes else []
     found: list[Path] = []
-    for p in sorted(path.rglob("*")):
-        if any(part in SKIP_DIRS or part.startswith(".") and part not in (".", "..")
-               for part in p.relative_to(path).parts[:-1]):
-            continue
-        if p.is_file() and p.suffix in suffixes and name_ok(p.name):
-            found.append(p.resolve())
-    return found
+    # os.walk prunes skipped folders before entering them: a node_modules or .venv is never listed
+    for dirpath, dirnames, filenames in os.walk(path):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        for fn in sorted(filenames):
+            p = Path(dirpath, fn)
+            if p.suffix in suffixes and name_ok(fn) and p.is_file():
+                found.append(p.resolve())
+    return sorted(found)
 
 
 def common_root(sources: list[Path]) -> Path:

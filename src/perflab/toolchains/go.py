@@ -23,10 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cache import cache_dir
+from ..engine import lifeline
 from ..errors import PrepareError
 from ..model import Runtime
 from ..paths import worker_dir
 from ..runtimes import go as goruntimes
+from . import go_versions
 from .base import LaunchSpec, Toolchain, tree_digest, walk_files
 
 WORKER_MODULE = "perflab.dev/go"
@@ -288,6 +290,13 @@ class GoToolchain(Toolchain):
     def discover_runtimes(self) -> list[Runtime]:
         return goruntimes.discover()
 
+    def default_runtime_for(self, sources: list[Path]) -> tuple[Runtime | None, str]:
+        """The newest installed toolchain the modules' go.mod allow (go_versions.choose_default)."""
+        return go_versions.choose_default(self.discover_runtimes(), sources)
+
+    def absence_reason(self, runtime: Runtime, bench, load_error: dict | None = None) -> str | None:
+        return go_versions.absence_reason(runtime, bench)
+
     def resolve_path(self, path: str) -> Runtime | None:
         return goruntimes.describe(path)
 
@@ -411,9 +420,9 @@ class GoToolchain(Toolchain):
             out_file = binary.with_name(f"discover-{len(found)}.json")
             env.update(PERFLAB_GO_DISCOVER=bid, PERFLAB_GO_DISCOVER_OUT=str(out_file))
             try:
-                res = subprocess.run([str(binary), *self.test_flags()], cwd=str(pkg.dir), env=env,
-                                     capture_output=True, text=True, timeout=DISCOVERY_TIMEOUT,
-                                     start_new_session=True)
+                # it runs the user's code: nothing of it may outlive perflab or the discovery
+                res = lifeline.run([str(binary), *self.test_flags()], DISCOVERY_TIMEOUT,
+                                   cwd=str(pkg.dir), env=env)
                 if res.returncode == 0 and out_file.is_file():
                     found[bid] = json.loads(out_file.read_text())
                 else:

@@ -118,6 +118,21 @@ def _load_error(path: Path, text: str) -> dict:
             "message": f"javac: {message}"}
 
 
+# javac's words for "this language feature needs a newer JDK" (records on 11, a preview feature…)
+_NEEDS_NEWER_JDK = re.compile(r"^.*(?:not supported in -source \d+|use -source \d+ or higher|"
+                              r"use --release \d+ or higher|(?:is|are) a preview feature).*$", re.M)
+
+
+def absence_reason(runtime: Runtime, load_error: dict | None) -> str | None:
+    """A benchmark whose file this JDK cannot compile because it uses a newer language feature is
+    absent here (NA), not failed. A missing API reads like any other error, so it stays a failure."""
+    m = _NEEDS_NEWER_JDK.search(str((load_error or {}).get("message") or ""))
+    if m is None:
+        return None
+    line = re.sub(r"^.*?error:\s*", "", m.group(0).strip())
+    return f"not compiled by {runtime.label}: {line}"
+
+
 def worker_sources() -> list[Path]:
     return sorted((worker_dir("java") / "src").rglob("*.java"))
 
@@ -125,6 +140,9 @@ def worker_sources() -> list[Path]:
 class JavaToolchain(Toolchain):
     language = "java"
     patterns = "*Bench.java, *Benchmark.java"
+
+    def absence_reason(self, runtime: Runtime, bench, load_error: dict | None = None) -> str | None:
+        return absence_reason(runtime, load_error)
 
     def find_sources(self, path: Path) -> list[Path]:
         if path.is_file():

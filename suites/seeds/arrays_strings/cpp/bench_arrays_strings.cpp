@@ -8,11 +8,13 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #define SEED_META(seed, section) perflab::meta("seed", seed), perflab::meta("section", section)
+#define REPLACE_TEXT perflab::meta("fidelity", "partial: string.Replace on ~100 KB of generated CRLF text; the seed downloads the complete works of Mark Twain (no network here)")
 #define S000 "Arrays, Strings, Spans"
 #define S003 "Arrays and Strings"
 
@@ -26,6 +28,7 @@ const std::array<std::string, 5> STRINGS = {"Hi", "How", "are", "you", "today"};
 std::string s_text;                   // ~100 KB of CRLF text
 std::vector<unsigned char> s_data;    // hex input
 std::string s_hex;                    // hex text
+std::vector<unsigned char> s_random64;  // ToHexString input
 std::array<char16_t, 128> s_chars;    // .NET char[128]
 std::array<int, 10> s_ints10;
 std::array<int, 256> s_rev;
@@ -37,7 +40,8 @@ constexpr char HEX[] = "0123456789ABCDEF";
 }  // namespace
 
 // string.IndexOf('.') ↔ std::string_view::find('.').
-PERFLAB_BENCH(IndexOf, perflab::category("arrays_strings"), perflab::category("quick"), SEED_META("003", S003)) {
+PERFLAB_BENCH(IndexOf, perflab::category("arrays_strings"), perflab::category("quick"), SEED_META("003", S003),
+              perflab::meta("fidelity", "faithful")) {
     std::string_view s = PERIOD_TEXT;
     perflab::do_not_optimize(s);
     perflab::do_not_optimize(s.find('.'));
@@ -51,7 +55,8 @@ PERFLAB_BENCH(IndexOfAny, perflab::category("arrays_strings"), SEED_META("003", 
 }
 
 // string.Join(", ", 5 strings) ↔ reserve + append (C++17 has no join).
-PERFLAB_BENCH(Join, perflab::category("arrays_strings"), SEED_META("000", S000)) {
+PERFLAB_BENCH(Join, perflab::category("arrays_strings"), SEED_META("000", S000),
+              perflab::meta("fidelity", "partial: C++17 has no string join; reserve + append stands for string.Join")) {
     size_t n = 2 * (STRINGS.size() - 1);
     for (const auto& s : STRINGS) n += s.size();
     std::string out;
@@ -71,14 +76,14 @@ PERFLAB_BENCH(Join, perflab::category("arrays_strings"), SEED_META("000", S000))
 })
 
 // Replace('.', '!') ↔ a copy, then std::replace.
-PERFLAB_BENCH(Yell, perflab::category("arrays_strings"), SEED_META("000", S000), TEXT_FIXTURE) {
+PERFLAB_BENCH(Yell, perflab::category("arrays_strings"), SEED_META("000", S000), TEXT_FIXTURE, REPLACE_TEXT) {
     std::string out = s_text;
     std::replace(out.begin(), out.end(), '.', '!');
     perflab::do_not_optimize(out);
 }
 
 // Replace("\n", "") ↔ a copy without '\n' (std::remove_copy).
-PERFLAB_BENCH(ConcatLines, perflab::category("arrays_strings"), SEED_META("000", S000), TEXT_FIXTURE) {
+PERFLAB_BENCH(ConcatLines, perflab::category("arrays_strings"), SEED_META("000", S000), TEXT_FIXTURE, REPLACE_TEXT) {
     std::string out;
     out.reserve(s_text.size());
     std::remove_copy(s_text.begin(), s_text.end(), std::back_inserter(out), '\n');
@@ -86,7 +91,7 @@ PERFLAB_BENCH(ConcatLines, perflab::category("arrays_strings"), SEED_META("000",
 }
 
 // Replace("\r\n", "\n") ↔ find + append of each piece.
-PERFLAB_BENCH(NormalizeEndings, perflab::category("arrays_strings"), SEED_META("000", S000), TEXT_FIXTURE) {
+PERFLAB_BENCH(NormalizeEndings, perflab::category("arrays_strings"), SEED_META("000", S000), TEXT_FIXTURE, REPLACE_TEXT) {
     std::string_view in = s_text;
     std::string out;
     out.reserve(in.size());
@@ -106,19 +111,28 @@ PERFLAB_BENCH(NormalizeEndings, perflab::category("arrays_strings"), SEED_META("
     for (unsigned char b : s_data) { s_hex += HEX[b >> 4]; s_hex += HEX[b & 15]; }                   \
 })
 
-// Convert.ToHexString ↔ a table-driven loop (C++17 has no hex codec).
-PERFLAB_BENCH(ToHexString, perflab::category("arrays_strings"), SEED_META("000", S000), HEX_FIXTURE) {
-    std::string out(s_data.size() * 2, '\0');
+// Convert.ToHexString(64 random bytes: the seed's GlobalSetup fills them from RandomNumberGenerator) ↔ a
+// table-driven loop (C++17 has no hex codec).
+PERFLAB_BENCH(ToHexString, perflab::category("arrays_strings"), SEED_META("000", S000),
+              perflab::meta("fidelity", "partial: C++ std has no hex codec; a 16-entry table loop stands for "
+                                        "Convert.ToHexString"),
+              perflab::setup([](perflab::State&) {
+                  std::random_device rng;
+                  s_random64.resize(64);
+                  for (unsigned char& b : s_random64) b = (unsigned char)rng();
+              })) {
+    std::string out(s_random64.size() * 2, '\0');
     char* p = out.data();
-    for (unsigned char b : s_data) {
+    for (unsigned char b : s_random64) {
         *p++ = HEX[b >> 4];
         *p++ = HEX[b & 15];
     }
     perflab::do_not_optimize(out);
 }
 
-// Convert.FromHexString ↔ std::from_chars(…, 16) on every pair of digits.
-PERFLAB_BENCH(FromHexString, perflab::category("arrays_strings"), SEED_META("000", S000), HEX_FIXTURE) {
+// Not a method of the seed: the reverse conversion, std::from_chars(…, 16) on every pair of digits.
+PERFLAB_BENCH(FromHexString, perflab::category("arrays_strings"), perflab::meta("extra", true),
+              perflab::meta("related", "000 · " S000), HEX_FIXTURE) {
     std::vector<unsigned char> out(s_hex.size() / 2);
     const char* p = s_hex.data();
     for (size_t i = 0; i < out.size(); ++i, p += 2) std::from_chars(p, p + 2, out[i], 16);
@@ -148,7 +162,7 @@ PERFLAB_BENCH(Clear, perflab::category("arrays_strings"), SEED_META("000", S000)
 }
 
 // Array.Reverse(int[256]) ↔ std::reverse.
-PERFLAB_BENCH(Reverse, perflab::category("arrays_strings"), SEED_META("003", S003),
+PERFLAB_BENCH(Reverse, perflab::category("arrays_strings"), SEED_META("003", S003), perflab::meta("fidelity", "faithful"),
               perflab::setup([](perflab::State&) {
                   for (int i = 0; i < 256; ++i) s_rev[size_t(i)] = i;
               })) {

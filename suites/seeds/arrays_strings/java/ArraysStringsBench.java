@@ -1,4 +1,5 @@
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Locale;
@@ -21,6 +22,7 @@ public class ArraysStringsBench {
         String a = "Some string", b = "sOME sTrinG";
 
         @Benchmark(categories = {"arrays_strings", "quick"}, description = "string.IndexOf('.') ↔ String.indexOf('.')")
+        @Meta("fidelity=faithful")
         public int IndexOf() {
             return periodText.indexOf('.');
         }
@@ -42,6 +44,7 @@ public class ArraysStringsBench {
 
         /** Array.Reverse(int[256]): java.util.Arrays has no reverse for arrays; the plain swap loop. */
         @Benchmark(categories = {"arrays_strings"}, description = "Reverse an int[256] in place (swap loop)")
+        @Meta("fidelity=partial: java.util.Arrays has no reverse for an int[]; the port's swap loop")
         public void Reverse() {
             int[] a = arr;
             for (int i = 0, j = a.length - 1; i < j; i++, j--) {
@@ -109,7 +112,7 @@ public class ArraysStringsBench {
         }
     }
 
-    @Meta({"seed=000", "section=Arrays, Strings, Spans"})
+    @Meta({"seed=000", "section=Arrays, Strings, Spans", "fidelity=faithful"})
     public static class Strings000 {
         String[] strings = {"Hi", "How", "are", "you", "today"};
 
@@ -120,7 +123,8 @@ public class ArraysStringsBench {
     }
 
     /** string.Replace on a ~100 KB text (seed: a downloaded book; here generated prose with CRLF). */
-    @Meta({"seed=000", "section=Arrays, Strings, Spans"})
+    @Meta({"seed=000", "section=Arrays, Strings, Spans",
+           "fidelity=partial: string.Replace on ~100 KB of generated CRLF text; the seed downloads the complete works of Mark Twain (no network here)"})
     public static class Replace {
         String text;
 
@@ -144,23 +148,34 @@ public class ArraysStringsBench {
         }
     }
 
-    /** Convert.ToHexString / FromHexString ↔ java.util.HexFormat (JDK 17). */
-    @Meta({"seed=000", "section=Arrays, Strings, Spans"})
+    /** Convert.ToHexString(64 random bytes) ↔ java.util.HexFormat (JDK 17), upper case as .NET's. */
+    @Meta({"seed=000", "section=Arrays, Strings, Spans", "fidelity=faithful"})
     public static class Hex {
-        @Param({"100", "10000"}) int length;
         byte[] data;
+        final HexFormat upper = HexFormat.of().withUpperCase();
+
+        @Setup public void setup() {
+            data = new byte[64];
+            new SecureRandom().nextBytes(data);     // RandomNumberGenerator.Fill in the GlobalSetup
+        }
+
+        @Benchmark(categories = {"arrays_strings"}, description = "HexFormat.of().withUpperCase().formatHex of 64 random bytes")
+        public String ToHexString() {
+            return upper.formatHex(data);
+        }
+    }
+
+    /** Not a method of the seed: the reverse conversion, HexFormat.parseHex. */
+    @Meta({"extra=true", "related=000 · Arrays, Strings, Spans"})
+    public static class HexDecode {
+        @Param({"100", "10000"}) int length;
         String hex;
         final HexFormat upper = HexFormat.of().withUpperCase();
 
         @Setup public void setup() {
-            data = new byte[length];
+            byte[] data = new byte[length];
             for (int i = 0; i < length; i++) data[i] = (byte) i;
             hex = upper.formatHex(data);
-        }
-
-        @Benchmark(categories = {"arrays_strings"}, description = "HexFormat.of().withUpperCase().formatHex")
-        public String ToHexString() {
-            return upper.formatHex(data);
         }
 
         @Benchmark(categories = {"arrays_strings"}, description = "HexFormat.parseHex")

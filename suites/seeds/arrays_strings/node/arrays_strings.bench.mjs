@@ -2,12 +2,14 @@
 // (".NET Core 3.0": Span and Friends, Arrays and Strings), ported to JavaScript strings, Array,
 // typed arrays (char[] ↔ Uint16Array, int[] ↔ Int32Array) and Buffer (byte[]/Span<byte>). Inputs
 // live in each case's state (setup), so V8 cannot fold a call on constants away.
+import { randomBytes } from 'node:crypto';
 import { bench, group } from 'perflab';
 
 const meta = (seed, section) => ({ seed, section });
 const S000 = meta('000', 'Arrays, Strings, Spans');
 const S003 = meta('003', 'Arrays and Strings');
 const SPAN = meta('003', 'Span and Friends');
+const TEXT = { ...S000, fidelity: 'partial: string.Replace on ~100 KB of generated CRLF text; the seed downloads the complete works of Mark Twain (no network here)' };
 const state = (s) => () => s;
 
 // V8 hoists a pure string operation whose input never changes out of perflab's timed loop (loop
@@ -19,7 +21,8 @@ const next = (s) => s.inputs[(s.i = (s.i + 1) | 0) & 1];
 // string.IndexOf('.') ↔ String.prototype.indexOf.
 bench('IndexOf', (s) => next(s).indexOf('.'), {
   setup: alternating("Let's see how fast we can find the period towards the end of this string. Pretty fast?"),
-  categories: ['arrays_strings', 'quick'], meta: S003,
+  categories: ['arrays_strings', 'quick'], meta: { ...S003,
+    fidelity: 'partial: alternates between two equal copies of the input (V8 hoists a pure call on one)' },
 });
 
 // Span<byte>.IndexOfAny('.', '?') ↔ the smaller of two Buffer.indexOf (Buffer has no IndexOfAny).
@@ -34,7 +37,8 @@ bench('IndexOfAny', ({ bytes }) => {
 
 // string.Join(", ", List<string>) ↔ Array.prototype.join.
 bench('Join', ({ strings }) => strings.join(', '), {
-  setup: state({ strings: ['Hi', 'How', 'are', 'you', 'today'] }), categories: ['arrays_strings'], meta: S000,
+  setup: state({ strings: ['Hi', 'How', 'are', 'you', 'today'] }), categories: ['arrays_strings'],
+  meta: { ...S000, fidelity: 'faithful' },
 });
 
 // string.Replace on a ~100 KB text (seed: a downloaded book; here generated prose with CRLF) ↔
@@ -42,23 +46,27 @@ bench('Join', ({ strings }) => strings.join(', '), {
 group('Replace', {
   setup: () => ({ text: 'The quick brown fox jumps over the lazy dog. Pack my box with five dozen jugs.\r\n'.repeat(1200) }),
 }, () => {
-  bench('Yell', ({ text }) => text.replaceAll('.', '!'), { categories: ['arrays_strings'], meta: S000 });
-  bench('ConcatLines', ({ text }) => text.replaceAll('\n', ''), { categories: ['arrays_strings'], meta: S000 });
-  bench('NormalizeEndings', ({ text }) => text.replaceAll('\r\n', '\n'), { categories: ['arrays_strings'], meta: S000 });
+  bench('Yell', ({ text }) => text.replaceAll('.', '!'), { categories: ['arrays_strings'], meta: TEXT });
+  bench('ConcatLines', ({ text }) => text.replaceAll('\n', ''), { categories: ['arrays_strings'], meta: TEXT });
+  bench('NormalizeEndings', ({ text }) => text.replaceAll('\r\n', '\n'), { categories: ['arrays_strings'], meta: TEXT });
 });
 
-// Convert.ToHexString (upper case) ↔ buf.toString('hex').toUpperCase(); Convert.FromHexString ↔
-// Buffer.from(hex, 'hex').
+// Convert.ToHexString(64 random bytes) ↔ buf.toString('hex') (lowercase digits; .NET's are upper case).
+bench('ToHexString', ({ data }) => data.toString('hex'), {
+  setup: () => ({ data: randomBytes(64) }),        // RandomNumberGenerator.Fill in the GlobalSetup
+  categories: ['arrays_strings'], meta: { ...S000, fidelity: 'faithful' },
+});
+
+// Not a method of the seed: the reverse conversion, Buffer.from(hex, 'hex').
 group('Hex', {
   params: { length: [100, 10000] },
   setup: ({ length }) => {
     const data = Buffer.alloc(length);
     for (let i = 0; i < length; i++) data[i] = i & 0xFF;
-    return { data, hex: data.toString('hex') };
+    return { hex: data.toString('hex') };
   },
 }, () => {
-  bench('ToHexString', ({ data }) => data.toString('hex').toUpperCase(), { categories: ['arrays_strings'], meta: S000 });
-  bench('FromHexString', ({ hex }) => Buffer.from(hex, 'hex'), { categories: ['arrays_strings'], meta: S000 });
+  bench('FromHexString', ({ hex }) => Buffer.from(hex, 'hex'), { categories: ['arrays_strings'], meta: { extra: true, related: '000 · Arrays, Strings, Spans' } });
 });
 
 // Array.Fill(char[128], 'c') ↔ Uint16Array.prototype.fill; span.Fill ↔ fill on a subarray view
@@ -78,7 +86,8 @@ bench('Clear', ({ ints }) => { ints.fill(0); }, {
 
 // Array.Reverse(int[256]) ↔ Array.prototype.reverse (in place).
 bench('Reverse', ({ list }) => { list.reverse(); }, {
-  setup: () => ({ list: Array.from({ length: 256 }, (_, i) => i) }), categories: ['arrays_strings'], meta: S003,
+  setup: () => ({ list: Array.from({ length: 256 }, (_, i) => i) }), categories: ['arrays_strings'],
+  meta: { ...S003, fidelity: 'faithful' },
 });
 
 // Span<byte>.SequenceCompareTo ↔ Buffer.compare (memcmp order: -1, 0, 1).

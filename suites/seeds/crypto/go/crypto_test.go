@@ -93,6 +93,7 @@ func decryptCbc(key, ciphertext, iv []byte) ([]byte, error) {
 func init() {
 	perflab.Func("Pbkdf2", func() []byte { return pbkdf2SHA256(password, salt, 1000, 16) },
 		perflab.Categories("crypto", "quick"), meta(),
+		perflab.Meta("fidelity", "partial: PBKDF2 hand-written over crypto/hmac (crypto/pbkdf2 is Go >= 1.24)"),
 		perflab.Description("Rfc2898DeriveBytes.Pbkdf2(password, salt, 1000, SHA256, 16), hand-written over crypto/hmac"))
 	perflab.Func("GetBytes", func() []byte {
 		b := make([]byte, 8)
@@ -100,7 +101,8 @@ func init() {
 			panic(err)
 		}
 		return b
-	}, perflab.Categories("crypto"), meta(), perflab.Description("RandomNumberGenerator.GetBytes(8) ↔ crypto/rand.Read of a new 8-byte slice"))
+	}, perflab.Categories("crypto"), meta(), perflab.Meta("fidelity", "faithful"),
+		perflab.Description("RandomNumberGenerator.Create().GetBytes(new byte[8]) ↔ crypto/rand.Read of a new 8-byte slice (crypto/rand has no generator object to create)"))
 
 	data := make([]byte, 10000000)
 	for i := range data {

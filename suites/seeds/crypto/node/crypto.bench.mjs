@@ -9,12 +9,12 @@ const META = { seed: '000', section: 'Cryptography' };
 // Rfc2898DeriveBytes.Pbkdf2("my super strong password", salt, 1000, SHA256, 16).
 bench('Pbkdf2', ({ password, salt }) => crypto.pbkdf2Sync(password, salt, 1000, 16, 'sha256'), {
   setup: () => ({ password: 'my super strong password', salt: Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]) }),
-  categories: ['crypto', 'quick'], meta: META,
+  categories: ['crypto', 'quick'], meta: { ...META, fidelity: 'faithful' },
 });
 
 // RandomNumberGenerator.GetBytes(8) ↔ crypto.randomBytes(8) (a new 8-byte buffer each time).
 bench('GetBytes', ({ n }) => crypto.randomBytes(n), {
-  setup: () => ({ n: 8 }), categories: ['crypto', 'quick'], meta: META,
+  setup: () => ({ n: 8 }), categories: ['crypto', 'quick'], meta: { ...META, fidelity: 'faithful' },
 });
 
 // CryptoStream + ToBase64Transform over 10 000 000 bytes ↔ Buffer.toString('base64').

@@ -222,6 +222,14 @@ void prealloc(long long total, bool specify) {
 }  // namespace
 
 #define SEED002(section) perflab::meta("seed", "002"), perflab::meta("section", section)
+// How faithful a port is (suites/seeds/README.md, "Fidelity"); an extra is not a method of the seed, so it has no
+// seed tags and no claim of the seed is checked on it.
+#define FAITHFUL perflab::meta("fidelity", "faithful")
+#define OWN_POOL perflab::meta("fidelity", "partial: C++ std has no async file API; each call runs on the port's own " \
+                                           "pool thread (seed_executor.hpp)")
+#define SMALL_FILE perflab::meta("fidelity", "partial: 10 MB instead of the seed's 100 MB (same 16000-byte writes; " \
+                                             "the 100 MB case is in `large`)")
+#define EXTRA002(section) perflab::meta("extra", true), perflab::meta("related", "002 · " section)
 #define FIXTURE perflab::setup(setup), perflab::teardown(teardown)
 #define FIXTURE_ASYNC perflab::setup(setup_async), perflab::teardown(teardown)
 #define GRID perflab::param("fileSize", {KiB, MiB}), perflab::param("userBufferSize", {512, 4096, 16384})
@@ -230,7 +238,7 @@ void prealloc(long long total, bool specify) {
 
 // Open the 1 KiB file and seek to every offset from the beginning (seed: FileStream.Seek).
 PERFLAB_BENCH(SeekForward, perflab::param("fileSize", {KiB}), perflab::param("buffering", {FOUR_KiB, 0}),
-              perflab::category("file_io"), perflab::category("quick"), FIXTURE, SEED002("Seek/Position")) {
+              perflab::category("file_io"), perflab::category("quick"), FIXTURE, SEED002("Seek/Position"), FAITHFUL) {
     std::ifstream in;
     open_stream(in, F.src, std::ios::in, state.range(1));
     long long fileSize = state.range(0);
@@ -240,7 +248,7 @@ PERFLAB_BENCH(SeekForward, perflab::param("fileSize", {KiB}), perflab::param("bu
 
 // Seek to every offset counted from the end (SeekOrigin.End).
 PERFLAB_BENCH(SeekBackward, perflab::param("fileSize", {KiB}), perflab::param("buffering", {FOUR_KiB, 0}),
-              perflab::category("file_io"), FIXTURE, SEED002("Seek/Position")) {
+              perflab::category("file_io"), FIXTURE, SEED002("Seek/Position"), FAITHFUL) {
     std::ifstream in;
     open_stream(in, F.src, std::ios::in, state.range(1));
     long long fileSize = state.range(0);
@@ -279,36 +287,36 @@ PERFLAB_BENCH(GetLength, perflab::param("how", {"fstat", "seek_end"}), perflab::
 // -- Read & Write (sync) ---------------------------------------------------------------------------
 
 // Read the whole file with a user buffer through a 4 KiB stream buffer.
-PERFLAB_BENCH(Read, GRID, perflab::category("file_io"), FIXTURE, SEED002("Read & Write")) {
+PERFLAB_BENCH(Read, GRID, perflab::category("file_io"), FIXTURE, SEED002("Read & Write"), FAITHFUL) {
     perflab::do_not_optimize(read_all(state.range(0), FOUR_KiB));
 }
 // As Read, unbuffered (one read(2) per user buffer).
-PERFLAB_BENCH(Read_NoBuffering, GRID, perflab::category("file_io"), FIXTURE, SEED002("Read & Write")) {
+PERFLAB_BENCH(Read_NoBuffering, GRID, perflab::category("file_io"), FIXTURE, EXTRA002("Read & Write")) {
     perflab::do_not_optimize(read_all(state.range(0), 0));
 }
 // Create the file and write it with fileSize/userBufferSize writes through a 4 KiB stream buffer.
-PERFLAB_BENCH(Write, GRID, perflab::category("file_io"), FIXTURE, SEED002("Read & Write")) {
+PERFLAB_BENCH(Write, GRID, perflab::category("file_io"), FIXTURE, SEED002("Read & Write"), FAITHFUL) {
     write_all(state.range(0), state.range(1), FOUR_KiB);
 }
 // As Write, unbuffered (one write(2) per user buffer).
-PERFLAB_BENCH(Write_NoBuffering, GRID, perflab::category("file_io"), FIXTURE, SEED002("Read & Write")) {
+PERFLAB_BENCH(Write_NoBuffering, GRID, perflab::category("file_io"), FIXTURE, EXTRA002("Read & Write")) {
     write_all(state.range(0), state.range(1), 0);
 }
 
 // -- ReadAsync / WriteAsync ------------------------------------------------------------------------
 
 // Read the whole file, each read run on a pool thread and awaited through its std::future.
-PERFLAB_BENCH(ReadAsync, GRID, perflab::category("file_io"), FIXTURE_ASYNC, SEED002("ReadAsync")) {
+PERFLAB_BENCH(ReadAsync, GRID, perflab::category("file_io"), FIXTURE_ASYNC, SEED002("ReadAsync"), OWN_POOL) {
     perflab::do_not_optimize(read_all_async(state.range(0), FOUR_KiB));
 }
-PERFLAB_BENCH(ReadAsync_NoBuffering, GRID, perflab::category("file_io"), FIXTURE_ASYNC, SEED002("ReadAsync")) {
+PERFLAB_BENCH(ReadAsync_NoBuffering, GRID, perflab::category("file_io"), FIXTURE_ASYNC, SEED002("ReadAsync"), OWN_POOL) {
     perflab::do_not_optimize(read_all_async(state.range(0), 0));
 }
 // Write the whole file, each write run on a pool thread and awaited through its std::future.
-PERFLAB_BENCH(WriteAsync, GRID, perflab::category("file_io"), FIXTURE_ASYNC, SEED002("WriteAsync")) {
+PERFLAB_BENCH(WriteAsync, GRID, perflab::category("file_io"), FIXTURE_ASYNC, SEED002("WriteAsync"), OWN_POOL) {
     write_all_async(state.range(0), state.range(1), FOUR_KiB);
 }
-PERFLAB_BENCH(WriteAsync_NoBuffering, GRID, perflab::category("file_io"), FIXTURE_ASYNC, SEED002("WriteAsync")) {
+PERFLAB_BENCH(WriteAsync_NoBuffering, GRID, perflab::category("file_io"), FIXTURE_ASYNC, SEED002("WriteAsync"), OWN_POOL) {
     write_all_async(state.range(0), state.range(1), 0);
 }
 
@@ -317,33 +325,35 @@ PERFLAB_BENCH(WriteAsync_NoBuffering, GRID, perflab::category("file_io"), FIXTUR
 #define LARGE_16K perflab::param("fileSize", {100 * MiB}), perflab::param("userBufferSize", {16384})
 #define GROUP_LARGE perflab::group("bench_file_io_large"), perflab::category("large")
 
-PERFLAB_BENCH(Read_large, perflab::name("Read"), LARGE_4K, GROUP_LARGE, FIXTURE, SEED002("Read & Write")) {
+PERFLAB_BENCH(Read_large, perflab::name("Read"), LARGE_4K, GROUP_LARGE, FIXTURE, SEED002("Read & Write"),
+              FAITHFUL) {
     perflab::do_not_optimize(read_all(state.range(0), FOUR_KiB));
 }
 PERFLAB_BENCH(Read_NoBuffering_large, perflab::name("Read_NoBuffering"), LARGE_16K, GROUP_LARGE, FIXTURE,
-              SEED002("Read & Write")) {
+              EXTRA002("Read & Write")) {
     perflab::do_not_optimize(read_all(state.range(0), 0));
 }
-PERFLAB_BENCH(Write_large, perflab::name("Write"), LARGE_4K, GROUP_LARGE, FIXTURE, SEED002("Read & Write")) {
+PERFLAB_BENCH(Write_large, perflab::name("Write"), LARGE_4K, GROUP_LARGE, FIXTURE, SEED002("Read & Write"),
+              FAITHFUL) {
     write_all(state.range(0), state.range(1), FOUR_KiB);
 }
 PERFLAB_BENCH(Write_NoBuffering_large, perflab::name("Write_NoBuffering"), LARGE_16K, GROUP_LARGE, FIXTURE,
-              SEED002("Read & Write")) {
+              EXTRA002("Read & Write")) {
     write_all(state.range(0), state.range(1), 0);
 }
-PERFLAB_BENCH(ReadAsync_large, perflab::name("ReadAsync"), LARGE_4K, GROUP_LARGE, FIXTURE_ASYNC, SEED002("ReadAsync")) {
+PERFLAB_BENCH(ReadAsync_large, perflab::name("ReadAsync"), LARGE_4K, GROUP_LARGE, FIXTURE_ASYNC, SEED002("ReadAsync"), OWN_POOL) {
     perflab::do_not_optimize(read_all_async(state.range(0), FOUR_KiB));
 }
 PERFLAB_BENCH(ReadAsync_NoBuffering_large, perflab::name("ReadAsync_NoBuffering"), LARGE_16K, GROUP_LARGE,
-              FIXTURE_ASYNC, SEED002("ReadAsync")) {
+              FIXTURE_ASYNC, SEED002("ReadAsync"), OWN_POOL) {
     perflab::do_not_optimize(read_all_async(state.range(0), 0));
 }
 PERFLAB_BENCH(WriteAsync_large, perflab::name("WriteAsync"), LARGE_4K, GROUP_LARGE, FIXTURE_ASYNC,
-              SEED002("WriteAsync")) {
+              SEED002("WriteAsync"), OWN_POOL) {
     write_all_async(state.range(0), state.range(1), FOUR_KiB);
 }
 PERFLAB_BENCH(WriteAsync_NoBuffering_large, perflab::name("WriteAsync_NoBuffering"), LARGE_16K, GROUP_LARGE,
-              FIXTURE_ASYNC, SEED002("WriteAsync")) {
+              FIXTURE_ASYNC, SEED002("WriteAsync"), OWN_POOL) {
     write_all_async(state.range(0), state.range(1), 0);
 }
 
@@ -351,12 +361,12 @@ PERFLAB_BENCH(WriteAsync_NoBuffering_large, perflab::name("WriteAsync_NoBufferin
 
 // Read a 1 MiB file with pread at explicit offsets, from 1 or 4 threads sharing one descriptor.
 PERFLAB_BENCH(RandomAccessRead, perflab::param("fileSize", {MiB}), perflab::param("userBufferSize", {4096}),
-              perflab::param("threads", {1, 4}), perflab::category("file_io"), FIXTURE, SEED002("RandomAccess")) {
+              perflab::param("threads", {1, 4}), perflab::category("file_io"), FIXTURE, EXTRA002("RandomAccess")) {
     positional(state.range(0), state.range(1), state.range(2), false);
 }
 // The seed's ThreadSafeAsync: buffers written at explicit offsets with pwrite (1 or 4 threads).
 PERFLAB_BENCH(RandomAccessWrite, perflab::param("fileSize", {MiB}), perflab::param("userBufferSize", {4096}),
-              perflab::param("threads", {1, 4}), perflab::category("file_io"), FIXTURE, SEED002("RandomAccess")) {
+              perflab::param("threads", {1, 4}), perflab::category("file_io"), FIXTURE, EXTRA002("RandomAccess")) {
     positional(state.range(0), state.range(1), state.range(2), true);
 }
 
@@ -367,23 +377,24 @@ constexpr long long FILE_SIZE = 100000000;
 // 100 MB written with one pwrite per 16000-byte buffer.
 PERFLAB_BENCH(GatherWrite_large, perflab::name("Write"), perflab::param("FileSize", {FILE_SIZE}),
               perflab::group("bench_file_io_gather_large"), perflab::category("large"), FIXTURE,
-              SEED002("Scatter/Gather")) {
+              SEED002("Scatter/Gather"), FAITHFUL) {
     gather(state.range(0), 1);
 }
 // 100 MB written with one pwritev of 4 × 16000-byte buffers per call.
 PERFLAB_BENCH(WriteGather_large, perflab::name("WriteGather"), perflab::param("FileSize", {FILE_SIZE}),
               perflab::group("bench_file_io_gather_large"), perflab::category("large"), FIXTURE,
-              SEED002("Scatter/Gather")) {
+              SEED002("Scatter/Gather"), FAITHFUL) {
     gather(state.range(0), 4);
 }
 // A 10 MB version of the same pair for quick runs.
 PERFLAB_BENCH(GatherWrite, perflab::name("Write"), perflab::param("FileSize", {FILE_SIZE / 10}),
               perflab::group("bench_file_io_gather"), perflab::category("file_io"), perflab::category("quick"),
-              FIXTURE, SEED002("Scatter/Gather")) {
+              FIXTURE, SEED002("Scatter/Gather"), SMALL_FILE) {
     gather(state.range(0), 1);
 }
 PERFLAB_BENCH(WriteGather, perflab::param("FileSize", {FILE_SIZE / 10}), perflab::group("bench_file_io_gather"),
-              perflab::category("file_io"), perflab::category("quick"), FIXTURE, SEED002("Scatter/Gather")) {
+              perflab::category("file_io"), perflab::category("quick"), FIXTURE, SEED002("Scatter/Gather"),
+              SMALL_FILE) {
     gather(state.range(0), 4);
 }
 
@@ -392,12 +403,12 @@ PERFLAB_BENCH(WriteGather, perflab::param("FileSize", {FILE_SIZE / 10}), perflab
 // Write a 100 MB file with 16000-byte pwrite calls, with or without posix_fallocate first.
 PERFLAB_BENCH(PreallocationSize_large, perflab::name("PreallocationSize"),
               perflab::param("specifyPreallocationSize", {"False", "True"}), perflab::group("bench_file_io_large"),
-              perflab::category("large"), FIXTURE, SEED002("Preallocation")) {
+              perflab::category("large"), FIXTURE, SEED002("Preallocation"), FAITHFUL) {
     prealloc(FILE_SIZE, state.param("specifyPreallocationSize") == "True");
 }
 // The same with a 10 MB file (quick runs).
 PERFLAB_BENCH(PreallocationSize, perflab::param("specifyPreallocationSize", {"False", "True"}),
               perflab::category("file_io"), perflab::category("quick"), FIXTURE, SEED002("Preallocation"),
-              perflab::meta("file_size", FILE_SIZE / 10)) {
+              perflab::meta("file_size", FILE_SIZE / 10), SMALL_FILE) {
     prealloc(FILE_SIZE / 10, state.param("specifyPreallocationSize") == "True");
 }

@@ -51,6 +51,22 @@ func meta002(section string) map[string]string {
 	return map[string]string{"seed": seed002, "section": section}
 }
 
+// with adds how faithful the port is (suites/seeds/README.md, "Fidelity"); none means not audited.
+func with(meta map[string]string, fidelity string) map[string]string {
+	out := map[string]string{"fidelity": fidelity}
+	for k, v := range meta {
+		out[k] = v
+	}
+	return out
+}
+
+// extra002 tags a benchmark that is not a method of the seed: no seed tags, so no claim is checked.
+func extra002(section string) map[string]string {
+	return map[string]string{"extra": "true", "related": seed002 + " · " + section}
+}
+
+const smallFile = "partial: 10 MB instead of the seed's 100 MB (same 16000-byte writes; the 100 MB case is in `large`)"
+
 // setup002 makes the case's folder and a fileSize-byte source file (bytes 0..255 repeated).
 func setup002(fileSize, userBufferSize int) {
 	dir, err := os.MkdirTemp("", "perflab-seed002-")
@@ -389,10 +405,10 @@ var preallocAxes = []perflab.Axis{{Name: "specifyPreallocationSize", Values: []s
 func init() {
 	fileIO, quick, large := []string{"file_io"}, []string{"file_io", "quick"}, []string{"large"}
 
-	perflab.Register(perflab.Benchmark{Name: "SeekForward", Categories: quick, Meta: meta002("Seek/Position"),
+	perflab.Register(perflab.Benchmark{Name: "SeekForward", Categories: quick, Meta: with(meta002("Seek/Position"), "faithful"),
 		Description: "Open the 1 KiB file and seek to every offset from the beginning (seed: FileStream.Seek)",
 		Params:      seekAxes, Setup: seekBench(false), Teardown: teardown002})
-	perflab.Register(perflab.Benchmark{Name: "SeekBackward", Categories: fileIO, Meta: meta002("Seek/Position"),
+	perflab.Register(perflab.Benchmark{Name: "SeekBackward", Categories: fileIO, Meta: with(meta002("Seek/Position"), "faithful"),
 		Description: "Seek to every offset counted from the end (io.SeekEnd)",
 		Params:      seekAxes, Setup: seekBench(true), Teardown: teardown002})
 
@@ -401,21 +417,21 @@ func init() {
 		Params:      []perflab.Axis{{Name: "how", Values: []string{"fstat", "seek_end"}}},
 		Setup:       getLength, Teardown: teardown002})
 
-	rw := meta002("Read & Write")
+	rw, rwExtra := with(meta002("Read & Write"), "faithful"), extra002("Read & Write") // the seed has no sync _NoBuffering
 	perflab.Register(perflab.Benchmark{Name: "Read", Categories: fileIO, Meta: rw, Params: rwGrid,
 		Description: "Read the whole file with a user buffer through a 4 KiB bufio.Reader",
 		Setup:       rwBench(true, fourKiB, false), Teardown: teardown002})
-	perflab.Register(perflab.Benchmark{Name: "Read_NoBuffering", Categories: fileIO, Meta: rw, Params: rwGrid,
+	perflab.Register(perflab.Benchmark{Name: "Read_NoBuffering", Categories: fileIO, Meta: rwExtra, Params: rwGrid,
 		Description: "As Read, straight from the *os.File (one read(2) per user buffer)",
 		Setup:       rwBench(true, 0, false), Teardown: teardown002})
 	perflab.Register(perflab.Benchmark{Name: "Write", Categories: fileIO, Meta: rw, Params: rwGrid,
 		Description: "Create the file and write fileSize/userBufferSize user buffers through a 4 KiB bufio.Writer",
 		Setup:       rwBench(false, fourKiB, false), Teardown: teardown002})
-	perflab.Register(perflab.Benchmark{Name: "Write_NoBuffering", Categories: fileIO, Meta: rw, Params: rwGrid,
+	perflab.Register(perflab.Benchmark{Name: "Write_NoBuffering", Categories: fileIO, Meta: rwExtra, Params: rwGrid,
 		Description: "As Write, straight to the *os.File (one write(2) per user buffer)",
 		Setup:       rwBench(false, 0, false), Teardown: teardown002})
 
-	ra, wa := meta002("ReadAsync"), meta002("WriteAsync")
+	ra, wa := with(meta002("ReadAsync"), "faithful"), with(meta002("WriteAsync"), "faithful")
 	perflab.Register(perflab.Benchmark{Name: "ReadAsync", Categories: fileIO, Meta: ra, Params: rwGrid,
 		Description: "As Read, every Read on a goroutine of its own, awaited on a channel",
 		Setup:       rwBench(true, fourKiB, true), Teardown: teardown002})
@@ -431,11 +447,11 @@ func init() {
 	perflab.Register(perflab.Benchmark{Name: "Read", ID: "Read_large", Categories: large, Meta: rw,
 		Params: largeBuffered, Setup: rwBench(true, fourKiB, false), Teardown: teardown002})
 	perflab.Register(perflab.Benchmark{Name: "Read_NoBuffering", ID: "Read_NoBuffering_large", Categories: large,
-		Meta: rw, Params: largeUnbuffered, Setup: rwBench(true, 0, false), Teardown: teardown002})
+		Meta: rwExtra, Params: largeUnbuffered, Setup: rwBench(true, 0, false), Teardown: teardown002})
 	perflab.Register(perflab.Benchmark{Name: "Write", ID: "Write_large", Categories: large, Meta: rw,
 		Params: largeBuffered, Setup: rwBench(false, fourKiB, false), Teardown: teardown002})
 	perflab.Register(perflab.Benchmark{Name: "Write_NoBuffering", ID: "Write_NoBuffering_large", Categories: large,
-		Meta: rw, Params: largeUnbuffered, Setup: rwBench(false, 0, false), Teardown: teardown002})
+		Meta: rwExtra, Params: largeUnbuffered, Setup: rwBench(false, 0, false), Teardown: teardown002})
 	perflab.Register(perflab.Benchmark{Name: "ReadAsync", ID: "ReadAsync_large", Categories: large, Meta: ra,
 		Params: largeBuffered, Setup: rwBench(true, fourKiB, true), Teardown: teardown002})
 	perflab.Register(perflab.Benchmark{Name: "ReadAsync_NoBuffering", ID: "ReadAsync_NoBuffering_large",
@@ -445,14 +461,14 @@ func init() {
 	perflab.Register(perflab.Benchmark{Name: "WriteAsync_NoBuffering", ID: "WriteAsync_NoBuffering_large",
 		Categories: large, Meta: wa, Params: largeUnbuffered, Setup: rwBench(false, 0, true), Teardown: teardown002})
 
-	perflab.Register(perflab.Benchmark{Name: "RandomAccessRead", Categories: fileIO, Meta: meta002("RandomAccess"),
+	perflab.Register(perflab.Benchmark{Name: "RandomAccessRead", Categories: fileIO, Meta: extra002("RandomAccess"),
 		Description: "Read a 1 MiB file with ReadAt (pread) at explicit offsets, from 1 or 4 goroutines sharing one *os.File",
 		Params:      randomAxes, Setup: randomAccess(false), Teardown: teardown002})
-	perflab.Register(perflab.Benchmark{Name: "RandomAccessWrite", Categories: fileIO, Meta: meta002("RandomAccess"),
+	perflab.Register(perflab.Benchmark{Name: "RandomAccessWrite", Categories: fileIO, Meta: extra002("RandomAccess"),
 		Description: "Write 1 MiB with WriteAt (pwrite) at explicit offsets, from 1 or 4 goroutines sharing one *os.File",
 		Params:      randomAxes, Setup: randomAccess(true), Teardown: teardown002})
 
-	sg := meta002("Scatter/Gather")
+	sg, sgSmall := with(meta002("Scatter/Gather"), "faithful"), with(meta002("Scatter/Gather"), smallFile)
 	size := func(n int) []perflab.Axis {
 		return []perflab.Axis{{Name: "FileSize", Values: []string{strconv.Itoa(n)}}}
 	}
@@ -463,18 +479,18 @@ func init() {
 		Description: "100 MB written with one pwritev of 4 × 16000-byte buffers per call",
 		Params:      size(fileSize100MB), Setup: gatherBench(fileSize100MB, 4), Teardown: teardown002})
 	// A 10 MB version of the same pair for quick runs.
-	perflab.Register(perflab.Benchmark{Name: "Write", ID: "Write_gather", Categories: quick, Meta: sg,
+	perflab.Register(perflab.Benchmark{Name: "Write", ID: "Write_gather", Categories: quick, Meta: sgSmall,
 		Description: "10 MB written with one WriteAt (pwrite) per 16000-byte buffer",
 		Params:      size(fileSize100MB / 10), Setup: gatherBench(fileSize100MB/10, 1), Teardown: teardown002})
-	perflab.Register(perflab.Benchmark{Name: "WriteGather", Categories: quick, Meta: sg,
+	perflab.Register(perflab.Benchmark{Name: "WriteGather", Categories: quick, Meta: sgSmall,
 		Description: "10 MB written with one pwritev of 4 × 16000-byte buffers per call",
 		Params:      size(fileSize100MB / 10), Setup: gatherBench(fileSize100MB/10, 4), Teardown: teardown002})
 
 	perflab.Register(perflab.Benchmark{Name: "PreallocationSize", ID: "PreallocationSize_large", Categories: large,
-		Meta:        meta002("Preallocation"),
+		Meta:        with(meta002("Preallocation"), "faithful"),
 		Description: "Write a 100 MB file with 16000-byte WriteAt calls, with or without fallocate(2) first",
 		Params:      preallocAxes, Setup: preallocBench(fileSize100MB), Teardown: teardown002})
-	small := meta002("Preallocation")
+	small := with(meta002("Preallocation"), smallFile)
 	small["file_size"] = strconv.Itoa(fileSize100MB / 10)
 	perflab.Register(perflab.Benchmark{Name: "PreallocationSize", Categories: quick, Meta: small,
 		Description: "The same with a 10 MB file (quick runs)",

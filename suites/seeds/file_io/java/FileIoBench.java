@@ -36,7 +36,6 @@ import perflab.TearDown;
  * {@link AsyncWriter} layer below. The 100 MiB cases are in category "large" only. Files live in a
  * temporary folder made by each case's setup and removed by its teardown.
  */
-@Meta("seed=002")
 public class FileIoBench {
     static final int KiB = 1024;
     static final int MiB = 1024 * 1024;
@@ -70,7 +69,7 @@ public class FileIoBench {
     // -- Seek/Position -----------------------------------------------------------------------------
 
     /** Java has no buffered seekable stream: buffering 4096 ↔ NIO FileChannel.position, 0 ↔ RandomAccessFile.seek. */
-    @Meta("section=Seek/Position")
+    @Meta({"seed=002", "section=Seek/Position", "fidelity=faithful"})
     public static class Seek {
         @Param({"1024"}) int fileSize;
         @Param({"4096", "0"}) int buffering;
@@ -122,7 +121,7 @@ public class FileIoBench {
 
     // -- Length ------------------------------------------------------------------------------------
 
-    @Meta("section=Length")
+    @Meta({"seed=002", "section=Length"})
     public static class Length {
         @Param({"fstat", "seek_end"}) String how;
         TempFiles files;
@@ -269,7 +268,6 @@ public class FileIoBench {
     }
 
     /** fileSize × userBufferSize, read and written synchronously (section "Read & Write"). */
-    @Meta("section=Read & Write")
     public static class ReadWrite extends ReadWriteBase {
         @Param({"1024", "1048576"}) int fileSize;
         @Param({"512", "4096", "16384"}) int userBufferSize;
@@ -278,19 +276,24 @@ public class FileIoBench {
         int userBuffer() { return userBufferSize; }
 
         @Benchmark(categories = {"file_io"}, description = "Read the whole file with a user buffer through a 4 KiB BufferedInputStream")
+        @Meta({"seed=002", "section=Read & Write", "fidelity=faithful"})
         public long Read() throws IOException { return read(files, buf, true); }
 
+        // The seed has _NoBuffering forms of ReadAsync/WriteAsync only: the two sync ones are extras.
         @Benchmark(categories = {"file_io"}, description = "As Read, on the bare FileInputStream (one read(2) per user buffer)")
+        @Meta({"extra=true", "related=002 · Read & Write"})
         public long Read_NoBuffering() throws IOException { return read(files, buf, false); }
 
         @Benchmark(categories = {"file_io"}, description = "Create the file and write fileSize/userBufferSize buffers through a 4 KiB BufferedOutputStream")
+        @Meta({"seed=002", "section=Read & Write", "fidelity=faithful"})
         public void Write() throws IOException { write(files, buf, fileSize, true); }
 
         @Benchmark(categories = {"file_io"}, description = "As Write, on the bare FileOutputStream (one write(2) per user buffer)")
+        @Meta({"extra=true", "related=002 · Read & Write"})
         public void Write_NoBuffering() throws IOException { write(files, buf, fileSize, false); }
     }
 
-    @Meta("section=ReadAsync")
+    @Meta({"seed=002", "section=ReadAsync"})
     public static class ReadAsync extends ReadWriteBase {
         @Param({"1024", "1048576"}) int fileSize;
         @Param({"512", "4096", "16384"}) int userBufferSize;
@@ -299,13 +302,15 @@ public class FileIoBench {
         int userBuffer() { return userBufferSize; }
 
         @Benchmark(categories = {"file_io"}, description = "AsynchronousFileChannel reads awaited one by one, through a 4 KiB buffer")
+        @Meta("fidelity=partial: the 4096-byte buffer over AsynchronousFileChannel is the port's own (the JDK has no buffered async stream); user buffers of 4096 and more bypass it")
         public long ReadAsync() throws Exception { return readAsync(files, buf, FOUR_KiB); }
 
         @Benchmark(categories = {"file_io"}, description = "As ReadAsync, one channel read per user buffer")
+        @Meta("fidelity=faithful")
         public long ReadAsync_NoBuffering() throws Exception { return readAsync(files, buf, 0); }
     }
 
-    @Meta("section=WriteAsync")
+    @Meta({"seed=002", "section=WriteAsync"})
     public static class WriteAsync extends ReadWriteBase {
         @Param({"1024", "1048576"}) int fileSize;
         @Param({"512", "4096", "16384"}) int userBufferSize;
@@ -314,15 +319,17 @@ public class FileIoBench {
         int userBuffer() { return userBufferSize; }
 
         @Benchmark(categories = {"file_io"}, description = "AsynchronousFileChannel writes awaited one by one, through a 4 KiB buffer")
+        @Meta("fidelity=partial: the 4096-byte buffer over AsynchronousFileChannel is the port's own (the JDK has no buffered async stream); user buffers of 4096 and more bypass it")
         public void WriteAsync() throws Exception { writeAsync(files, buf, fileSize, FOUR_KiB); }
 
         @Benchmark(categories = {"file_io"}, description = "As WriteAsync, one channel write per user buffer")
+        @Meta("fidelity=faithful")
         public void WriteAsync_NoBuffering() throws Exception { writeAsync(files, buf, fileSize, 0); }
     }
 
     // The seed's 100 MiB rows: a 4096-byte user buffer buffered, 16384 unbuffered. Category "large" only.
 
-    @Meta("section=Read & Write")
+    @Meta({"seed=002", "section=Read & Write", "fidelity=faithful"})
     public static class ReadWriteLarge extends ReadWriteBase {
         @Param({"104857600"}) int fileSize;
         @Param({"4096"}) int userBufferSize;
@@ -334,7 +341,7 @@ public class FileIoBench {
         @Benchmark(categories = {"large"}) public void Write() throws IOException { write(files, buf, fileSize, true); }
     }
 
-    @Meta("section=Read & Write")
+    @Meta({"extra=true", "related=002 · Read & Write"})
     public static class ReadWriteLargeNoBuffering extends ReadWriteBase {
         @Param({"104857600"}) int fileSize;
         @Param({"16384"}) int userBufferSize;
@@ -353,10 +360,10 @@ public class FileIoBench {
         long size() { return fileSize; }
         int userBuffer() { return userBufferSize; }
 
-        @Benchmark(categories = {"large"}) @Meta("section=ReadAsync")
+        @Benchmark(categories = {"large"}) @Meta({"seed=002", "section=ReadAsync", "fidelity=partial: the 4096-byte buffer over AsynchronousFileChannel is the port's own (the JDK has no buffered async stream); user buffers of 4096 and more bypass it"})
         public long ReadAsync() throws Exception { return readAsync(files, buf, FOUR_KiB); }
 
-        @Benchmark(categories = {"large"}) @Meta("section=WriteAsync")
+        @Benchmark(categories = {"large"}) @Meta({"seed=002", "section=WriteAsync", "fidelity=partial: the 4096-byte buffer over AsynchronousFileChannel is the port's own (the JDK has no buffered async stream); user buffers of 4096 and more bypass it"})
         public void WriteAsync() throws Exception { writeAsync(files, buf, fileSize, FOUR_KiB); }
     }
 
@@ -367,10 +374,10 @@ public class FileIoBench {
         long size() { return fileSize; }
         int userBuffer() { return userBufferSize; }
 
-        @Benchmark(categories = {"large"}) @Meta("section=ReadAsync")
+        @Benchmark(categories = {"large"}) @Meta({"seed=002", "section=ReadAsync", "fidelity=faithful"})
         public long ReadAsync_NoBuffering() throws Exception { return readAsync(files, buf, 0); }
 
-        @Benchmark(categories = {"large"}) @Meta("section=WriteAsync")
+        @Benchmark(categories = {"large"}) @Meta({"seed=002", "section=WriteAsync", "fidelity=faithful"})
         public void WriteAsync_NoBuffering() throws Exception { writeAsync(files, buf, fileSize, 0); }
     }
 
@@ -378,7 +385,7 @@ public class FileIoBench {
 
     /** `threads` threads each handle an interleaved share of the blocks on ONE FileChannel, with positional
      * reads/writes (pread/pwrite) that never touch the channel's position. */
-    @Meta("section=RandomAccess")
+    @Meta({"extra=true", "related=002 · RandomAccess"})   // the seed shows the API, no benchmark
     public static class RandomAccess {
         @Param({"1048576"}) int fileSize;
         @Param({"4096"}) int userBufferSize;
@@ -483,7 +490,8 @@ public class FileIoBench {
         }
     }
 
-    @Meta("section=Scatter/Gather")
+    @Meta({"seed=002", "section=Scatter/Gather",
+           "fidelity=partial: 10 MB instead of the seed's 100 MB (same 16000-byte writes; the 100 MB pair is in `large`)"})
     public static class ScatterGather extends GatherBase {
         @Param({"10000000"}) int FileSize;
 
@@ -496,7 +504,7 @@ public class FileIoBench {
         public void WriteGather() throws IOException { gather(4); }
     }
 
-    @Meta("section=Scatter/Gather")
+    @Meta({"seed=002", "section=Scatter/Gather", "fidelity=faithful"})
     public static class ScatterGatherLarge extends GatherBase {
         @Param({"100000000"}) int FileSize;
 

@@ -25,10 +25,10 @@ import perflab.TearDown;
  * standard library: java.util.zip's Deflater at level 1, CompressionLevel.Fastest, on generated English
  * text instead of the seed's downloaded alice29.txt).
  */
-@Meta({"seed=000", "section=IO"})
 public class Io000Bench {
 
     /** The file is opened once per case (GlobalSetup); each call rewinds and reads to the end. */
+    @Meta({"seed=000", "section=IO"})
     public static class FileStreamRead {
         @Param({"1", "4096"}) int BufferSize;
         FileIoBench.TempFiles files;
@@ -53,6 +53,7 @@ public class Io000Bench {
 
         /** BufferSize 1 ↔ the bare FileInputStream (FileStream disables its buffer for sizes 0 and 1). */
         @Benchmark(categories = {"file_io"}, description = "Rewind, then read 10 MB with a 1 KiB user buffer")
+        @Meta("fidelity=faithful")
         public long Read() throws IOException {
             in.getChannel().position(0);
             InputStream s = BufferSize == 1 ? in : new BufferedInputStream(in, BufferSize);
@@ -63,6 +64,7 @@ public class Io000Bench {
         }
 
         @Benchmark(categories = {"file_io"}, description = "The same through AsynchronousFileChannel, each read awaited")
+        @Meta("fidelity=partial: the 4096-byte buffer over AsynchronousFileChannel is the port's own (the JDK has no buffered async stream)")
         public long ReadAsync() throws Exception {
             FileIoBench.AsyncReader r = new FileIoBench.AsyncReader(channel, BufferSize);
             long total = 0;
@@ -93,6 +95,7 @@ public class Io000Bench {
 
         @Benchmark(categories = {"file_io"},
                 description = "Open, write 100 000 characters as UTF-8 through AsynchronousFileChannel (awaited), close")
+        @Meta({"seed=000", "section=IO", "fidelity=faithful"})
         public void WriteAllTextAsync() throws Exception {
             ByteBuffer b = ByteBuffer.wrap(contents.getBytes(StandardCharsets.UTF_8));
             try (AsynchronousFileChannel ch = AsynchronousFileChannel.open(files.dst, StandardOpenOption.WRITE,
@@ -102,13 +105,15 @@ public class Io000Bench {
             }
         }
 
-        @Benchmark(categories = {"file_io"}, description = "Files.writeString (UTF-8), Java's File.WriteAllText")
+        @Benchmark(categories = {"file_io"}, description = "Files.writeString (UTF-8), Java's File.WriteAllText (not a seed method)")
+        @Meta({"extra=true", "related=000 · IO"})
         public Path WriteAllText() throws IOException {
             return Files.writeString(files.dst, contents);
         }
     }
 
     /** 152 089 bytes of text (the size of alice29.txt) compressed by a Deflater at level 1. */
+    @Meta({"seed=000", "section=IO"})
     public static class Compression {
         byte[] data;
         final byte[] out = new byte[1 << 16];
@@ -124,6 +129,7 @@ public class Io000Bench {
         }
 
         @Benchmark(categories = {"file_io"}, description = "Deflater(BEST_SPEED) over the whole text")
+        @Meta("fidelity=different: Deflater at BEST_SPEED instead of Brotli (no Brotli in the JDK), on generated text instead of alice29.txt")
         public long Compress() {
             Deflater d = new Deflater(Deflater.BEST_SPEED);
             try {

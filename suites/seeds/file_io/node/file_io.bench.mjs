@@ -22,6 +22,10 @@ const MiB = 1024 * 1024;
 const FOUR_KiB = 4096;
 const SEED = '002';
 const meta = (section, extra = {}) => ({ seed: SEED, section, ...extra });
+// Not a method of the seed: no seed tags, so no claim of the seed is checked on it.
+const extra = (section) => ({ extra: true, related: `${SEED} · ${section}` });
+const OWN_BUFFER = "partial: the 4096-byte stream buffer is the port's own class (filestream.mjs; "
+  + 'Node has no buffered file stream); user buffers of 4096 and more bypass it';
 
 const { BEGIN, END } = FileStream;
 
@@ -63,7 +67,8 @@ bench('SeekForward', ({ src, fileSize, buffering }) => {
     f.closeSync();
   }
 }, cases({ params: { fileSize: [KiB], buffering: [FOUR_KiB, 0] }, categories: ['file_io', 'quick'],
-  meta: meta('Seek/Position') }));
+  meta: meta('Seek/Position', { fidelity: 'different: Node has no seek; the call is open + close + '
+    + "1024 writes of the port's in-memory position (no FileStream.Seek of the platform)" }) }));
 
 bench('SeekBackward', ({ src, fileSize, buffering }) => {
   const f = FileStream.openSync(src, 'r', buffering);
@@ -74,7 +79,8 @@ bench('SeekBackward', ({ src, fileSize, buffering }) => {
     f.closeSync();
   }
 }, cases({ params: { fileSize: [KiB], buffering: [FOUR_KiB, 0] }, categories: ['file_io'],
-  meta: meta('Seek/Position') }));
+  meta: meta('Seek/Position', { fidelity: "different: Node has no seek; the port's in-memory position "
+    + 'plus an fstat per SeekOrigin.End' }) }));
 
 // -- Length --------------------------------------------------------------------------------------
 
@@ -149,22 +155,23 @@ function readWrite(sizes, categories, [bufferedSize, unbufferedSize]) {
   const p = (userBufferSize) => ({ fileSize: sizes, userBufferSize });
   // Read/Write: through the 4 KiB buffer; *_NoBuffering: one system call per user buffer.
   bench('Read', (s) => readSync(s, FOUR_KiB),
-    cases({ params: p(bufferedSize), categories, meta: meta('Read & Write') }));
+    cases({ params: p(bufferedSize), categories, meta: meta('Read & Write', { fidelity: OWN_BUFFER }) }));
+  // The seed has _NoBuffering forms of ReadAsync/WriteAsync only: these two are extras.
   bench('Read_NoBuffering', (s) => readSync(s, 0),
-    cases({ params: p(unbufferedSize), categories, meta: meta('Read & Write') }));
+    cases({ params: p(unbufferedSize), categories, meta: extra('Read & Write') }));
   bench('Write', (s) => writeSync(s, FOUR_KiB),
-    cases({ params: p(bufferedSize), categories, meta: meta('Read & Write') }));
+    cases({ params: p(bufferedSize), categories, meta: meta('Read & Write', { fidelity: OWN_BUFFER }) }));
   bench('Write_NoBuffering', (s) => writeSync(s, 0),
-    cases({ params: p(unbufferedSize), categories, meta: meta('Read & Write') }));
+    cases({ params: p(unbufferedSize), categories, meta: extra('Read & Write') }));
   // ReadAsync/WriteAsync: every read/write awaited through FileHandle (libuv's thread pool).
   bench('ReadAsync', (s) => readAsync(s, FOUR_KiB),
-    cases({ params: p(bufferedSize), categories, meta: meta('ReadAsync') }));
+    cases({ params: p(bufferedSize), categories, meta: meta('ReadAsync', { fidelity: OWN_BUFFER }) }));
   bench('ReadAsync_NoBuffering', (s) => readAsync(s, 0),
-    cases({ params: p(unbufferedSize), categories, meta: meta('ReadAsync') }));
+    cases({ params: p(unbufferedSize), categories, meta: meta('ReadAsync', { fidelity: 'faithful' }) }));
   bench('WriteAsync', (s) => writeAsync(s, FOUR_KiB),
-    cases({ params: p(bufferedSize), categories, meta: meta('WriteAsync') }));
+    cases({ params: p(bufferedSize), categories, meta: meta('WriteAsync', { fidelity: OWN_BUFFER }) }));
   bench('WriteAsync_NoBuffering', (s) => writeAsync(s, 0),
-    cases({ params: p(unbufferedSize), categories, meta: meta('WriteAsync') }));
+    cases({ params: p(unbufferedSize), categories, meta: meta('WriteAsync', { fidelity: 'faithful' }) }));
 }
 
 readWrite(RW.fileSize, ['file_io'], [BUFFERS, BUFFERS]);
@@ -205,13 +212,13 @@ const setupPositional = (values) => {
 bench('RandomAccessRead', (s) => positional(s, false), {
   setup: setupPositional, teardown,
   params: { fileSize: [MiB], userBufferSize: [4096], threads: [1, 4] },
-  categories: ['file_io'], meta: meta('RandomAccess'),
+  categories: ['file_io'], meta: extra('RandomAccess'),
 });
 
 bench('RandomAccessWrite', (s) => positional(s, true), {
   setup: setupPositional, teardown,
   params: { fileSize: [MiB], userBufferSize: [4096], threads: [1, 4] },
-  categories: ['file_io'], meta: meta('RandomAccess'),
+  categories: ['file_io'], meta: extra('RandomAccess'),
 });
 
 // -- Scatter/Gather ------------------------------------------------------------------------------
@@ -248,15 +255,16 @@ const setupGather = (values) => {
   return { ...values, dir, dst: path.join(dir, 'destination.bin'), gatherBuffer: Buffer.alloc(GATHER_BUFFER) };
 };
 
-function gatherPair(size, categories) {
+function gatherPair(size, categories, fidelity) {
   bench('Write', (s) => gather(s, 1), { setup: setupGather, teardown, params: { FileSize: [size] },
-    categories, meta: meta('Scatter/Gather') });
+    categories, meta: meta('Scatter/Gather', { fidelity }) });
   bench('WriteGather', (s) => gather(s, 4), { setup: setupGather, teardown, params: { FileSize: [size] },
-    categories, meta: meta('Scatter/Gather') });
+    categories, meta: meta('Scatter/Gather', { fidelity }) });
 }
 
-group('gather_large', () => gatherPair(FILE_SIZE, ['large']));
-group('gather', () => gatherPair(FILE_SIZE / 10, ['file_io', 'quick']));
+group('gather_large', () => gatherPair(FILE_SIZE, ['large'], 'faithful'));
+group('gather', () => gatherPair(FILE_SIZE / 10, ['file_io', 'quick'],
+  "partial: 10 MB instead of the seed's 100 MB (same 16000-byte writes; the 100 MB pair is in `large`)"));
 
 // -- Preallocation: not ported. Node's fs has no fallocate/posix_fallocate (ftruncate only sets a
 // sparse length, which is another workload), so PreallocationSize has nothing to call.

@@ -14,6 +14,8 @@ import { bench, group } from 'perflab';
 import { FileStream } from './filestream.mjs';
 
 const META = { seed: '000', section: 'IO' };
+const OWN_BUFFER = { ...META, fidelity: "partial: the 4096-byte stream buffer is the port's own class "
+  + '(filestream.mjs; Node has no buffered file stream)' };
 
 // A small seeded generator (mulberry32): deterministic data without the seed's System.Random.
 function rng(seed) {
@@ -53,14 +55,14 @@ group('FileStreamRead', {
     let total = 0;
     for (let n; (n = stream.readSync(buf)) > 0;) total += n;
     return total;
-  }, { categories: ['file_io'], meta: META });
+  }, { categories: ['file_io'], meta: OWN_BUFFER });
 
   bench('ReadAsync', async ({ stream, buf }) => {
     stream.seek(0);
     let total = 0;
     for (let n; (n = await stream.read(buf)) > 0;) total += n;
     return total;
-  }, { categories: ['file_io'], meta: META });
+  }, { categories: ['file_io'], meta: OWN_BUFFER });
 });
 
 const CONTENTS = Array.from({ length: 100000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
@@ -74,9 +76,10 @@ group('WriteAllText', {
 }, () => {
   // Open, write 100 000 characters as UTF-8, close.
   bench('WriteAllTextAsync', ({ file }) => fsp.writeFile(file, CONTENTS, 'utf8'),
-    { categories: ['file_io'], meta: META });
+    { categories: ['file_io'], meta: { ...META, fidelity: 'faithful' } });
+  // Not a method of the seed (which times WriteAllTextAsync only): an extra.
   bench('WriteAllText', ({ file }) => fs.writeFileSync(file, CONTENTS, 'utf8'),
-    { categories: ['file_io'], meta: META });
+    { categories: ['file_io'], meta: { extra: true, related: '000 · IO' } });
 });
 
 function text(n) {
@@ -97,5 +100,6 @@ function text(n) {
 group('Compression', { setup: () => ({ data: text(152089) }) }, () => {
   bench('Compress', ({ data }) => zlib.brotliCompressSync(data, {
     params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: data.length },
-  }).length, { categories: ['file_io', 'quick'], meta: META });
+  }).length, { categories: ['file_io', 'quick'], meta: { ...META,
+    fidelity: 'partial: one-shot brotliCompressSync on generated text of alice29.txt\'s size (no download)' } });
 });

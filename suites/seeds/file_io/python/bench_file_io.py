@@ -22,8 +22,17 @@ SEED = "002"
 _S = {}
 
 
-def _meta(section, **extra):
-    return {"seed": SEED, "section": section, **extra}
+def _meta(section, fidelity, **extra):
+    """Seed tags plus how faithful the port is (suites/seeds/README.md, "Fidelity")."""
+    return {"seed": SEED, "section": section, "fidelity": fidelity, **extra}
+
+
+def _extra(section):
+    """Not a method of the seed: no seed tags, so no claim of the seed is checked on it."""
+    return {"extra": True, "related": f"{SEED} · {section}"}
+
+
+FAITHFUL = "faithful"
 
 
 def _setup(fileSize=MiB, userBufferSize=FOUR_KiB):
@@ -58,7 +67,7 @@ def _setup_async(fileSize=MiB, userBufferSize=FOUR_KiB):
 
 @perflab.params(fileSize=[KiB], buffering=[FOUR_KiB, 0])
 @perflab.benchmark(name="SeekForward", categories=["file_io", "quick"], setup=_setup,
-                   teardown=_teardown, meta=_meta("Seek/Position"))
+                   teardown=_teardown, meta=_meta("Seek/Position", FAITHFUL))
 def seek_forward(fileSize, buffering):
     """Open the 1 KiB file and seek to every offset from the beginning (seed: FileStream.Seek)."""
     with open(_S["src"], "rb", buffering=buffering) as f:
@@ -68,7 +77,7 @@ def seek_forward(fileSize, buffering):
 
 @perflab.params(fileSize=[KiB], buffering=[FOUR_KiB, 0])
 @perflab.benchmark(name="SeekBackward", categories=["file_io"], setup=_setup, teardown=_teardown,
-                   meta=_meta("Seek/Position"))
+                   meta=_meta("Seek/Position", FAITHFUL))
 def seek_backward(fileSize, buffering):
     """Seek to every offset counted from the end (SeekOrigin.End)."""
     with open(_S["src"], "rb", buffering=buffering) as f:
@@ -78,9 +87,12 @@ def seek_backward(fileSize, buffering):
 
 # -- Length ------------------------------------------------------------------------------------
 
+LENGTH_FIDELITY = "partial: how=fstat/seek_end replaces the seed's FileShare axis (nothing caches the length)"
+
+
 @perflab.params(how=["fstat", "seek_end"])
 @perflab.benchmark(name="GetLength", ops=KiB, categories=["file_io"], setup=_setup,
-                   teardown=_teardown, meta=_meta("Length"))
+                   teardown=_teardown, meta=_meta("Length", LENGTH_FIDELITY))
 def get_length(how):
     """Open the file, then ask for its length 1024 times (ops=1024): os.fstat or seek(0, 2)+tell."""
     with open(_S["src"], "rb", buffering=FOUR_KiB) as f:
@@ -122,7 +134,8 @@ def _write(fileSize, userBufferSize, buffering):
 
 SIZES = [KiB, MiB]
 BUFFERS = [512, 4096, 16384]
-RW_META = _meta("Read & Write")
+RW_META = _meta("Read & Write", FAITHFUL)
+RW_EXTRA = _extra("Read & Write")  # the seed has _NoBuffering only for ReadAsync/WriteAsync
 
 
 @perflab.params(fileSize=SIZES, userBufferSize=BUFFERS)
@@ -135,7 +148,7 @@ def read(fileSize, userBufferSize):
 
 @perflab.params(fileSize=SIZES, userBufferSize=BUFFERS)
 @perflab.benchmark(name="Read_NoBuffering", categories=["file_io"], setup=_setup,
-                   teardown=_teardown, meta=RW_META)
+                   teardown=_teardown, meta=RW_EXTRA)
 def read_nobuffering(fileSize, userBufferSize):
     """As Read, unbuffered (buffering=0: one read(2) per user buffer)."""
     return _read(fileSize, 0)
@@ -151,7 +164,7 @@ def write(fileSize, userBufferSize):
 
 @perflab.params(fileSize=SIZES, userBufferSize=BUFFERS)
 @perflab.benchmark(name="Write_NoBuffering", categories=["file_io"], setup=_setup,
-                   teardown=_teardown, meta=RW_META)
+                   teardown=_teardown, meta=RW_EXTRA)
 def write_nobuffering(fileSize, userBufferSize):
     """As Write, unbuffered (buffering=0: one write(2) per user buffer)."""
     _write(fileSize, userBufferSize, 0)
@@ -182,7 +195,7 @@ async def _write_async(fileSize, userBufferSize, buffering):
 
 @perflab.params(fileSize=SIZES, userBufferSize=BUFFERS)
 @perflab.benchmark(name="ReadAsync", categories=["file_io"], setup=_setup_async,
-                   teardown=_teardown, meta=_meta("ReadAsync"))
+                   teardown=_teardown, meta=_meta("ReadAsync", FAITHFUL))
 def read_async(fileSize, userBufferSize):
     """Read the whole file, each read awaited through asyncio's default thread-pool executor."""
     return _S["loop"].run_until_complete(_read_async(fileSize, FOUR_KiB))
@@ -190,14 +203,14 @@ def read_async(fileSize, userBufferSize):
 
 @perflab.params(fileSize=SIZES, userBufferSize=BUFFERS)
 @perflab.benchmark(name="ReadAsync_NoBuffering", categories=["file_io"], setup=_setup_async,
-                   teardown=_teardown, meta=_meta("ReadAsync"))
+                   teardown=_teardown, meta=_meta("ReadAsync", FAITHFUL))
 def read_async_nobuffering(fileSize, userBufferSize):
     return _S["loop"].run_until_complete(_read_async(fileSize, 0))
 
 
 @perflab.params(fileSize=SIZES, userBufferSize=BUFFERS)
 @perflab.benchmark(name="WriteAsync", categories=["file_io"], setup=_setup_async,
-                   teardown=_teardown, meta=_meta("WriteAsync"))
+                   teardown=_teardown, meta=_meta("WriteAsync", FAITHFUL))
 def write_async(fileSize, userBufferSize):
     """Write the whole file, each write awaited through asyncio's default thread-pool executor."""
     _S["loop"].run_until_complete(_write_async(fileSize, userBufferSize, FOUR_KiB))
@@ -205,7 +218,7 @@ def write_async(fileSize, userBufferSize):
 
 @perflab.params(fileSize=SIZES, userBufferSize=BUFFERS)
 @perflab.benchmark(name="WriteAsync_NoBuffering", categories=["file_io"], setup=_setup_async,
-                   teardown=_teardown, meta=_meta("WriteAsync"))
+                   teardown=_teardown, meta=_meta("WriteAsync", FAITHFUL))
 def write_async_nobuffering(fileSize, userBufferSize):
     _S["loop"].run_until_complete(_write_async(fileSize, userBufferSize, 0))
 
@@ -223,7 +236,7 @@ def read_large(fileSize, userBufferSize):
 
 @perflab.params(fileSize=LARGE, userBufferSize=[16384])
 @perflab.benchmark(name="Read_NoBuffering", categories=["large"], setup=_setup,
-                   teardown=_teardown, meta=RW_META)
+                   teardown=_teardown, meta=RW_EXTRA)
 def read_nobuffering_large(fileSize, userBufferSize):
     return _read(fileSize, 0)
 
@@ -237,35 +250,35 @@ def write_large(fileSize, userBufferSize):
 
 @perflab.params(fileSize=LARGE, userBufferSize=[16384])
 @perflab.benchmark(name="Write_NoBuffering", categories=["large"], setup=_setup,
-                   teardown=_teardown, meta=RW_META)
+                   teardown=_teardown, meta=RW_EXTRA)
 def write_nobuffering_large(fileSize, userBufferSize):
     _write(fileSize, userBufferSize, 0)
 
 
 @perflab.params(fileSize=LARGE, userBufferSize=[4096])
 @perflab.benchmark(name="ReadAsync", categories=["large"], setup=_setup_async,
-                   teardown=_teardown, meta=_meta("ReadAsync"))
+                   teardown=_teardown, meta=_meta("ReadAsync", FAITHFUL))
 def read_async_large(fileSize, userBufferSize):
     return _S["loop"].run_until_complete(_read_async(fileSize, FOUR_KiB))
 
 
 @perflab.params(fileSize=LARGE, userBufferSize=[16384])
 @perflab.benchmark(name="ReadAsync_NoBuffering", categories=["large"],
-                   setup=_setup_async, teardown=_teardown, meta=_meta("ReadAsync"))
+                   setup=_setup_async, teardown=_teardown, meta=_meta("ReadAsync", FAITHFUL))
 def read_async_nobuffering_large(fileSize, userBufferSize):
     return _S["loop"].run_until_complete(_read_async(fileSize, 0))
 
 
 @perflab.params(fileSize=LARGE, userBufferSize=[4096])
 @perflab.benchmark(name="WriteAsync", categories=["large"], setup=_setup_async,
-                   teardown=_teardown, meta=_meta("WriteAsync"))
+                   teardown=_teardown, meta=_meta("WriteAsync", FAITHFUL))
 def write_async_large(fileSize, userBufferSize):
     _S["loop"].run_until_complete(_write_async(fileSize, userBufferSize, FOUR_KiB))
 
 
 @perflab.params(fileSize=LARGE, userBufferSize=[16384])
 @perflab.benchmark(name="WriteAsync_NoBuffering", categories=["large"],
-                   setup=_setup_async, teardown=_teardown, meta=_meta("WriteAsync"))
+                   setup=_setup_async, teardown=_teardown, meta=_meta("WriteAsync", FAITHFUL))
 def write_async_nobuffering_large(fileSize, userBufferSize):
     _S["loop"].run_until_complete(_write_async(fileSize, userBufferSize, 0))
 
@@ -303,7 +316,7 @@ def _positional(fileSize, userBufferSize, threads, write):
 
 @perflab.params(fileSize=[MiB], userBufferSize=[4096], threads=[1, 4])
 @perflab.benchmark(name="RandomAccessRead", categories=["file_io"], setup=_setup,
-                   teardown=_teardown, meta=_meta("RandomAccess"))
+                   teardown=_teardown, meta=_extra("RandomAccess"))
 def random_access_read(fileSize, userBufferSize, threads):
     """Read a 1 MiB file with os.pread at explicit offsets, from 1 or 4 threads sharing one fd."""
     _positional(fileSize, userBufferSize, threads, False)
@@ -311,7 +324,7 @@ def random_access_read(fileSize, userBufferSize, threads):
 
 @perflab.params(fileSize=[MiB], userBufferSize=[4096], threads=[1, 4])
 @perflab.benchmark(name="RandomAccessWrite", categories=["file_io"], setup=_setup,
-                   teardown=_teardown, meta=_meta("RandomAccess"))
+                   teardown=_teardown, meta=_extra("RandomAccess"))
 def random_access_write(fileSize, userBufferSize, threads):
     """The seed's ThreadSafeAsync: buffers written at explicit offsets with os.pwrite (1 or 4 threads)."""
     _positional(fileSize, userBufferSize, threads, True)
@@ -320,6 +333,7 @@ def random_access_write(fileSize, userBufferSize, threads):
 # -- Scatter/Gather ----------------------------------------------------------------------------
 
 FILE_SIZE = 100000000
+SMALL = "partial: 10 MB instead of the seed's 100 MB (same 16000-byte writes; the 100 MB case is in `large`)"
 GATHER_BUFFER = 16000
 
 
@@ -352,7 +366,7 @@ def _gather(total, buffers):
 
 @perflab.params(FileSize=[FILE_SIZE])
 @perflab.benchmark(name="Write", categories=["large"], setup=_setup, teardown=_teardown,
-                   meta=_meta("Scatter/Gather"))
+                   meta=_meta("Scatter/Gather", FAITHFUL))
 def gather_write(FileSize):
     """100 MB written with one os.pwrite per 16000-byte buffer."""
     _gather(FileSize, 1)
@@ -360,7 +374,7 @@ def gather_write(FileSize):
 
 @perflab.params(FileSize=[FILE_SIZE])
 @perflab.benchmark(name="WriteGather", categories=["large"], setup=_setup,
-                   teardown=_teardown, meta=_meta("Scatter/Gather"))
+                   teardown=_teardown, meta=_meta("Scatter/Gather", FAITHFUL))
 def gather_write_gather(FileSize):
     """100 MB written with one os.pwritev of 4 × 16000-byte buffers per call."""
     _gather(FileSize, 4)
@@ -369,14 +383,14 @@ def gather_write_gather(FileSize):
 # A 10 MB version of the same pair for quick runs.
 @perflab.params(FileSize=[FILE_SIZE // 10])
 @perflab.benchmark(name="Write", categories=["file_io", "quick"], setup=_setup, teardown=_teardown,
-                   meta=_meta("Scatter/Gather"))
+                   meta=_meta("Scatter/Gather", SMALL))
 def gather_write_small(FileSize):
     _gather(FileSize, 1)
 
 
 @perflab.params(FileSize=[FILE_SIZE // 10])
 @perflab.benchmark(name="WriteGather", categories=["file_io", "quick"], setup=_setup,
-                   teardown=_teardown, meta=_meta("Scatter/Gather"))
+                   teardown=_teardown, meta=_meta("Scatter/Gather", SMALL))
 def gather_write_gather_small(FileSize):
     _gather(FileSize, 4)
 
@@ -400,7 +414,7 @@ def _prealloc(total, specify):
 
 @perflab.params(specifyPreallocationSize=[False, True])
 @perflab.benchmark(name="PreallocationSize", categories=["large"], setup=_setup,
-                   teardown=_teardown, meta=_meta("Preallocation"))
+                   teardown=_teardown, meta=_meta("Preallocation", FAITHFUL))
 def preallocation_size(specifyPreallocationSize):
     """Write a 100 MB file with 16000-byte os.pwrite calls, with or without os.posix_fallocate first."""
     _prealloc(FILE_SIZE, specifyPreallocationSize)
@@ -408,7 +422,7 @@ def preallocation_size(specifyPreallocationSize):
 
 @perflab.params(specifyPreallocationSize=[False, True])
 @perflab.benchmark(name="PreallocationSize", categories=["file_io", "quick"], setup=_setup,
-                   teardown=_teardown, meta=_meta("Preallocation", file_size=FILE_SIZE // 10))
+                   teardown=_teardown, meta=_meta("Preallocation", SMALL, file_size=FILE_SIZE // 10))
 def preallocation_size_small(specifyPreallocationSize):
     """The same with a 10 MB file (quick runs)."""
     _prealloc(FILE_SIZE // 10, specifyPreallocationSize)

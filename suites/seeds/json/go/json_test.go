@@ -37,19 +37,24 @@ func meta() perflab.Option { return perflab.Meta("seed", "000", "section", "JSON
 
 func init() {
 	perflab.Func("JsonSerializerWithoutFastPath", func() []byte { return must(json.Marshal(&post)) },
-		perflab.Categories("json", "quick"), meta(), perflab.Description("json.Marshal of the BlogPost (reflection, per-type encoder cache)"))
+		perflab.Categories("json", "quick"), meta(),
+		perflab.Meta("fidelity", "partial: json.Marshal into a new []byte; the seed serializes into a reused Utf8JsonWriter on Stream.Null"),
+		perflab.Description("json.Marshal of the BlogPost (reflection, per-type encoder cache)"))
 	perflab.Func("JsonSerializerWithFastPath", func() int {
 		buf.Reset()
 		if err := enc.Encode(&post); err != nil {
 			panic(err)
 		}
 		return buf.Len()
-	}, perflab.Categories("json"), meta(), perflab.Description("A reused json.Encoder into a reused bytes.Buffer"))
+	}, perflab.Categories("json"), meta(),
+		perflab.Meta("fidelity", "different: no source generator in Go; the same reflective encoder, only with a reused buffer"),
+		perflab.Description("A reused json.Encoder into a reused bytes.Buffer"))
 	perflab.Func("Deserialize", func() BlogPost {
 		var p BlogPost
 		if err := json.Unmarshal(text, &p); err != nil {
 			panic(err)
 		}
 		return p
-	}, perflab.Categories("json"), meta(), perflab.Description("json.Unmarshal into a BlogPost"))
+	}, perflab.Categories("json"), perflab.Meta("extra", "true", "related", "000 · JSON"),
+		perflab.Description("json.Unmarshal into a BlogPost (not a seed method)"))
 }

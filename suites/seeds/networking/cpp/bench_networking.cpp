@@ -70,7 +70,7 @@ void send_all(int fd, const char* p, size_t n) {
     }
 }
 
-constexpr int CONNECTS = 100;
+constexpr int CONNECTS = 1000;  // as the seed's OperationsPerInvoke
 
 // ---- UDP ---------------------------------------------------------------------------------------------
 struct Udp {
@@ -158,7 +158,8 @@ size_t http_get(Http& h) {
 
 // A loopback listener; connect a client and accept it, 100 times per call (seed: 1000).
 PERFLAB_BENCH(ConnectAcceptAsync, perflab::ops(CONNECTS), perflab::category("networking"),
-              SEED_META("000", "Networking")) {
+              SEED_META("000", "Networking"),
+              perflab::meta("fidelity", "partial: C++ std has no sockets; blocking POSIX connect/accept, where the seed awaits its socket library")) {
     sockaddr_in addr{};
     int listener = listen_loopback(addr);
     for (int i = 0; i < CONNECTS; ++i) {
@@ -196,7 +197,7 @@ PERFLAB_BENCH(ReceiveSendAsync, perflab::ops(1000), perflab::category("networkin
 
 // A connected loopback TCP pair with an echo thread: 1000 one-byte round trips per call. (No seed
 // method of this exact shape: the sockets' send/receive path of 000's Networking section.)
-PERFLAB_BENCH(PingPong, perflab::ops(1000), perflab::category("networking"), SEED_META("000", "Networking"),
+PERFLAB_BENCH(PingPong, perflab::ops(1000), perflab::category("networking"), perflab::meta("extra", true), perflab::meta("related", "000 · Networking"),
               perflab::setup([](perflab::State&) {
                   s_tcp = std::make_unique<TcpPingPong>();
                   sockaddr_in addr{};
@@ -232,6 +233,7 @@ PERFLAB_BENCH(PingPong, perflab::ops(1000), perflab::category("networking"), SEE
 // A 10 MB response from a minimal HTTP/1.1 server on 127.0.0.1 in a thread, read through a kept-alive
 // connection into a reused 64 KiB buffer (the seed copies it to Stream.Null).
 PERFLAB_BENCH(HttpDownload, perflab::category("networking"), perflab::category("quick"), SEED_META("003", "Networking"),
+              perflab::meta("fidelity", "different: C++ std has no HTTP client; a hand-written HTTP/1.1 client and server stand for HttpClient"),
               perflab::setup([](perflab::State&) {
                   s_http = std::make_unique<Http>();
                   sockaddr_in addr{};
@@ -249,7 +251,8 @@ PERFLAB_BENCH(HttpDownload, perflab::category("networking"), perflab::category("
     perflab::do_not_optimize(http_get(*s_http));
 }
 
-PERFLAB_BENCH(GetHostName, perflab::category("networking"), SEED_META("003", "Networking")) {
+PERFLAB_BENCH(GetHostName, perflab::category("networking"), SEED_META("003", "Networking"),
+              perflab::meta("fidelity", "faithful")) {
     char name[256];
     if (::gethostname(name, sizeof name) != 0) fail("gethostname");
     perflab::do_not_optimize(name[0]);

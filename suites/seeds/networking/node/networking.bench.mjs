@@ -23,7 +23,7 @@ const closeServer = (server) => new Promise((resolve) => server.close(() => reso
 // -- ConnectAcceptAsync (000) ---------------------------------------------------------------------
 // A loopback listener; connect a client and accept it, 100 times per call (seed: 1000), ops = 100.
 
-const CONNECTS = 100;
+const CONNECTS = 1000;
 
 function connectOnce(server, port) {
   return new Promise((resolve, reject) => {
@@ -49,7 +49,7 @@ bench('ConnectAcceptAsync', async () => {
   } finally {
     await closeServer(server);
   }
-}, { ops: CONNECTS, categories: ['networking'], meta: meta('000', 'Networking') });
+}, { ops: CONNECTS, categories: ['networking'], meta: { ...meta('000', 'Networking'), fidelity: 'faithful' } });
 
 // -- ReceiveSendAsync (000) -----------------------------------------------------------------------
 // Two UDP sockets on loopback; 1000 one-byte datagrams sent and received per call (seed: 10 000).
@@ -112,7 +112,7 @@ bench('PingPong', async (s) => {
     client.destroy();
     await closeServer(server);
   },
-  ops: PINGS, categories: ['networking'], meta: meta('000', 'Networking'),
+  ops: PINGS, categories: ['networking'], meta: { extra: true, related: '000 · Networking' },
 });
 
 // -- HttpDownload (003) ---------------------------------------------------------------------------
@@ -144,12 +144,12 @@ group('Http', {
       res.on('end', () => resolve(total));
       res.on('error', reject);
     }).on('error', reject);
-  }), { categories: ['networking', 'quick'], meta: meta('003', 'Networking') });
+  }), { categories: ['networking', 'quick'], meta: { ...meta('003', 'Networking'), fidelity: 'faithful' } });
 });
 
 // -- Dns.GetHostName, IPAddress.HostToNetworkOrder (003) ------------------------------------------
 
-bench('GetHostName', () => os.hostname(), { categories: ['networking'], meta: meta('003', 'Networking') });
+bench('GetHostName', () => os.hostname(), { categories: ['networking'], meta: { ...meta('003', 'Networking'), fidelity: 'faithful' } });
 
 // IPAddress.HostToNetworkOrder(int) ↔ a DataView: store in host order, read back big-endian (Node
 // has no htonl; DataView is how JavaScript reorders bytes, and V8 compiles it to a byte swap). The

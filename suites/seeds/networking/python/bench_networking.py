@@ -1,5 +1,6 @@
 """Networking experiments of seeds 000 (".NET 6": Networking) and 003 (".NET Core 3.0": Networking),
 ported to socket, http.server and http.client. Everything stays on 127.0.0.1."""
+import asyncio
 import http.client
 import http.server
 import socket
@@ -10,26 +11,50 @@ import perflab
 LOOPBACK = "127.0.0.1"
 
 
-def _meta(seed, section):
-    return {"seed": seed, "section": section}
+def _meta(seed, section, fidelity=None):
+    """Seed tags plus how faithful the port is (suites/seeds/README.md, "Fidelity"); no fidelity
+    means not audited yet."""
+    meta = {"seed": seed, "section": section}
+    if fidelity:
+        meta["fidelity"] = fidelity
+    return meta
 
 
-CONNECTS = 100
+EXTRA = {"extra": True, "related": "000 · Networking"}
 
 
-@perflab.benchmark(name="ConnectAcceptAsync", ops=CONNECTS, categories=["networking"],
-                   meta=_meta("000", "Networking"))
-def connect_accept():
-    """A loopback listener; connect a client and accept it, 100 times per call (seed: 1000)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
-        listener.bind((LOOPBACK, 0))
-        listener.listen(1)
-        addr = listener.getsockname()
-        for _ in range(CONNECTS):
-            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as client:
-                client.connect(addr)
-                server, _ = listener.accept()
-                server.close()
+CONNECTS = 1000
+
+
+class ConnectAccept:
+    """The seed's loop on asyncio: one loopback listener per call, then 1000 times a new client
+    socket awaits `sock_connect` and the listener awaits `sock_accept` (ops = 1000, as the seed's
+    OperationsPerInvoke)."""
+
+    def setup(self):
+        self.loop = asyncio.new_event_loop()
+
+    def teardown(self):
+        self.loop.close()
+
+    async def _run(self):
+        loop = self.loop
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+            listener.bind((LOOPBACK, 0))
+            listener.listen(1)
+            listener.setblocking(False)
+            addr = listener.getsockname()
+            for _ in range(CONNECTS):
+                with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as client:
+                    client.setblocking(False)
+                    await loop.sock_connect(client, addr)
+                    server, _ = await loop.sock_accept(listener)
+                    server.close()
+
+    @perflab.benchmark(name="ConnectAcceptAsync", ops=CONNECTS, categories=["networking"],
+                       meta=_meta("000", "Networking", "faithful"))
+    def connect_accept(self):
+        self.loop.run_until_complete(self._run())
 
 
 class Udp:
@@ -59,7 +84,7 @@ class Udp:
 
 class TcpPingPong:
     """A connected loopback TCP pair with an echo thread: 1000 one-byte round trips per call.
-    (No seed method of this exact shape: the sockets' send/receive path of 000's Networking section.)"""
+    Not the seed's PingPong (256 websocket connections): an extra, without seed tags."""
 
     def setup(self):
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -86,8 +111,7 @@ class TcpPingPong:
         self.thread.join(5)
         self.server.close()
 
-    @perflab.benchmark(name="PingPong", ops=1000, categories=["networking"],
-                       meta=_meta("000", "Networking"))
+    @perflab.benchmark(name="PingPong", ops=1000, categories=["networking"], meta=EXTRA)
     def ping_pong(self):
         send, recv = self.client.sendall, self.client.recv
         for _ in range(1000):
@@ -129,7 +153,7 @@ class Http:
         self.httpd.server_close()
 
     @perflab.benchmark(name="HttpDownload", categories=["networking", "quick"],
-                       meta=_meta("003", "Networking"))
+                       meta=_meta("003", "Networking", "faithful"))
     def http_download(self):
         self.conn.request("GET", "/")
         r = self.conn.getresponse()
@@ -142,7 +166,7 @@ class Http:
         return total
 
 
-@perflab.benchmark(name="GetHostName", categories=["networking"], meta=_meta("003", "Networking"))
+@perflab.benchmark(name="GetHostName", categories=["networking"], meta=_meta("003", "Networking", "faithful"))
 def get_host_name():
     return socket.gethostname()
 

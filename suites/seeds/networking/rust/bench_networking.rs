@@ -9,9 +9,9 @@ use std::net::{Shutdown, TcpListener, TcpStream, UdpSocket};
 use std::thread;
 
 const LOOPBACK: &str = "127.0.0.1:0";
-const CONNECTS: u64 = 100;
+const CONNECTS: u64 = 1000;
 
-/// A loopback listener; connect a client and accept it, 100 times per call (seed: 1000).
+/// A loopback listener; connect a client and accept it, 1000 times per call as in the seed.
 fn connect_accept() -> u64 {
     let listener = TcpListener::bind(LOOPBACK).unwrap();
     let addr = listener.local_addr().unwrap();
@@ -183,7 +183,8 @@ pub fn register(r: &mut Registry) {
         .category("networking")
         .category("quick")
         .meta("seed", "000")
-        .meta("section", "Networking");
+        .meta("section", "Networking")
+        .meta("fidelity", "partial: blocking std sockets (std has no async I/O), where the seed awaits ConnectAsync/AcceptAsync");
     r.bench("ReceiveSendAsync", receive_send)
         .ops(1000)
         .group("Udp")
@@ -194,14 +195,15 @@ pub fn register(r: &mut Registry) {
         .ops(1000)
         .group("TcpPingPong")
         .category("networking")
-        .meta("seed", "000")
-        .meta("section", "Networking");
+        .meta("extra", true) // not the seed's PingPong (256 websocket connections)
+        .meta("related", "000 · Networking");
     r.bench("HttpDownload", http_download)
         .group("Http")
         .category("networking")
         .category("quick")
         .meta("seed", "003")
-        .meta("section", "Networking");
+        .meta("section", "Networking")
+        .meta("fidelity", "different: std has no HTTP client; a hand-written HTTP/1.1 client and server over TcpStream stand for HttpClient");
     r.func("HostToNetworkOrder", host_to_network_order)
         .category("networking")
         .meta("seed", "003")

@@ -79,7 +79,8 @@ Guid parse_guid(const std::string& s) {
 }  // namespace
 
 // int.Parse("12345678") ↔ std::from_chars.
-PERFLAB_BENCH(ParseInt32Dec, perflab::category("parsing_formatting"), SEED_META("003", S003)) {
+PERFLAB_BENCH(ParseInt32Dec, perflab::category("parsing_formatting"), SEED_META("003", S003),
+              perflab::meta("fidelity", "faithful")) {
     std::string_view s = DEC;
     perflab::do_not_optimize(s);
     int32_t v = 0;
@@ -88,7 +89,8 @@ PERFLAB_BENCH(ParseInt32Dec, perflab::category("parsing_formatting"), SEED_META(
 }
 
 // int.Parse("BC614E", NumberStyles.HexNumber) ↔ std::from_chars(…, 16).
-PERFLAB_BENCH(ParseInt32Hex, perflab::category("parsing_formatting"), SEED_META("003", S003)) {
+PERFLAB_BENCH(ParseInt32Hex, perflab::category("parsing_formatting"), SEED_META("003", S003),
+              perflab::meta("fidelity", "faithful")) {
     std::string_view s = HEXNUM;
     perflab::do_not_optimize(s);
     int32_t v = 0;
@@ -103,7 +105,7 @@ PERFLAB_BENCH(ParseGuid, perflab::category("parsing_formatting"), SEED_META("003
 }
 
 // Guid.ToString() ↔ std::snprintf("%08x-%04x-…") into a std::string.
-PERFLAB_BENCH(GuidToString, perflab::category("parsing_formatting"), SEED_META("000", S000)) {
+PERFLAB_BENCH(GuidToString, perflab::category("parsing_formatting"), perflab::meta("extra", true), perflab::meta("related", "000 · System Types")) {
     const Guid& g = GUID_VALUE;
     perflab::do_not_optimize(g);
     char buf[37];
@@ -122,7 +124,8 @@ PERFLAB_BENCH(GuidToFromBytes, perflab::category("parsing_formatting"), SEED_MET
 }
 
 // DateTime.ParseExact(s, "r") ↔ std::get_time on a std::istringstream, then timegm.
-PERFLAB_BENCH(ParseR, perflab::category("parsing_formatting"), SEED_META("003", S003)) {
+PERFLAB_BENCH(ParseR, perflab::category("parsing_formatting"), SEED_META("003", S003),
+              perflab::meta("fidelity", "partial: C++17 has no date parser; std::get_time + timegm (and from_chars for the fraction and offset) stand for DateTime.ParseExact")) {
     std::tm t{};
     std::istringstream in(R_TEXT);
     in >> std::get_time(&t, "%a, %d %b %Y %H:%M:%S GMT");
@@ -133,7 +136,8 @@ PERFLAB_BENCH(ParseR, perflab::category("parsing_formatting"), SEED_META("003", 
 
 // DateTime.ParseExact(s, "o") ↔ std::get_time for the date and time, std::from_chars for the fraction
 // and the offset.
-PERFLAB_BENCH(ParseO, perflab::category("parsing_formatting"), perflab::category("quick"), SEED_META("003", S003)) {
+PERFLAB_BENCH(ParseO, perflab::category("parsing_formatting"), perflab::category("quick"), SEED_META("003", S003),
+              perflab::meta("fidelity", "partial: C++17 has no date parser; std::get_time + timegm (and from_chars for the fraction and offset) stand for DateTime.ParseExact")) {
     std::tm t{};
     std::istringstream in(O_TEXT);
     in >> std::get_time(&t, "%Y-%m-%dT%H:%M:%S");
@@ -203,7 +207,8 @@ PERFLAB_BENCH(DecimalToString, perflab::category("parsing_formatting"), SEED_MET
 }
 
 // _digit.ToString() ↔ std::to_string.
-PERFLAB_BENCH(SingleDigitToString, perflab::category("parsing_formatting"), SEED_META("003", S003)) {
+PERFLAB_BENCH(SingleDigitToString, perflab::category("parsing_formatting"), SEED_META("003", S003),
+              perflab::meta("fidelity", "faithful")) {
     int d = DIGIT;
     perflab::do_not_optimize(d);
     std::string s = std::to_string(d);

@@ -41,20 +41,21 @@ func must[T any](v T, err error) T {
 
 func init() {
 	perflab.Func("ParseInt32Dec", func() int64 { return must(strconv.ParseInt(dec, 10, 32)) },
-		parsing, meta("003", s003), perflab.Description("int.Parse(\"12345678\") ↔ strconv.ParseInt(s, 10, 32)"))
+		parsing, meta("003", s003), perflab.Meta("fidelity", "faithful"), perflab.Description("int.Parse(\"12345678\") ↔ strconv.ParseInt(s, 10, 32)"))
 	perflab.Func("ParseInt32Hex", func() int64 { return must(strconv.ParseInt(hexText, 16, 32)) },
-		parsing, meta("003", s003), perflab.Description("int.Parse(\"BC614E\", HexNumber) ↔ strconv.ParseInt(s, 16, 32)"))
+		parsing, meta("003", s003), perflab.Meta("fidelity", "faithful"), perflab.Description("int.Parse(\"BC614E\", HexNumber) ↔ strconv.ParseInt(s, 16, 32)"))
 	perflab.Func("ParseR", func() time.Time { return must(time.Parse(time.RFC1123, textR)) },
-		parsing, meta("003", s003), perflab.Description("DateTime.ParseExact(s, \"r\") ↔ time.Parse(time.RFC1123, s)"))
+		parsing, meta("003", s003), perflab.Meta("fidelity", "faithful"),
+		perflab.Description("DateTime.ParseExact(s, \"r\") ↔ time.Parse(time.RFC1123, s)"))
 	perflab.Func("ParseO", func() time.Time { return must(time.Parse(time.RFC3339Nano, textO)) },
-		perflab.Categories("parsing_formatting", "quick"), meta("003", s003),
+		perflab.Categories("parsing_formatting", "quick"), meta("003", s003), perflab.Meta("fidelity", "faithful"),
 		perflab.Description("DateTime.ParseExact(s, \"o\") ↔ time.Parse(time.RFC3339Nano, s)"))
 	perflab.Func("DateTimeToString", func() string { return now.String() },
 		parsing, meta("003", s003), perflab.Description("DateTime.ToString() ↔ time.Time.String()"))
 	perflab.Func("TimeSpanToString", func() string { return span.String() },
 		parsing, meta("003", s003), perflab.Description("TimeSpan.ToString() ↔ time.Duration.String()"))
 	perflab.Func("SingleDigitToString", func() string { return strconv.Itoa(digit) },
-		parsing, meta("003", s003), perflab.Description("7.ToString() ↔ strconv.Itoa(7)"))
+		parsing, meta("003", s003), perflab.Meta("fidelity", "faithful"), perflab.Description("7.ToString() ↔ strconv.Itoa(7)"))
 	perflab.Func("VersionToString", func() string {
 		var buf [32]byte
 		b := strconv.AppendInt(buf[:0], int64(version[0]), 10)

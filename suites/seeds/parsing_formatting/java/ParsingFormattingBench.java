@@ -30,11 +30,13 @@ public class ParsingFormattingBench {
         int digit = 7;
 
         @Benchmark(categories = {"parsing_formatting"}, description = "Integer.parseInt(\"12345678\")")
+        @Meta("fidelity=faithful")
         public int ParseInt32Dec() {
             return Integer.parseInt(dec);
         }
 
         @Benchmark(categories = {"parsing_formatting"}, description = "Integer.parseInt(\"BC614E\", 16)")
+        @Meta("fidelity=faithful")
         public int ParseInt32Hex() {
             return Integer.parseInt(hex, 16);
         }
@@ -54,11 +56,13 @@ public class ParsingFormattingBench {
         }
 
         @Benchmark(categories = {"parsing_formatting"}, description = "DateTime.Parse of an RFC 1123 (\"r\") string ↔ ZonedDateTime.parse(RFC_1123_DATE_TIME)")
+        @Meta("fidelity=faithful")
         public ZonedDateTime ParseR() {
             return ZonedDateTime.parse(r, DateTimeFormatter.RFC_1123_DATE_TIME);
         }
 
         @Benchmark(categories = {"parsing_formatting", "quick"}, description = "DateTime.Parse of an ISO 8601 (\"o\") string ↔ OffsetDateTime.parse")
+        @Meta("fidelity=faithful")
         public OffsetDateTime ParseO() {
             return OffsetDateTime.parse(o);
         }
@@ -80,28 +84,31 @@ public class ParsingFormattingBench {
         }
 
         @Benchmark(categories = {"parsing_formatting"}, description = "Integer.toString(7)")
+        @Meta("fidelity=faithful")
         public String SingleDigitToString() {
             return Integer.toString(digit);
         }
     }
 
-    @Meta({"seed=000", "section=System Types"})
     public static class SystemTypes000 {
         UUID guidValue = UUID.fromString("1f2e3d4c-5b6a-7988-0123-456789abcdef");
         Runtime.Version version = Runtime.Version.parse("6.1.21412.16");
         String a = "a", b = "b", c = "c", d = "d";
 
-        @Benchmark(categories = {"parsing_formatting"}, description = "UUID.toString()")
+        @Benchmark(categories = {"parsing_formatting"}, description = "UUID.toString() (not a method of the seed)")
+        @Meta({"extra=true", "related=000 · System Types"})
         public String GuidToString() {
             return guidValue.toString();
         }
 
         @Benchmark(categories = {"parsing_formatting"}, description = "new Version(6, 1, 21412, 16).ToString() ↔ Runtime.Version.toString()")
+        @Meta({"seed=000", "section=System Types"})
         public String VersionToString() {
             return version.toString();
         }
 
         @Benchmark(categories = {"parsing_formatting"}, description = "string.Format(\"{0} {1} {2} {3}\", …) ↔ String.format(\"%s %s %s %s\", …)")
+        @Meta({"seed=000", "section=System Types"})
         public String Format() {
             return String.format("%s %s %s %s", a, b, c, d);
         }

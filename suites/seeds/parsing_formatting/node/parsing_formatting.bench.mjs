@@ -9,11 +9,11 @@ const state = (s) => () => s;
 
 // Int32.Parse ↔ Number.parseInt(s, 10); Int32.Parse(s, NumberStyles.HexNumber) ↔ radix 16.
 bench('ParseInt32Dec', ({ s }) => Number.parseInt(s, 10), {
-  setup: state({ s: '12345678' }), categories: ['parsing_formatting'], meta: S003,
+  setup: state({ s: '12345678' }), categories: ['parsing_formatting'], meta: { ...S003, fidelity: 'faithful' },
 });
 
 bench('ParseInt32Hex', ({ s }) => Number.parseInt(s, 16), {
-  setup: state({ s: 'BC614E' }), categories: ['parsing_formatting'], meta: S003,
+  setup: state({ s: 'BC614E' }), categories: ['parsing_formatting'], meta: { ...S003, fidelity: 'faithful' },
 });
 
 // 2019-04-18 13:45:30.123 UTC (a JavaScript Date keeps milliseconds only).
@@ -22,13 +22,14 @@ const NOW = new Date(Date.UTC(2019, 3, 18, 13, 45, 30, 123));
 // DateTime.ParseExact(s, "r") (RFC 1123: "Thu, 18 Apr 2019 13:45:30 GMT") ↔ Date.parse, whose
 // fallback parser reads that form (the result is the time value, as a DateTime is a value).
 bench('ParseR', ({ s }) => Date.parse(s), {
-  setup: state({ s: NOW.toUTCString() }), categories: ['parsing_formatting'], meta: S003,
+  setup: state({ s: NOW.toUTCString() }), categories: ['parsing_formatting'], meta: { ...S003, fidelity: 'faithful' },
 });
 
 // DateTime.ParseExact(s, "o") (round-trip ISO 8601) ↔ Date.parse of toISOString()'s form
 // ("2019-04-18T13:45:30.123Z"), the format ECMAScript specifies.
 bench('ParseO', ({ s }) => Date.parse(s), {
-  setup: state({ s: NOW.toISOString() }), categories: ['parsing_formatting', 'quick'], meta: S003,
+  setup: state({ s: NOW.toISOString() }), categories: ['parsing_formatting', 'quick'],
+  meta: { ...S003, fidelity: 'faithful' },
 });
 
 // DateTime.ToString() ↔ Date.prototype.toString() (the default text form, with the zone's name).
@@ -38,7 +39,7 @@ bench('DateTimeToString', ({ d }) => d.toString(), {
 
 // int.ToString() of a single digit ↔ Number.prototype.toString.
 bench('SingleDigitToString', ({ n }) => n.toString(), {
-  setup: state({ n: 7 }), categories: ['parsing_formatting'], meta: S003,
+  setup: state({ n: 7 }), categories: ['parsing_formatting'], meta: { ...S003, fidelity: 'faithful' },
 });
 
 // new Version(6, 1, 21412, 16).ToString() ↔ join of the four numbers.

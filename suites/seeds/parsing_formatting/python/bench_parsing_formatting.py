@@ -11,16 +11,21 @@ S003 = "Parsing/Formatting"
 S000 = "System Types"
 
 
-def _meta(seed, section):
-    return {"seed": seed, "section": section}
+def _meta(seed, section, fidelity=None):
+    """Seed tags plus how faithful the port is (suites/seeds/README.md, "Fidelity"); no fidelity
+    means not audited yet."""
+    meta = {"seed": seed, "section": section}
+    if fidelity:
+        meta["fidelity"] = fidelity
+    return meta
 
 
-@perflab.benchmark(name="ParseInt32Dec", categories=["parsing_formatting"], meta=_meta("003", S003))
+@perflab.benchmark(name="ParseInt32Dec", categories=["parsing_formatting"], meta=_meta("003", S003, "faithful"))
 def parse_int32_dec():
     return int("12345678")
 
 
-@perflab.benchmark(name="ParseInt32Hex", categories=["parsing_formatting"], meta=_meta("003", S003))
+@perflab.benchmark(name="ParseInt32Hex", categories=["parsing_formatting"], meta=_meta("003", S003, "faithful"))
 def parse_int32_hex():
     return int("BC614E", 16)
 
@@ -37,7 +42,8 @@ def parse_guid():
 _GUID_VALUE = uuid.UUID(_GUID)
 
 
-@perflab.benchmark(name="GuidToString", categories=["parsing_formatting"], meta=_meta("000", S000))
+@perflab.benchmark(name="GuidToString", categories=["parsing_formatting"],
+                   meta={"extra": True, "related": "000 · " + S000})
 def guid_to_string():
     return str(_GUID_VALUE)
 
@@ -52,12 +58,13 @@ _R = email.utils.format_datetime(_NOW, usegmt=True)   # DateTime "r" (RFC 1123)
 _O = _NOW.isoformat()                                  # DateTime "o" (round-trip ISO 8601)
 
 
-@perflab.benchmark(name="ParseR", categories=["parsing_formatting"], meta=_meta("003", S003))
+@perflab.benchmark(name="ParseR", categories=["parsing_formatting"], meta=_meta("003", S003, "faithful"))
 def parse_r():
     return email.utils.parsedate_to_datetime(_R)
 
 
-@perflab.benchmark(name="ParseO", categories=["parsing_formatting", "quick"], meta=_meta("003", S003))
+@perflab.benchmark(name="ParseO", categories=["parsing_formatting", "quick"],
+                   meta=_meta("003", S003, "faithful"))
 def parse_o():
     return datetime.datetime.fromisoformat(_O)
 
@@ -86,7 +93,8 @@ def decimal_to_string():
 _DIGIT = 7
 
 
-@perflab.benchmark(name="SingleDigitToString", categories=["parsing_formatting"], meta=_meta("003", S003))
+@perflab.benchmark(name="SingleDigitToString", categories=["parsing_formatting"],
+                   meta=_meta("003", S003, "faithful"))
 def single_digit_to_string():
     return str(_DIGIT)
 

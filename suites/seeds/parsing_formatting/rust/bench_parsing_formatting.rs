@@ -93,13 +93,17 @@ fn format() -> String {
 
 pub fn register(r: &mut Registry) {
     let cat = "parsing_formatting";
-    r.func("ParseInt32Dec", parse_int32_dec).category(cat).meta("seed", "003").meta("section", S003);
-    r.func("ParseInt32Hex", parse_int32_hex).category(cat).meta("seed", "003").meta("section", S003);
+    r.func("ParseInt32Dec", parse_int32_dec).category(cat).meta("seed", "003").meta("section", S003).meta("fidelity", "faithful");
+    r.func("ParseInt32Hex", parse_int32_hex).category(cat).meta("seed", "003").meta("section", S003).meta("fidelity", "faithful");
     r.func("ParseGuid", parse_guid).category(cat).meta("seed", "003").meta("section", S003);
-    r.func("GuidToString", guid_to_string).category(cat).meta("seed", "000").meta("section", S000);
+    r.func("GuidToString", guid_to_string).category(cat).meta("extra", true).meta("related", format!("000 · {S000}"));
     r.func("GuidToFromBytes", guid_to_from_bytes).category(cat).meta("seed", "003").meta("section", S003);
     r.func("TimeSpanToString", time_span_to_string).category(cat).meta("seed", "003").meta("section", S003);
-    r.func("SingleDigitToString", single_digit_to_string).category(cat).meta("seed", "003").meta("section", S003);
+    r.func("SingleDigitToString", single_digit_to_string)
+        .category(cat)
+        .meta("seed", "003")
+        .meta("section", S003)
+        .meta("fidelity", "faithful");
     r.func("VersionToString", version_to_string).category(cat).meta("seed", "000").meta("section", S000);
     r.func("Format", format).category(cat).meta("seed", "000").meta("section", S000);
 }

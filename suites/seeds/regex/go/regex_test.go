@@ -33,13 +33,14 @@ func init() {
 		panic("the e-mail pattern does not behave as the seed's")
 	}
 	perflab.Func("RegexCompiled", func() bool { return email.MatchString(address) },
-		perflab.Categories("regex", "quick"), meta(), perflab.Description("IsMatch on the regexp compiled once (regexp.MustCompile)"))
+		perflab.Categories("regex", "quick"), meta(), perflab.Meta("fidelity", "faithful"),
+		perflab.Description("IsMatch on the regexp compiled once (regexp.MustCompile)"))
 	perflab.Func("RegexInterpreted", func() bool {
 		ok, err := regexp.MatchString(emailPattern, address)
 		if err != nil {
 			panic(err)
 		}
 		return ok
-	}, perflab.Categories("regex"), meta(),
-		perflab.Description("The static one-shot form, regexp.MatchString: Go keeps no cache, so every call compiles the pattern"))
+	}, perflab.Categories("regex"), perflab.Meta("extra", "true", "related", "003 · Regular Expressions"),
+		perflab.Description("Not a seed method: the static one-shot form, regexp.MatchString: Go keeps no cache, so every call compiles the pattern"))
 }

@@ -15,9 +15,9 @@ const setup = () => ({ regex: EMAIL, source: EMAIL_SOURCE, address: 'someAddress
 
 // IsMatch on the precompiled pattern ↔ RegExp.prototype.test on one RegExp object.
 bench('RegexCompiled', ({ regex, address }) => regex.test(address),
-  { setup, categories: ['regex', 'quick'], meta: META });
+  { setup, categories: ['regex', 'quick'], meta: { ...META, fidelity: 'faithful' } });
 
 // The static Regex.IsMatch(input, pattern, options) shape: a RegExp constructed from the pattern on
 // every call (V8 finds the compiled pattern in its compilation cache), then test.
 bench('RegexInterpreted', ({ source, address }) => new RegExp(source, 'i').test(address),
-  { setup, categories: ['regex'], meta: META });
+  { setup, categories: ['regex'], meta: { extra: true, related: '003 · Regular Expressions' } });

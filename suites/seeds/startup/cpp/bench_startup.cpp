@@ -102,20 +102,22 @@ void teardown(perflab::State&) {
 
 // Start the "Hello, World!" program (iostream) built by the compiler under test, and wait for it.
 PERFLAB_BENCH(HelloWorld, perflab::category("startup"), perflab::category("quick"), perflab::meta("seed", "000"),
-              perflab::meta("section", "Startup"), perflab::meta("scenario", true), perflab::setup(setup),
+              perflab::meta("section", "Startup"), perflab::meta("scenario", true),
+              perflab::meta("fidelity", "faithful"), perflab::setup(setup),
               perflab::teardown(teardown)) {
     run_checked({F.hello});
 }
 
-// Start a no-op program (int main() { return 0; }) built by the compiler under test, and wait for it.
+// Process.Start(nop).WaitForExit(): the seed's target is a no-op native program, here /bin/true; the same for
+// every compiler, so it measures the start path (posix_spawn + waitpid) alone.
 PERFLAB_BENCH(ProcessStartWait, perflab::category("startup"), perflab::meta("seed", "003"),
-              perflab::meta("section", "Process"), perflab::setup(setup), perflab::teardown(teardown)) {
-    run_checked({F.nop});
+              perflab::meta("section", "Process"), perflab::meta("fidelity", "faithful")) {
+    run_checked({"/bin/true"});
 }
 
-// The seed's exact target: a no-op native program (/bin/true); the same for every runtime, so it measures
-// the start path (posix_spawn + waitpid) alone.
-PERFLAB_BENCH(ProcessStartWaitNop, perflab::category("startup"), perflab::meta("seed", "003"),
-              perflab::meta("section", "Process")) {
-    run_checked({"/bin/true"});
+// Not the seed's experiment: a no-op program (int main() { return 0; }) built by the compiler under test, so
+// both the binary and the start path change with the compiler.
+PERFLAB_BENCH(ProcessStartWaitBuiltNop, perflab::category("startup"), perflab::meta("extra", true),
+              perflab::meta("related", "003 · Process"), perflab::setup(setup), perflab::teardown(teardown)) {
+    run_checked({F.nop});
 }

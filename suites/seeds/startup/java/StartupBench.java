@@ -10,8 +10,9 @@ import perflab.Setup;
  * Startup experiments: seed 000 (".NET 6": Startup — a "Hello, World" app timed from outside) and seed 003
  * (".NET Core 3.0": Process — ProcessStartWait on a no-op program). Ported as scenarios: one invocation
  * starts a process with ProcessBuilder and waits for it. The child JVM is the java of the runtime under test
- * (java.home), so the Runtime column compares the JDKs' own start-up; its program is a nested class of this
- * file, found on the benchmark's class path.
+ * (java.home), so HelloWorld compares the JDKs' own start-up (its program is a nested class of this file, found
+ * on the benchmark's class path); ProcessStartWait starts the seed's no-op native program, so it compares the
+ * JDKs' process-start path.
  */
 public class StartupBench {
 
@@ -46,24 +47,25 @@ public class StartupBench {
         }
 
         @Benchmark(categories = {"startup", "quick"}, description = "Start `java -cp … StartupBench$Hello` (prints Hello, World!) and wait for it")
-        @Meta({"seed=000", "section=Startup"})
+        @Meta({"seed=000", "section=Startup", "scenario=true", "fidelity=faithful"})
         public void HelloWorld() throws Exception {
             run(java, "-cp", classPath, Hello.class.getName());
         }
 
-        /** The counterpart of Python's `-S`: the JVM's start-up-oriented flags (C1 only, serial GC), an empty main. */
-        @Benchmark(categories = {"startup"}, description = "Start `java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp … StartupBench$Nop` and wait")
-        @Meta({"seed=003", "section=Process"})
+        /** Process.Start(nop).WaitForExit(): the seed's target is a no-op native program (`int main() { return 0; }`),
+         * here /bin/true; the same for every runtime, so it measures the JDK's process-start path (posix_spawn
+         * through jspawnhelper) alone. */
+        @Benchmark(categories = {"startup"}, description = "Start /bin/true and wait for it")
+        @Meta({"seed=003", "section=Process", "fidelity=faithful"})
         public void ProcessStartWait() throws Exception {
-            run(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", classPath, Nop.class.getName());
+            run("/bin/true");
         }
 
-        /** The seed's exact target, a no-op native program (/bin/true): the same for every runtime, so it measures
-         * the JDK's process-start path (posix_spawn through jspawnhelper) alone. */
-        @Benchmark(categories = {"startup"}, description = "Start /bin/true and wait for it")
-        @Meta({"seed=003", "section=Process"})
-        public void ProcessStartWaitNop() throws Exception {
-            run("/bin/true");
+        /** Not the seed's experiment: a JVM with its start-up-oriented flags (C1 only, serial GC) and an empty main. */
+        @Benchmark(categories = {"startup"}, description = "Start `java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp … StartupBench$Nop` and wait")
+        @Meta({"extra=true", "related=003 · Process"})
+        public void ProcessStartWaitJvm() throws Exception {
+            run(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", classPath, Nop.class.getName());
         }
     }
 }

@@ -57,14 +57,15 @@ fn hello_world(b: &mut Bencher) {
     b.iter(move || run(&exe));
 }
 
-/// Start an empty `fn main() {}` built by the toolchain under test and wait for it.
-fn process_start_wait(b: &mut Bencher) {
+/// Not the seed's experiment: start an empty `fn main() {}` built by the toolchain under test.
+fn process_start_wait_rust_program(b: &mut Bencher) {
     let exe = build(b, "nop", "fn main() {}\n");
     b.iter(move || run(&exe));
 }
 
-/// Start /bin/true and wait for it.
-fn process_start_wait_nop(b: &mut Bencher) {
+/// Process.Start(nop).WaitForExit(): the seed's target is a no-op native program (`int main() {
+/// return 0; }`), here /bin/true — the same binary for every toolchain: std's spawn + wait alone.
+fn process_start_wait(b: &mut Bencher) {
     let exe = PathBuf::from("/bin/true");
     b.iter(move || run(&exe));
 }
@@ -75,14 +76,16 @@ pub fn register(r: &mut Registry) {
         .category("quick")
         .meta("seed", "000")
         .meta("section", "Startup")
-        .meta("scenario", true);
+        .meta("scenario", true)
+        .meta("fidelity", "faithful");
     r.bench("ProcessStartWait", process_start_wait)
         .category("startup")
         .category("quick")
         .meta("seed", "003")
-        .meta("section", "Process");
-    r.bench("ProcessStartWaitNop", process_start_wait_nop)
+        .meta("section", "Process")
+        .meta("fidelity", "faithful");
+    r.bench("ProcessStartWaitRustProgram", process_start_wait_rust_program)
         .category("startup")
-        .meta("seed", "003")
-        .meta("section", "Process");
+        .meta("extra", true)
+        .meta("related", "003 · Process");
 }

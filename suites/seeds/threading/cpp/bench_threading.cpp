@@ -23,6 +23,7 @@
 namespace {
 
 #define SEED_META(seed, section) perflab::meta("seed", seed), perflab::meta("section", section)
+#define CANCEL_DIFFERENT perflab::meta("fidelity", "different: C++17 has no cancellation token; the port's own CancellationTokenSource is measured")
 
 // ---- CancellationTokenSource: a shared state with a lock and an intrusive list of registrations ----
 
@@ -186,7 +187,8 @@ class Channel {
 // pool), so nothing starves: what is measured is starting `workers` threads and releasing them.
 PERFLAB_BENCH(ThreadPoolStarvation, perflab::param("items", {48}), perflab::param("workers", {49}),
               perflab::category("threading"), perflab::category("quick"), SEED_META("000", "Threading"),
-              perflab::meta("scenario", true)) {
+              perflab::meta("scenario", true),
+              perflab::meta("fidelity", "different: std::async starts a thread per task (C++ std has no pool), so nothing starves")) {
     long long items = state.range(0);
     std::promise<void> tcs;
     std::shared_future<void> done = tcs.get_future().share();
@@ -202,19 +204,21 @@ PERFLAB_BENCH(ThreadPoolStarvation, perflab::param("items", {48}), perflab::para
 static CancellationTokenSource s_parent;
 
 PERFLAB_BENCH(CreateTokenDispose, perflab::category("threading"), perflab::category("quick"),
-              SEED_META("000", "Threading")) {
+              SEED_META("000", "Threading"),
+              perflab::meta("fidelity", "different: C++17 has no cancellation token; the port's own CancellationTokenSource is measured")) {
     CancellationTokenSource cts;
     CancellationToken token = cts.token();
     perflab::do_not_optimize(token);
 }
 
-PERFLAB_BENCH(CreateRegisterDispose, perflab::category("threading"), SEED_META("000", "Threading")) {
+PERFLAB_BENCH(CreateRegisterDispose, perflab::category("threading"), SEED_META("000", "Threading"), CANCEL_DIFFERENT) {
     CancellationTokenSource cts;
     CancellationTokenRegistration r(cts.token(), nop_callback, nullptr);
     perflab::clobber_memory();
 }
 
-PERFLAB_BENCH(CreateLinkedTokenDispose, perflab::category("threading"), SEED_META("000", "Threading")) {
+PERFLAB_BENCH(CreateLinkedTokenDispose, perflab::category("threading"), SEED_META("000", "Threading"),
+              CANCEL_DIFFERENT) {
     LinkedCancellationTokenSource cts(s_parent.token());
     CancellationToken token = cts.token();
     perflab::do_not_optimize(token);
@@ -224,7 +228,7 @@ constexpr long long MANY = 10000;
 
 // One token, 10 000 register/dispose pairs (the seed: 1 000 000; ops keeps it per pair).
 PERFLAB_BENCH(CreateManyRegisterDispose, perflab::ops(MANY), perflab::category("threading"),
-              SEED_META("000", "Threading")) {
+              SEED_META("000", "Threading"), CANCEL_DIFFERENT) {
     CancellationTokenSource cts;
     CancellationToken ct = cts.token();
     for (long long i = 0; i < MANY; ++i) {
@@ -235,7 +239,7 @@ PERFLAB_BENCH(CreateManyRegisterDispose, perflab::ops(MANY), perflab::category("
 
 // Five registrations alive at once, disposed in reverse order (C++ destroys locals in reverse), 10 000 times.
 PERFLAB_BENCH(CreateManyRegisterMultipleDispose, perflab::ops(MANY), perflab::category("threading"),
-              SEED_META("000", "Threading")) {
+              SEED_META("000", "Threading"), CANCEL_DIFFERENT) {
     CancellationTokenSource cts;
     CancellationToken ct = cts.token();
     for (long long i = 0; i < MANY; ++i) {
@@ -249,7 +253,7 @@ PERFLAB_BENCH(CreateManyRegisterMultipleDispose, perflab::ops(MANY), perflab::ca
 }
 
 // The thread-world form: create an event (a std::promise and its future), signal it, observe it.
-PERFLAB_BENCH(CancelEvent, perflab::category("threading"), SEED_META("000", "Threading")) {
+PERFLAB_BENCH(CancelEvent, perflab::category("threading"), perflab::meta("extra", true), perflab::meta("related", "000 · Threading")) {
     std::promise<void> ev;
     std::future<void> f = ev.get_future();
     ev.set_value();
@@ -263,13 +267,15 @@ static Semaphore s_sem;
 
 // Release, then acquire with no timeout (a std semaphore has no token: a blocking acquire).
 PERFLAB_BENCH(WithCancellationToken, perflab::category("threading"), perflab::category("quick"),
-              SEED_META("000", "Threading")) {
+              SEED_META("000", "Threading"),
+              perflab::meta("fidelity", "different: the port's own mutex + condition_variable semaphore, released before the acquire (no async wait, no token)")) {
     s_sem.release();
     s_sem.acquire();
 }
 
 // Release, then acquire with a one-minute timeout.
-PERFLAB_BENCH(WithTimeout, perflab::category("threading"), SEED_META("000", "Threading")) {
+PERFLAB_BENCH(WithTimeout, perflab::category("threading"), SEED_META("000", "Threading"),
+              perflab::meta("fidelity", "different: the port's own mutex + condition_variable semaphore, released before the timed acquire")) {
     s_sem.release();
     if (!s_sem.try_acquire_for(std::chrono::minutes(1))) throw std::runtime_error("semaphore timed out");
 }
@@ -277,7 +283,7 @@ PERFLAB_BENCH(WithTimeout, perflab::category("threading"), SEED_META("000", "Thr
 static std::unique_ptr<Executor> s_pool;
 
 // Release, then run the acquire on a pool thread and wait for its future with a one-minute timeout.
-PERFLAB_BENCH(WithTimeoutAsync, perflab::category("threading"), SEED_META("000", "Threading"),
+PERFLAB_BENCH(WithTimeoutAsync, perflab::category("threading"), perflab::meta("extra", true), perflab::meta("related", "000 · Threading"),
               perflab::setup([](perflab::State&) { s_pool = std::make_unique<Executor>(1); }),
               perflab::teardown([](perflab::State&) { s_pool.reset(); })) {
     s_sem.release();
@@ -297,6 +303,7 @@ static std::unique_ptr<PingPongFixture> s_pp;
 // Two threads and two unbounded channels: 10 000 round trips per call (seed: Channel<int> ping-pong).
 PERFLAB_BENCH(PingPong, perflab::ops(10000), perflab::category("threading"), perflab::category("quick"),
               SEED_META("003", "Threading"),
+              perflab::meta("fidelity", "partial: C++ std has no channel; the port's mutex + condition_variable queue stands for Channel<int>"),
               perflab::setup([](perflab::State&) {
                   s_pp = std::make_unique<PingPongFixture>();
                   PingPongFixture* p = s_pp.get();
@@ -329,7 +336,7 @@ static std::unique_ptr<Executor> s_workers;
         perflab::teardown([](perflab::State&) { s_workers.reset(); })
 
 // Parallel.For over a range on a pool of 2 workers (the machine's cores), in chunks of 64.
-PERFLAB_BENCH(ParallelFor, PARALLEL_FIXTURE, perflab::category("threading"), SEED_META("001", "Parallel")) {
+PERFLAB_BENCH(ParallelFor, PARALLEL_FIXTURE, perflab::category("threading"), perflab::meta("extra", true), perflab::meta("related", "001 · Parallel")) {
     long long count = state.range(0);
     std::vector<std::future<long long>> parts;
     for (long long lo = 0; lo < count; lo += 64) {
@@ -346,7 +353,7 @@ PERFLAB_BENCH(ParallelFor, PARALLEL_FIXTURE, perflab::category("threading"), SEE
 }
 
 // `count` tiny tasks on the pool, then every future awaited (Parallel.ForEachAsync's shape).
-PERFLAB_BENCH(ParallelForEachAsync, PARALLEL_FIXTURE, perflab::category("threading"), SEED_META("000", "Threading")) {
+PERFLAB_BENCH(ParallelForEachAsync, PARALLEL_FIXTURE, perflab::category("threading"), perflab::meta("extra", true), perflab::meta("related", "000 · Threading")) {
     long long count = state.range(0);
     std::vector<std::future<long long>> tasks;
     tasks.reserve(size_t(count));
@@ -361,7 +368,8 @@ PERFLAB_BENCH(ParallelForEachAsync, PARALLEL_FIXTURE, perflab::category("threadi
 static thread_local long long t_value = 0;
 
 // ++t_value on a [ThreadStatic] field ↔ a thread_local variable.
-PERFLAB_BENCH(Increment, perflab::category("threading"), SEED_META("001", "ThreadStatic")) {
+PERFLAB_BENCH(Increment, perflab::category("threading"), SEED_META("001", "ThreadStatic"),
+              perflab::meta("fidelity", "faithful")) {
     ++t_value;
     perflab::do_not_optimize(t_value);
 }
@@ -369,7 +377,8 @@ PERFLAB_BENCH(Increment, perflab::category("threading"), SEED_META("001", "Threa
 // await Task.Yield() ↔ std::this_thread::yield() (C++17 has no coroutines).
 PERFLAB_BENCH(YieldOnce, perflab::category("threading"), SEED_META("001", "Tasks")) { std::this_thread::yield(); }
 
-PERFLAB_BENCH(CurrentThread, perflab::category("threading"), SEED_META("003", "Threading")) {
+PERFLAB_BENCH(CurrentThread, perflab::category("threading"), SEED_META("003", "Threading"),
+              perflab::meta("fidelity", "partial: C++ has no current-thread object; std::this_thread::get_id() returns an id")) {
     std::thread::id id = std::this_thread::get_id();
     perflab::do_not_optimize(id);
 }

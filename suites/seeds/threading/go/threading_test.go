@@ -19,6 +19,12 @@ import (
 
 func meta(seed, section string) perflab.Option { return perflab.Meta("seed", seed, "section", section) }
 
+// fidelity says how faithful a port is (suites/seeds/README.md, "Fidelity"); none means not audited.
+func fidelity(f string) perflab.Option { return perflab.Meta("fidelity", f) }
+
+// extra tags a benchmark that is not a method of the seed: no seed tags, so no claim is checked on it.
+func extra(related string) perflab.Option { return perflab.Meta("extra", "true", "related", related) }
+
 var threading = perflab.Categories("threading")
 
 // -- Thread-pool starvation (000 "Threading", a console app with a stopwatch) ------------------------
@@ -53,7 +59,10 @@ var (
 	noop                    = func() {}
 )
 
-const many = 10000 // the seed registers 1 000 000 times per call; ops keeps the figure per pair
+// registrations per call: the seed makes 1 000 000, which takes seconds per call here (ops keeps the figure per pair)
+const many = 10000
+
+const manyFidelity = "partial: 10 000 registrations per call instead of 1 000 000"
 
 func createManyRegisterDispose(n int) {
 	for i := 0; i < n; i++ {
@@ -188,7 +197,8 @@ func withCount(f func(count int) int64) func(map[string]string) func(int) {
 
 func init() {
 	perflab.Register(perflab.Benchmark{Name: "ThreadPoolStarvation", Categories: []string{"threading", "quick"},
-		Meta:        map[string]string{"seed": "000", "section": "Threading", "scenario": "true"},
+		Meta: map[string]string{"seed": "000", "section": "Threading", "scenario": "true",
+			"fidelity": "different: a blocked goroutine parks without holding a thread, so Go has no pool to starve"},
 		Description: "The seed's console app: 48 goroutines block on a channel that a 49th closes; time until all are done",
 		Params:      []perflab.Axis{{Name: "items", Values: []string{"48"}}, {Name: "workers", Values: []string{"49"}}},
 		Setup: func(p map[string]string) func(int) {
@@ -211,23 +221,27 @@ func init() {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		return ctx
-	}, threading, meta("000", "Threading"), perflab.Description("context.WithCancel, then its cancel func (Dispose)"))
+	}, threading, meta("000", "Threading"), fidelity("faithful"),
+		perflab.Description("context.WithCancel, then its cancel func (Dispose)"))
 	perflab.Func("CreateRegisterDispose", func() context.Context {
 		ctx, cancel := context.WithCancel(context.Background())
 		stop := context.AfterFunc(ctx, noop)
 		stop()
 		cancel()
 		return ctx
-	}, threading, meta("000", "Threading"), perflab.Description("context.WithCancel, context.AfterFunc and its stop func, cancel"))
+	}, threading, meta("000", "Threading"), fidelity("faithful"),
+		perflab.Description("context.WithCancel, context.AfterFunc and its stop func, cancel"))
 	perflab.Func("CreateLinkedTokenDispose", func() context.Context {
 		ctx, cancel := context.WithCancel(sourceCtx)
 		cancel()
 		return ctx
-	}, threading, meta("000", "Threading"), perflab.Description("A context linked to a long-lived cancelable parent, then cancel"))
+	}, threading, meta("000", "Threading"), fidelity("faithful"),
+		perflab.Description("A context linked to a long-lived cancelable parent, then cancel"))
 	perflab.Bench("CreateManyRegisterDispose", createManyRegisterDispose, threading, perflab.Ops(many),
-		meta("000", "Threading"), perflab.Description("One context, 10 000 AfterFunc/stop pairs per call (seed: 1 000 000)"))
+		meta("000", "Threading"), fidelity(manyFidelity), perflab.Description("One context, 10 000 AfterFunc/stop pairs per call (seed: 1 000 000)"))
 	perflab.Bench("CreateManyRegisterMultipleDispose", createManyRegisterMultipleDispose, threading, perflab.Ops(many),
-		meta("000", "Threading"), perflab.Description("Five AfterFuncs alive at once, stopped in reverse order, 10 000 times"))
+		meta("000", "Threading"), fidelity(manyFidelity),
+		perflab.Description("Five AfterFuncs alive at once, stopped in reverse order, 10 000 times"))
 	perflab.Func("CancelEvent", func() bool {
 		done := make(chan struct{})
 		close(done)
@@ -237,18 +251,22 @@ func init() {
 		default:
 			return false
 		}
-	}, threading, meta("000", "Threading"), perflab.Description("The channel form: make a done channel, close it, observe it"))
+	}, threading, extra("000 · Threading"), perflab.Description("The channel form: make a done channel, close it, observe it"))
 
+	tokenDone := make(chan bool, 1)
 	perflab.Func("WithCancellationToken", func() bool {
-		sem <- struct{}{} // Release
-		select {          // WaitAsync(token)
-		case <-sem:
-			return true
-		case <-sourceCtx.Done():
-			return false
-		}
-	}, perflab.Categories("threading", "quick"), meta("000", "Threading"),
-		perflab.Description("Release, then acquire in a select that also watches a context's Done channel"))
+		go func() { // the pending WaitAsync(token) …
+			select {
+			case <-sem:
+				tokenDone <- true
+			case <-sourceCtx.Done():
+				tokenDone <- false
+			}
+		}()
+		sem <- struct{}{} // … completed by Release
+		return <-tokenDone
+	}, perflab.Categories("threading", "quick"), meta("000", "Threading"), fidelity("faithful"),
+		perflab.Description("A pending waiter (select on the semaphore and a context's Done) on its own goroutine, then Release"))
 	perflab.Func("WithTimeout", func() bool {
 		sem <- struct{}{}
 		t := time.NewTimer(time.Minute)
@@ -259,7 +277,9 @@ func init() {
 		case <-t.C:
 			return false
 		}
-	}, threading, meta("000", "Threading"), perflab.Description("Release, then acquire in a select with a one-minute timer"))
+	}, threading, meta("000", "Threading"),
+		fidelity("partial: release, then acquire in a select with a one-minute timer; the seed's WaitAsync(timeout) is pending when Release completes it"),
+		perflab.Description("Release, then acquire in a select with a one-minute timer"))
 	done := make(chan bool, 1)
 	perflab.Func("WithTimeoutAsync", func() bool {
 		go func() { // the pending WaitAsync(timeout) …
@@ -274,20 +294,20 @@ func init() {
 		}()
 		sem <- struct{}{} // … completed by Release
 		return <-done
-	}, threading, meta("000", "Threading"),
+	}, threading, extra("000 · Threading"),
 		perflab.Description("The waiter (select on the semaphore and a one-minute timer) on its own goroutine, then Release"))
 
 	perflab.Register(perflab.Benchmark{Name: "PingPong", Ops: roundTrips, Categories: []string{"threading", "quick"},
-		Meta:        map[string]string{"seed": "003", "section": "Threading"},
+		Meta:        map[string]string{"seed": "003", "section": "Threading", "fidelity": "faithful"},
 		Description: "Two goroutines, two buffered channels: 10 000 round trips per call",
 		Setup:       setupPingPong, Teardown: teardownPingPong})
 
 	perflab.Register(perflab.Benchmark{Name: "ParallelFor", Categories: []string{"threading"},
-		Meta:        map[string]string{"seed": "001", "section": "Parallel"},
+		Meta:        map[string]string{"extra": "true", "related": "001 · Parallel"},
 		Description: "Sum of squares over [0, 1000) on GOMAXPROCS goroutines taking chunks of 64",
 		Params:      countAxis, Setup: withCount(parallelFor)})
 	perflab.Register(perflab.Benchmark{Name: "ParallelForEachAsync", Categories: []string{"threading"},
-		Meta:        map[string]string{"seed": "000", "section": "Threading"},
+		Meta:        map[string]string{"extra": "true", "related": "000 · Threading"},
 		Description: "A goroutine per element of 1000, joined with a WaitGroup",
 		Params:      countAxis, Setup: withCount(parallelForEachAsync)})
 

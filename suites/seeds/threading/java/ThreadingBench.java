@@ -3,8 +3,6 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -27,27 +25,27 @@ public class ThreadingBench {
 
     // -- Thread-pool starvation (000 "Threading", a console app with a stopwatch) -------------------
 
-    @Meta({"seed=000", "section=Threading"})
+    @Meta({"seed=000", "section=Threading", "scenario=true", "fidelity=faithful"})
     public static class Starvation {
         @Param({"48"}) int items;
-        @Param({"49"}) int workers;
 
         /**
-         * One invocation = the seed's whole scenario: `items` work items that block until a final work item
-         * opens a latch; time until all are done. A fixed pool never injects threads (neither does a
-         * ForkJoinPool for plain blocking), so it is sized items + 1 as in the Python port; what is measured is
-         * starting the pool's threads and releasing them.
+         * One invocation = the seed's whole scenario: `items` work items queued to a pool of as many threads as
+         * the machine has cores (.NET's pool starts with that many) block until a final work item completes a
+         * future (the seed's TaskCompletionSource); time until all are done. A ForkJoinPool meets a worker
+         * blocked in CompletableFuture.join (a ManagedBlocker) by adding a compensating thread, as .NET's pool
+         * injects threads when it sees starvation: how fast it does so is what the seed measured.
          */
         @Benchmark(categories = {"threading", "quick"},
-                description = "48 work items block on a latch opened by a 49th, on a fixed pool of 49 threads")
+                description = "48 work items on a ForkJoinPool of `cores` threads block on a future that a 49th completes")
         public void ThreadPoolStarvation() throws Exception {
-            CountDownLatch done = new CountDownLatch(1);
-            ExecutorService pool = Executors.newFixedThreadPool(workers);
+            CompletableFuture<Void> tcs = new CompletableFuture<>();
+            ForkJoinPool pool = new ForkJoinPool(Runtime.getRuntime().availableProcessors());
             try {
-                List<Future<?>> futures = new ArrayList<>(items + 1);
-                for (int i = 0; i < items; i++) futures.add(pool.submit(() -> { done.await(); return null; }));
-                futures.add(pool.submit(done::countDown));
-                for (Future<?> f : futures) f.get();
+                List<Future<?>> tasks = new ArrayList<>(items + 1);
+                for (int i = 0; i < items; i++) tasks.add(pool.submit(() -> { tcs.join(); }));
+                tasks.add(pool.submit(() -> { tcs.complete(null); }));
+                for (Future<?> t : tasks) t.get();      // Task.WaitAll
             } finally {
                 pool.shutdown();
             }
@@ -59,15 +57,17 @@ public class ThreadingBench {
     // A CancellationTokenSource ↔ a CompletableFuture (what java.util.concurrent cancels). Java has no way
     // to unregister a callback from one, so the seed's Register/Dispose benchmarks are left out.
 
-    @Meta({"seed=000", "section=Threading"})
     public static class Cancellation {
         @Benchmark(categories = {"threading", "quick"}, description = "new CompletableFuture, then cancel it")
+        @Meta({"seed=000", "section=Threading",
+               "fidelity=partial: no CancellationTokenSource in the JDK; a CompletableFuture created and cancelled stands for it"})
         public boolean CreateTokenDispose() {
             CompletableFuture<Void> token = new CompletableFuture<>();
             return token.cancel(false);
         }
 
-        @Benchmark(categories = {"threading"}, description = "The thread-world form: a CountDownLatch(1), signalled and observed")
+        @Benchmark(categories = {"threading"}, description = "Not a seed method: a CountDownLatch(1), signalled and observed")
+        @Meta({"extra=true", "related=000 · Threading"})
         public boolean CancelEvent() {
             CountDownLatch ev = new CountDownLatch(1);
             ev.countDown();
@@ -77,7 +77,8 @@ public class ThreadingBench {
 
     // -- SemaphoreSlim.Wait with a token / timeout (000 "Threading") ---------------------------------
 
-    @Meta({"seed=000", "section=Threading"})
+    @Meta({"seed=000", "section=Threading",
+           "fidelity=different: a blocking Semaphore released before the acquire (the seed's WaitAsync is pending when Release completes it)"})
     public static class Semaphores {
         Semaphore sem;
 
@@ -100,7 +101,7 @@ public class ThreadingBench {
     // -- Channels PingPong (003 "Threading") -------------------------------------------------------
 
     /** Two threads and two unbounded LinkedBlockingQueues (the seed's two unbounded channels). */
-    @Meta({"seed=003", "section=Threading"})
+    @Meta({"seed=003", "section=Threading", "fidelity=faithful"})
     public static class Channels {
         static final Integer STOP = Integer.MIN_VALUE;
         BlockingQueue<Integer> toEcho, back;
@@ -149,13 +150,13 @@ public class ThreadingBench {
         @Param({"1000"}) int count;
 
         @Benchmark(categories = {"threading"}, description = "Parallel.For ↔ a parallel IntStream over range(count) (the common ForkJoinPool)")
-        @Meta({"seed=001", "section=Parallel"})
+        @Meta({"extra=true", "related=001 · Parallel"})
         public long ParallelFor() {
             return IntStream.range(0, count).parallel().mapToLong(i -> (long) i * i).sum();
         }
 
         @Benchmark(categories = {"threading"}, description = "`count` CompletableFuture.supplyAsync tasks on the common ForkJoinPool, awaited with allOf")
-        @Meta({"seed=000", "section=Threading"})
+        @Meta({"extra=true", "related=000 · Threading"})
         public long ParallelForEachAsync() {
             @SuppressWarnings("unchecked")
             CompletableFuture<Long>[] fs = new CompletableFuture[count];
@@ -177,7 +178,7 @@ public class ThreadingBench {
         static final Runnable NOTHING = () -> { };
 
         @Benchmark(categories = {"threading"}, description = "++t_value on a [ThreadStatic] field ↔ a ThreadLocal holder")
-        @Meta({"seed=001", "section=ThreadStatic"})
+        @Meta({"seed=001", "section=ThreadStatic", "fidelity=faithful"})
         public int Increment() {
             return ++VALUE.get()[0];
         }
@@ -189,7 +190,7 @@ public class ThreadingBench {
         }
 
         @Benchmark(categories = {"threading"}, description = "Thread.currentThread()")
-        @Meta({"seed=003", "section=Threading"})
+        @Meta({"seed=003", "section=Threading", "fidelity=faithful"})
         public Thread CurrentThread() {
             return Thread.currentThread();
         }

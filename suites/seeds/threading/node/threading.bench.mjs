@@ -57,7 +57,8 @@ bench('ThreadPoolStarvation', async (s) => {
     return s;
   },
   teardown: (s) => terminateAll(s.pool),
-  categories: ['threading', 'quick'], meta: meta('000', 'Threading', { scenario: true }),
+  categories: ['threading', 'quick'], meta: meta('000', 'Threading', { scenario: true, fidelity:
+    'different: Node never injects threads; 49 workers started in setup for 49 items, so nothing starves' }),
 });
 
 // -- CancellationToken create/register/dispose (000 "Threading") ------------------------------------
@@ -71,9 +72,10 @@ const noop3 = () => {};
 const noop4 = () => {};
 const noop5 = () => {};
 const CANCEL = meta('000', 'Threading');
+const EXTRA = { extra: true, related: '000 · Threading' };
 
 bench('CreateTokenDispose', () => new AbortController().signal,
-  { categories: ['threading'], meta: CANCEL });
+  { categories: ['threading'], meta: { ...CANCEL, fidelity: 'faithful' } });
 
 bench('CreateRegisterDispose', () => {
   const cts = new AbortController();
@@ -81,7 +83,7 @@ bench('CreateRegisterDispose', () => {
   token.addEventListener('abort', noop);
   token.removeEventListener('abort', noop);
   return cts;
-}, { categories: ['threading'], meta: CANCEL });
+}, { categories: ['threading'], meta: { ...CANCEL, fidelity: 'faithful' } });
 
 bench('CreateLinkedTokenDispose', ({ parent }) => {
   const cts = new AbortController();
@@ -89,9 +91,13 @@ bench('CreateLinkedTokenDispose', ({ parent }) => {
   parent.signal.addEventListener('abort', link);
   parent.signal.removeEventListener('abort', link);
   return cts.signal;
-}, { setup: () => ({ parent: new AbortController() }), categories: ['threading'], meta: CANCEL });
+}, { setup: () => ({ parent: new AbortController() }), categories: ['threading'], meta: { ...CANCEL,
+  fidelity: "partial: a listener on the parent's signal stands for CreateLinkedTokenSource (AbortSignal.any is Node >= 20.3)" } });
 
+// 10 000 registrations per call, where the seed makes 1 000 000 (ops keeps the figure per registration):
+// with five listeners alive, a million rounds take over a minute per call in Node.
 const MANY = 10000;
+const MANY_META = { ...CANCEL, fidelity: 'partial: 10 000 registrations per call instead of 1 000 000' };
 
 // One token, 10 000 register/dispose pairs (the seed: 1 000 000; ops keeps it per pair).
 bench('CreateManyRegisterDispose', () => {
@@ -102,7 +108,7 @@ bench('CreateManyRegisterDispose', () => {
     token.removeEventListener('abort', noop);
   }
   return cts;
-}, { ops: MANY, categories: ['threading'], meta: CANCEL });
+}, { ops: MANY, categories: ['threading'], meta: MANY_META });
 
 // Five registrations alive at once, disposed in reverse order, 10 000 times.
 bench('CreateManyRegisterMultipleDispose', () => {
@@ -121,7 +127,7 @@ bench('CreateManyRegisterMultipleDispose', () => {
     token.removeEventListener('abort', noop);
   }
   return cts;
-}, { ops: MANY, categories: ['threading'], meta: CANCEL });
+}, { ops: MANY, categories: ['threading'], meta: MANY_META });
 
 // The thread-world form: a fresh shared flag (an Int32Array on a SharedArrayBuffer, what threads
 // block on with Atomics.wait), set and notified, then observed.
@@ -130,7 +136,7 @@ bench('CancelEvent', () => {
   Atomics.store(ev, 0, 1);
   Atomics.notify(ev, 0);
   return Atomics.load(ev, 0);
-}, { categories: ['threading'], meta: CANCEL });
+}, { categories: ['threading'], meta: EXTRA });
 
 // -- SemaphoreSlim.WaitAsync with a token / a timeout (000 "Threading") ----------------------------
 // Node has no semaphore; this is SemaphoreSlim's async path in a few lines: a count and a queue of
@@ -174,7 +180,8 @@ class SemaphoreSlim {
 }
 
 const SEM = { setup: () => ({ sem: new SemaphoreSlim(0), cts: new AbortController() }),
-  categories: ['threading'], meta: meta('000', 'Threading') };
+  categories: ['threading'], meta: meta('000', 'Threading', {
+    fidelity: "partial: Node has no semaphore; SemaphoreSlim's async wait is the port's own JS class" }) };
 
 bench('WithCancellationToken', ({ sem, cts }) => {
   const t = sem.waitAsync(cts.signal);
@@ -199,14 +206,14 @@ bench('WithTimeoutAsync', async ({ sem }) => {
   const r = await Promise.race([t, timeout]);
   cts.abort();
   return r;
-}, SEM);
+}, { ...SEM, meta: EXTRA });
 
 // -- Channels PingPong (003 "Threading") ------------------------------------------------------------
 // Two threads and a message channel each way (the worker's port); the main thread awaits each echo
-// (seed: two unbounded Channel<int>s, 10 000 round trips). 1000 round trips per call, ops = 1000:
-// a postMessage round trip costs 15–100 µs here, so 10 000 would make one call last up to a second.
+// (seed: two unbounded Channel<int>s, 10 000 round trips). 10 000 round trips per call as in the
+// seed (ops = 10 000): a postMessage round trip costs 15–100 µs here, so one call lasts up to a second.
 
-const PINGS = 1000;
+const PINGS = 10000;
 
 bench('PingPong', async (s) => {
   for (let i = 0; i < PINGS; i++) {
@@ -222,7 +229,7 @@ bench('PingPong', async (s) => {
     return s;
   },
   teardown: (s) => s.worker.terminate(),
-  ops: PINGS, categories: ['threading', 'quick'], meta: meta('003', 'Threading'),
+  ops: PINGS, categories: ['threading', 'quick'], meta: meta('003', 'Threading', { fidelity: 'faithful' }),
 });
 
 // -- Parallel (001 "Parallel", 000) -----------------------------------------------------------------
@@ -252,7 +259,7 @@ group('Parallel', { params: { count: [1000] } }, () => {
       return s;
     },
     teardown: (s) => terminateAll(s.pool),
-    categories: ['threading'], meta: meta('001', 'Parallel'),
+    categories: ['threading'], meta: { ...EXTRA, related: '001 · Parallel' },
   });
 
   // Promise.all over `count` tiny async functions (Parallel.ForEachAsync's shape; one thread).
@@ -263,7 +270,7 @@ group('Parallel', { params: { count: [1000] } }, () => {
     let sum = 0;
     for (const v of await Promise.all(tasks)) sum += v;
     return sum;
-  }, { categories: ['threading'], meta: meta('000', 'Threading') });
+  }, { categories: ['threading'], meta: EXTRA });
 });
 
 // -- Tasks (001) -------------------------------------------------------------------------------------

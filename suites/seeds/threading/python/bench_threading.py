@@ -9,15 +9,27 @@ import threading
 import perflab
 
 
-def _meta(seed, section, **extra):
-    return {"seed": seed, "section": section, **extra}
+def _meta(seed, section, fidelity=None, **extra):
+    """Seed tags plus how faithful the port is (suites/seeds/README.md, "Fidelity"); no fidelity
+    means not audited yet."""
+    meta = {"seed": seed, "section": section, **extra}
+    if fidelity:
+        meta["fidelity"] = fidelity
+    return meta
+
+
+def _extra(related):
+    """Not a method of the seed: no seed tags, so no claim of the seed is checked on it."""
+    return {"extra": True, "related": related}
 
 
 # -- Thread-pool starvation (000 "Threading", a console app with a stopwatch) -------------------
 
 @perflab.params(items=[48], workers=[49])
 @perflab.benchmark(name="ThreadPoolStarvation", categories=["threading", "quick"],
-                   meta=_meta("000", "Threading", scenario=True))
+                   meta=_meta("000", "Threading", scenario=True, fidelity=(
+                       "different: concurrent.futures never injects threads (a pool of cores threads "
+                       "deadlocks), so the pool has 49 threads and nothing starves")))
 def thread_pool_starvation(items, workers):
     """One invocation = the seed's whole scenario: `items` work items that block until a final work
     item sets an event; time until all are done. concurrent.futures never injects threads, so the
@@ -48,10 +60,13 @@ def _cb(fut):
     pass
 
 
-CANCEL_META = _meta("000", "Threading")
+CANCEL_META = _meta("000", "Threading", "partial: an asyncio Future stands for the CancellationTokenSource (no token type in the stdlib)")
+MANY_META = _meta("000", "Threading", "partial: an asyncio Future stands for the CancellationTokenSource (no token type in the stdlib), and 10 000 registrations per call instead of 1 000 000")
 
 
-@perflab.benchmark(name="CreateTokenDispose", categories=["threading"], meta=CANCEL_META)
+@perflab.benchmark(name="CreateTokenDispose", categories=["threading"], meta=_meta(
+    "000", "Threading", "partial: no CancellationTokenSource in the stdlib; an asyncio Future created "
+    "and cancelled stands for it"))
 def create_token_dispose():
     fut = _loop().create_future()
     fut.cancel()
@@ -81,7 +96,7 @@ MANY = 10000
 
 
 @perflab.benchmark(name="CreateManyRegisterDispose", ops=MANY, categories=["threading"],
-                   meta=CANCEL_META)
+                   meta=MANY_META)
 def create_many_register_dispose():
     """One token, 10 000 register/dispose pairs (the seed: 1 000 000; ops keeps it per pair)."""
     fut = _loop().create_future()
@@ -108,7 +123,7 @@ def _cb5(f):
 
 
 @perflab.benchmark(name="CreateManyRegisterMultipleDispose", ops=MANY, categories=["threading"],
-                   meta=CANCEL_META)
+                   meta=MANY_META)
 def create_many_register_multiple_dispose():
     """Five registrations alive at once, disposed in reverse order, 10 000 times."""
     fut = _loop().create_future()
@@ -126,7 +141,7 @@ def create_many_register_multiple_dispose():
         remove(_cb)
 
 
-@perflab.benchmark(name="CancelEvent", categories=["threading"], meta=CANCEL_META)
+@perflab.benchmark(name="CancelEvent", categories=["threading"], meta=_extra("000 · Threading"))
 def cancel_event():
     """The thread-world form: create a threading.Event, signal it, observe it."""
     ev = threading.Event()
@@ -137,7 +152,8 @@ def cancel_event():
 # -- SemaphoreSlim.WaitAsync with a token / timeout (000 "Threading") ----------------------------
 
 _SEM = threading.Semaphore(0)
-SEM_META = _meta("000", "Threading")
+SEM_META = _meta("000", "Threading", "different: a blocking threading.Semaphore released before the "
+                 "acquire (the seed's WaitAsync is pending when Release completes it; no token)")
 
 
 @perflab.benchmark(name="WithCancellationToken", categories=["threading", "quick"], meta=SEM_META)
@@ -158,7 +174,7 @@ async def _acquire_timeout(sem):
     await asyncio.wait_for(sem.acquire(), 60.0)
 
 
-@perflab.benchmark(name="WithTimeoutAsync", categories=["threading"], meta=SEM_META)
+@perflab.benchmark(name="WithTimeoutAsync", categories=["threading"], meta=_extra("000 · Threading"))
 def with_timeout_async():
     """asyncio.Semaphore: release, then await acquire under asyncio.wait_for(…, 60 s)."""
     loop = _loop()
@@ -194,7 +210,7 @@ class PingPong:
         self.thread.join(5)
 
     @perflab.benchmark(name="PingPong", ops=10000, categories=["threading", "quick"],
-                       meta=_meta("003", "Threading"))
+                       meta=_meta("003", "Threading", "faithful"))
     def ping_pong(self):
         put, get = self.to_echo.put, self.back.get
         for i in range(10000):
@@ -216,12 +232,12 @@ class Parallel:
         self.pool.shutdown(wait=True)
 
     @perflab.benchmark(name="ParallelFor", categories=["threading"],
-                       meta=_meta("001", "Parallel"))
+                       meta=_extra("001 · Parallel"))
     def parallel_for(self):
         return sum(self.pool.map(_square, range(self.count), chunksize=64))
 
     @perflab.benchmark(name="ParallelForEachAsync", categories=["threading"],
-                       meta=_meta("000", "Threading"))
+                       meta=_extra("000 · Threading"))
     def parallel_for_each_async(self):
         """asyncio.gather of `count` tiny coroutines (Parallel.ForEachAsync's shape)."""
         async def body(i):
@@ -242,14 +258,16 @@ _TLS = threading.local()
 _TLS.value = 0
 
 
-@perflab.benchmark(name="Increment", categories=["threading"], meta=_meta("001", "ThreadStatic"))
+@perflab.benchmark(name="Increment", categories=["threading"], meta=_meta("001", "ThreadStatic", "faithful"))
 def increment():
     """++t_value on a [ThreadStatic] field ↔ a threading.local attribute."""
     _TLS.value += 1
     return _TLS.value
 
 
-@perflab.benchmark(name="YieldOnce", categories=["threading"], meta=_meta("001", "Tasks"))
+@perflab.benchmark(name="YieldOnce", categories=["threading"], meta=_meta(
+    "001", "Tasks", "partial: each call also enters and leaves the event loop (run_until_complete) around the "
+    "awaited asyncio.sleep(0)"))
 def yield_once():
     """await Task.Yield() ↔ run a coroutine that awaits asyncio.sleep(0)."""
     async def once():
@@ -257,6 +275,6 @@ def yield_once():
     _loop().run_until_complete(once())
 
 
-@perflab.benchmark(name="CurrentThread", categories=["threading"], meta=_meta("003", "Threading"))
+@perflab.benchmark(name="CurrentThread", categories=["threading"], meta=_meta("003", "Threading", "faithful"))
 def current_thread():
     return threading.current_thread()

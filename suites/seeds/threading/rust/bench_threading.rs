@@ -411,6 +411,8 @@ fn current_thread() -> thread::Thread {
 
 // -- registration ------------------------------------------------------------------------------
 
+const CANCEL_DIFFERENT: &str = "different: std has no cancellation token; the port's own CancellationTokenSource is measured";
+
 pub fn register(r: &mut Registry) {
     r.bench("ThreadPoolStarvation", thread_pool_starvation)
         .param("items", &[48])
@@ -419,51 +421,71 @@ pub fn register(r: &mut Registry) {
         .category("quick")
         .meta("seed", "000")
         .meta("section", "Threading")
-        .meta("scenario", true);
+        .meta("scenario", true)
+        .meta("fidelity", "different: std has no thread pool; one thread per work item always completes, nothing starves");
     r.func("CreateTokenDispose", create_token_dispose)
         .category("threading")
         .category("quick")
         .meta("seed", "000")
-        .meta("section", "Threading");
+        .meta("section", "Threading")
+        .meta("fidelity", "different: std has no cancellation token; the port's own CancellationTokenSource is measured");
     r.func("CreateRegisterDispose", create_register_dispose)
         .category("threading")
         .meta("seed", "000")
-        .meta("section", "Threading");
+        .meta("section", "Threading")
+        .meta("fidelity", CANCEL_DIFFERENT);
     r.bench("CreateLinkedTokenDispose", create_linked_token_dispose)
         .category("threading")
         .meta("seed", "000")
-        .meta("section", "Threading");
+        .meta("section", "Threading")
+        .meta("fidelity", CANCEL_DIFFERENT);
     r.func("CreateManyRegisterDispose", create_many_register_dispose)
         .ops(MANY)
         .category("threading")
         .meta("seed", "000")
-        .meta("section", "Threading");
+        .meta("section", "Threading")
+        .meta("fidelity", CANCEL_DIFFERENT);
     r.func("CreateManyRegisterMultipleDispose", create_many_register_multiple_dispose)
         .ops(MANY)
         .category("threading")
         .meta("seed", "000")
-        .meta("section", "Threading");
-    r.func("CancelEvent", cancel_event).category("threading").meta("seed", "000").meta("section", "Threading");
+        .meta("section", "Threading")
+        .meta("fidelity", CANCEL_DIFFERENT);
+    r.func("CancelEvent", cancel_event).category("threading").meta("extra", true).meta("related", "000 · Threading");
     r.bench("WithCancellationToken", with_cancellation_token)
         .category("threading")
         .category("quick")
         .meta("seed", "000")
-        .meta("section", "Threading");
-    r.bench("WithTimeout", with_timeout).category("threading").meta("seed", "000").meta("section", "Threading");
+        .meta("section", "Threading")
+        .meta("fidelity", "different: the port's own Mutex + Condvar semaphore, released before the acquire (no async wait, no token)");
+    r.bench("WithTimeout", with_timeout)
+        .category("threading")
+        .meta("seed", "000")
+        .meta("section", "Threading")
+        .meta("fidelity", "different: the port's own Mutex + Condvar semaphore, released before the timed acquire");
     r.bench("PingPong", ping_pong)
         .group("PingPong")
         .ops(10_000)
         .category("threading")
         .category("quick")
         .meta("seed", "003")
-        .meta("section", "Threading");
+        .meta("section", "Threading")
+        .meta("fidelity", "faithful");
     r.bench("ParallelFor", parallel_for)
         .param("count", &[1000])
         .group("Parallel")
         .category("threading")
+        .meta("extra", true) // not a method of the seed
+        .meta("related", "001 · Parallel");
+    r.func("Increment", increment)
+        .category("threading")
         .meta("seed", "001")
-        .meta("section", "Parallel");
-    r.func("Increment", increment).category("threading").meta("seed", "001").meta("section", "ThreadStatic");
+        .meta("section", "ThreadStatic")
+        .meta("fidelity", "faithful");
     r.bench("YieldOnce", yield_once).category("threading").meta("seed", "001").meta("section", "Tasks");
-    r.func("CurrentThread", current_thread).category("threading").meta("seed", "003").meta("section", "Threading");
+    r.func("CurrentThread", current_thread)
+        .category("threading")
+        .meta("seed", "003")
+        .meta("section", "Threading")
+        .meta("fidelity", "faithful");
 }

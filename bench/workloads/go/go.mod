@@ -1,0 +1,3 @@
+module example.com/xor
+
+go 1.21

@@ -1,0 +1,203 @@
+"""The one cleaning step every consumer of samples uses (estimate, ratio, compare, analysis): from a
+case's raw launches to the per-operation samples kept, with a count of what was set aside and why.
+
+Per launch, for the workload and the overhead (the empty loop) alike — the same rules on both sides,
+so that an empty benchmark, whose workload *is* the overhead, nets to zero on average:
+
+1. **Preempted** iterations are set aside when the worker reported the CPU time of its measuring
+   thread (`workload_cpu` / `overhead_cpu`, as long as `workload` / `overhead`): an iteration whose
+   CPU time per wall second is below PREEMPTED_SHARE of the case's unhindered share (its 90th
+   percentile) spent that much of its time waiting for a CPU. Compared with the case's own share, not
+   with 1: a benchmark that blocks by nature (I/O, a lock) keeps its iterations.
+2. **Gross outliers**, slow *and* fast, are set aside: more than GROSS_K robust standard deviations
+   (1.4826 × MAD) from the launch's median. The scale is the case's typical launch's (the median of
+   the launches' MADs), so a launch of six iterations is fenced as well as one of sixty; a process
+   that differs keeps its own centre and all its samples. A launch whose median is no level of its
+   own — no majority of its samples around it, or far from the case's common level (the median of
+   the launches' medians) while some of its iterations ran at that level — is fenced around the
+   common level instead: a burst of interference hits some iterations of a process (even most of
+   them), a process that differs differs in all of them. Fast outliers go too: an overhead
+   burst that escaped its own fence, subtracted, makes its iterations look fast.
+
+Then each launch's net samples are its kept workload per op minus the mean of its kept overhead per
+op (the in-round overhead iterations when there are any, measured next to the workload): the same
+estimator of location on both sides, so nothing skews one side only (subtracting the overhead's
+*median* from the workload's *mean* biased an empty benchmark by the difference of the two).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..model import LaunchSamples
+from .segments import Segments
+
+PREEMPTED_SHARE = 0.9  # of the case's unhindered CPU share: below it, an iteration waited for a CPU
+GROSS_K = 5.0  # robust standard deviations from a launch's median beyond which a sample is set aside
+# floor of the robust scale, relative to the samples' level: a clock that ticks in steps (MAD = 0)
+# must not make every sample off the median an outlier
+SCALE_FLOOR_REL = 1e-3
+
+
+@dataclass
+class CleanLaunch:
+    """One launch's samples after cleaning."""
+
+    index: int
+    x: np.ndarray  # kept net samples per operation (overhead subtracted)
+    rounds: np.ndarray  # the round of each kept sample (its position when rounds are unknown)
+    gross: np.ndarray  # the kept samples per operation with the overhead in
+    overhead_per_op: float
+    overhead_sd: float  # standard deviation of its kept overhead iterations, per op
+    raw: int  # workload iterations before cleaning
+    set_aside: dict[str, int] = field(default_factory=dict)  # reason → iterations (workload)
+    overhead_set_aside: int = 0
+    cpu_shares: np.ndarray | None = None  # CPU/wall of each workload iteration, when known
+
+    @property
+    def location(self) -> float:
+        """The launch's level: the mean of its kept samples (nan when none was kept)."""
+        return float(np.mean(self.x)) if len(self.x) else float("nan")
+
+
+def clean_case(launches: list[LaunchSamples], ops_per_invoke: int = 1, subtract_overhead: bool = True,
+               remove_outliers: bool = True) -> list[CleanLaunch]:
+    """Every launch with workload samples, cleaned (see the module's doc). `remove_outliers=False`
+    keeps every sample (the rules are then off, preempted iterations included). The engine judges a
+    comparison's estimates and its ratio from the same launches after every few rounds: the latest
+    cleanings are remembered while those launches' samples stay as they are."""
+    timed = [ln for ln in launches if ln.workload]
+    if not timed:
+        return []
+    key = (tuple((id(ln), len(ln.workload), len(ln.overhead), len(ln.workload_cpu), len(ln.overhead_cpu),
+                  ln.invocations) for ln in timed), ops_per_invoke, subtract_overhead, remove_outliers)
+    hit = _MEMO.get(key)
+    if hit is not None:
+        return hit[1]
+    out = _clean_case(timed, ops_per_invoke, subtract_overhead, remove_outliers)
+    _MEMO[key] = (timed, out)  # holding the launches keeps their ids from being reused
+    while len(_MEMO) > _MEMO_SIZE:
+        del _MEMO[next(iter(_MEMO))]
+    return out
+
+
+_MEMO: dict = {}
+_MEMO_SIZE = 16
+
+
+def _clean_case(timed: list[LaunchSamples], ops_per_invoke: int, subtract_overhead: bool,
+                remove_outliers: bool) -> list[CleanLaunch]:
+    L = len(timed)
+    denom = np.array([max(1, ln.invocations) * max(1, ops_per_invoke) for ln in timed], dtype=float)
+    work = _Flat([ln.workload for ln in timed], denom, [ln.workload_cpu for ln in timed])
+    keep_w, why_w = _clean(work, remove_outliers)
+    over_mean, over_sd, over_aside = np.zeros(L), np.zeros(L), np.zeros(L, dtype=np.int64)
+    if subtract_overhead:
+        over = _Flat([ln.overhead for ln in timed], denom, [ln.overhead_cpu for ln in timed])
+        keep_o, _ = _clean(over, remove_outliers)
+        rounds = np.concatenate([np.asarray(ln.overhead_rounds, dtype=np.int64) if len(ln.overhead_rounds)
+                                 == len(ln.overhead) else np.zeros(len(ln.overhead), dtype=np.int64)
+                                 for ln in timed]) if over.n else np.zeros(0, dtype=np.int64)
+        # the overhead measured in the rounds, next to the workload, when a launch has some: it
+        # follows the machine as the workload did; a launch whose overhead was all set aside keeps it all
+        in_rounds = keep_o & (rounds > 0)
+        chosen = np.where(over.per_launch(in_rounds)[over.ids] > 0, in_rounds, keep_o)
+        chosen |= (over.per_launch(chosen) == 0)[over.ids]
+        n = over.per_launch(chosen)
+        total = np.bincount(over.ids, weights=np.where(chosen, over.values, 0.0), minlength=L)
+        over_mean = np.divide(total, n, out=np.zeros(L), where=n > 0)
+        dev2 = np.bincount(over.ids, weights=np.where(chosen, (over.values - over_mean[over.ids]) ** 2, 0.0),
+                           minlength=L)
+        over_sd = np.sqrt(np.divide(dev2, n - 1, out=np.zeros(L), where=n > 1))
+        over_aside = over.counts - n.astype(np.int64)
+    w_rounds = np.concatenate([np.asarray(ln.workload_rounds if len(ln.workload_rounds) == len(ln.workload)
+                                          else range(len(ln.workload)), dtype=np.int64) for ln in timed])
+    split = np.cumsum(work.per_launch(keep_w)).astype(np.int64)[:-1]
+    kept = np.split(work.values[keep_w], split)
+    kept_rounds = np.split(w_rounds[keep_w], split)
+    shares = np.split(work.shares, np.cumsum(work.counts)[:-1]) if work.shares is not None else None
+    return [CleanLaunch(index=ln.index, x=kept[i] - over_mean[i], rounds=kept_rounds[i], gross=kept[i],
+                        overhead_per_op=float(over_mean[i]), overhead_sd=float(over_sd[i]),
+                        raw=int(work.counts[i]), set_aside={k: int(v[i]) for k, v in why_w.items()},
+                        overhead_set_aside=int(over_aside[i]),
+                        cpu_shares=shares[i] if shares is not None and work.cpu_known[i] else None)
+            for i, ln in enumerate(timed)]
+
+
+class _Flat:
+    """One kind of iteration (workload or overhead) of every launch, per op, laid end to end; with the
+    CPU time per wall second of the iterations whose launch reported one per iteration."""
+
+    def __init__(self, samples: list[list[int]], denom: np.ndarray, cpus: list[list[int]]):
+        self.counts = np.array([len(x) for x in samples], dtype=np.int64)
+        self.ids = np.repeat(np.arange(len(samples)), self.counts)
+        self.n = int(self.counts.sum())
+        self.values = (np.concatenate([np.asarray(x, dtype=float) for x in samples]) / denom[self.ids]
+                       if self.n else np.zeros(0))
+        self.cpu_known = np.array([len(c) == len(x) and len(x) > 0 for x, c in zip(samples, cpus)])
+        self.shares = None
+        if self.cpu_known.any():
+            cpu = np.concatenate([np.asarray(c, dtype=float) if known else np.full(len(x), np.nan)
+                                  for x, c, known in zip(samples, cpus, self.cpu_known)]) / denom[self.ids]
+            # a launch without CPU times counts as unhindered (share 1): nothing says otherwise
+            self.shares = np.where(np.isnan(cpu), 1.0,
+                                   np.divide(cpu, self.values, out=np.ones(self.n), where=self.values > 0))
+
+    def per_launch(self, mask: np.ndarray) -> np.ndarray:
+        return np.bincount(self.ids, weights=mask.astype(float), minlength=len(self.counts))
+
+
+def _clean(flat: _Flat, active: bool) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Which samples are kept, and per launch how many were set aside, by reason."""
+    L = len(flat.counts)
+    keep = np.ones(flat.n, dtype=bool)
+    why = {k: np.zeros(L, dtype=np.int64) for k in ("preempted", "slow", "fast")}
+    if not active or flat.n < 3:
+        return keep, why
+    ids, v = flat.ids, flat.values
+    # 1. preempted, from the CPU time of the measuring thread
+    if flat.shares is not None:
+        known = flat.cpu_known[ids]
+        unhindered = float(np.quantile(flat.shares[known], 0.9))
+        hit = known & (flat.shares < PREEMPTED_SHARE * unhindered)
+        keep &= ~hit
+        why["preempted"] = flat.per_launch(hit).astype(np.int64)
+    # 2. gross outliers, both sides, from the samples that were not preempted
+    counts = flat.per_launch(keep).astype(np.int64)
+    if counts.sum() < 3:
+        return keep, why
+    kept = Segments.grouped(v[keep], counts)
+    medians = kept.medians()
+    # the scale is the typical launch's MAD (the median of theirs): a launch whose median sits among
+    # its own outliers has a huge MAD, and pooling its deviations with the others' would let it
+    # fence nothing anywhere
+    mads = Segments.grouped(np.abs(kept.values - medians[kept.ids]), counts).medians()
+    level = float(np.median(np.abs(kept.values)))
+    scale = max(1.4826 * float(np.nanmedian(mads)), SCALE_FLOOR_REL * level, 1e-12)
+    fence = GROSS_K * scale
+    common = float(np.nanmedian(medians))
+    # A launch is fenced around the case's common level (the median of the launches' medians) instead
+    # of its own median when some of its iterations ran at that level and its median is no level of
+    # its own: no majority of its samples lies around it, or it lies far (two fences) from the common
+    # level. A burst of interference hits some iterations of a process; a process that differs
+    # differs in all of them.
+    own = np.where(np.isnan(medians), common, medians)
+    inside = flat.per_launch(keep & (np.abs(v - own[ids]) <= fence))
+    at_common = flat.per_launch(keep & (np.abs(v - common) <= fence)) > 0
+    switch = at_common & ((inside * 2 <= counts) | (np.abs(own - common) > 2 * fence))
+    centre = np.where(switch, common, own)[ids]
+    slow = keep & (v > centre + fence)
+    fast = keep & (v < centre - fence)
+    keep &= ~(slow | fast)
+    why["slow"], why["fast"] = flat.per_launch(slow).astype(np.int64), flat.per_launch(fast).astype(np.int64)
+    return keep, why
+
+
+def set_aside_totals(cleaned: list[CleanLaunch]) -> dict[str, int]:
+    """Iterations set aside over a case's launches, by reason (workload only)."""
+    out = {"preempted": 0, "slow": 0, "fast": 0}
+    for c in cleaned:
+        for k, v in c.set_aside.items():
+            out[k] = out.get(k, 0) + v
+    return out

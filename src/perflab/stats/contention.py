@@ -1,0 +1,116 @@
+"""How contended the machine was while a case was measured, and whether that was too much to trust a
+confident verdict.
+
+Per case, from its samples (stats/clean.py's one definition of a preempted iteration) and from the
+host readings the engine takes when the case's group starts and ends (engine/host.py):
+
+- `preempted_share`: the share of its workload iterations set aside as preempted (CPU time per wall
+  second well under the case's unhindered share); None when the worker did not report CPU times.
+- `cpu_share`: the mean CPU time per wall second of its iterations (None: not reported). Recorded,
+  not judged on its own: a benchmark that blocks by nature (I/O, a lock) has a low share on a quiet
+  machine; the preempted share compares each iteration with the case's own unhindered share.
+- `load_start`, `load_end`: the host's 1-minute load average per CPU at the group's start and end.
+- `steal_share`: the share of the host's CPU time stolen by a hypervisor meanwhile (/proc/stat).
+
+Cleaning sets aside the iterations interference hit, and the interval across processes widens when
+interference hit some processes more than others. What no statistic can see is interference that
+hit every iteration of every process alike (a busy sibling hyperthread, a lowered clock, caches shared
+with a neighbour all along): it moves the estimate and the data look clean. So a case measured under
+heavy or changing contention is flagged: the Notes say so, and its verdicts are inconclusive.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..model import CaseResult, LaunchSamples
+from .clean import clean_case
+
+# A tenth of the iterations preempted: interference then came often enough that it also hit the
+# iterations no CPU clock shows it in (cache and frequency effects of the neighbour that preempted).
+HEAVY_PREEMPTED_SHARE = 0.10
+# More runnable tasks than 1.5 per CPU: the measured process must wait its turn at times (perflab and
+# its worker alone make about one runnable task).
+HEAVY_LOAD_PER_CPU = 1.5
+# A twentieth of the CPU time stolen by a hypervisor: a virtual machine whose host is oversubscribed.
+HEAVY_STEAL_SHARE = 0.05
+# The load per CPU moving by this much between a case's start and end: its launches were measured
+# under different conditions, early ones against late ones.
+CHANGING_LOAD_PER_CPU = 0.75
+
+
+def case_contention(launches: list[LaunchSamples], host_start: dict | None, host_end: dict | None
+                    ) -> dict[str, Any]:
+    """The contention record of a case (see the module's doc), with its `level` and `reasons`."""
+    out: dict[str, Any] = {"preempted_share": None, "cpu_share": None, "load_start": None,
+                           "load_end": None, "steal_share": None}
+    cleaned = clean_case(launches, subtract_overhead=False)
+    with_cpu = [c for c in cleaned if c.cpu_shares is not None]
+    if with_cpu:
+        raw = sum(c.raw for c in with_cpu)
+        out["preempted_share"] = sum(c.set_aside["preempted"] for c in with_cpu) / raw
+        out["cpu_share"] = float(np.mean(np.concatenate([c.cpu_shares for c in with_cpu])))
+    if host_start and host_end:
+        cpus = max(1, int(host_start.get("cpus") or 1))
+        if host_start.get("loadavg") is not None and host_end.get("loadavg") is not None:
+            out["load_start"] = host_start["loadavg"] / cpus
+            out["load_end"] = host_end["loadavg"] / cpus
+        total = host_end.get("ticks_total", 0) - host_start.get("ticks_total", 0)
+        if total > 0:
+            out["steal_share"] = (host_end.get("ticks_steal", 0) - host_start.get("ticks_steal", 0)) / total
+    out["level"], out["reasons"] = judge(out)
+    return out
+
+
+def judge(c: dict[str, Any]) -> tuple[str, list[str]]:
+    """'quiet', 'heavy' or 'changing', and why, from a contention record's figures."""
+    heavy, changing = [], []
+    if c.get("preempted_share") is not None and c["preempted_share"] >= HEAVY_PREEMPTED_SHARE:
+        heavy.append(f"{c['preempted_share']:.0%} of iterations preempted")
+    loads = [x for x in (c.get("load_start"), c.get("load_end")) if x is not None]
+    if loads and max(loads) >= HEAVY_LOAD_PER_CPU:
+        heavy.append(f"load {max(loads):.1f} per CPU")
+    if c.get("steal_share") is not None and c["steal_share"] >= HEAVY_STEAL_SHARE:
+        heavy.append(f"{c['steal_share']:.0%} of CPU time stolen")
+    if len(loads) == 2 and abs(loads[1] - loads[0]) >= CHANGING_LOAD_PER_CPU:
+        changing.append(f"load per CPU went {loads[0]:.1f} → {loads[1]:.1f}")
+    if heavy:
+        return "heavy", heavy + changing
+    if changing:
+        return "changing", changing
+    return "quiet", []
+
+
+def run_contention(results: list[CaseResult]) -> dict[str, Any]:
+    """The run's summary: the worst level, how many cases were measured under each, and the extremes."""
+    recs = [r.contention for r in results if r.contention]
+    if not recs:
+        return {}
+    levels = [c.get("level", "quiet") for c in recs]
+
+    def most(key):
+        vals = [c[key] for c in recs if c.get(key) is not None]
+        return max(vals) if vals else None
+
+    worst = "heavy" if "heavy" in levels else "changing" if "changing" in levels else "quiet"
+    return {"level": worst, "cases": len(recs),
+            "cases_heavy": levels.count("heavy"), "cases_changing": levels.count("changing"),
+            "preempted_share_max": most("preempted_share"),
+            "load_per_cpu_max": max([x for x in (most("load_start"), most("load_end")) if x is not None],
+                                    default=None),
+            "steal_share_max": most("steal_share")}
+
+
+def contention_differs(a: dict[str, Any], b: dict[str, Any]) -> str:
+    """Why two runs' contention differs clearly (empty: it does not, or it is unknown): one was
+    measured under heavy contention and the other not, or their loads per CPU are far apart."""
+    if not a or not b:
+        return ""
+    la, lb = a.get("level", "quiet"), b.get("level", "quiet")
+    if (la == "heavy") != (lb == "heavy"):
+        return f"contention was {la} in one run and {lb} in the other"
+    pa, pb = a.get("load_per_cpu_max"), b.get("load_per_cpu_max")
+    if pa is not None and pb is not None and abs(pa - pb) >= CHANGING_LOAD_PER_CPU:
+        return f"load per CPU {pa:.1f} in one run and {pb:.1f} in the other"
+    return ""
