@@ -155,6 +155,10 @@ SAMPLE = """
 
             [Benchmark]
             public int Fine() => 42;
+
+            private string _text = " padded ";
+            [Benchmark]
+            public ReadOnlySpan<char> Trim() => _text.AsSpan().Trim();  // a ref struct result
         }
 
         public static class Program
@@ -181,7 +185,7 @@ def test_bdn_class_is_discovered_with_params_arguments_and_baseline(sample, tmp_
     w.close()
     assert loaded["errors"] == []
     b = _by_name(loaded)
-    assert set(b) == {"Allocate", "Compute", "Args", "Throws", "Exits", "Spins", "Recurses", "Fine"}
+    assert set(b) == {"Allocate", "Compute", "Args", "Throws", "Exits", "Spins", "Recurses", "Fine", "Trim"}
     alloc = b["Allocate"]
     assert alloc["group"] == "Sample" and alloc["baseline"] is True and alloc["line"] == 19
     assert alloc["params"] == [{"name": "Mode", "values": ["fast", "slow"]},  # by name, as BDN orders them
@@ -225,6 +229,7 @@ def test_faults_fail_alone_with_their_reason(sample, tmp_path):
             run("Recurses", invocations=1)
         assert "StackOverflowException" in str(e.value)
         assert len(run("Fine")["ns"]) == 1  # the worker survived both
+        assert len(run("Trim")["ns"]) == 1  # a Span result is called and discarded
         with pytest.raises(WorkerFailure) as e:
             run("Spins", invocations=1, timeout=3)
         assert "timed out" in str(e.value)
@@ -253,7 +258,7 @@ def test_a_file_that_does_not_compile_fails_alone_with_file_and_line(sample, tmp
     spec = TOOLCHAIN.prepare(RUNTIMES[0], [sample, bad], tmp_path)
     w, loaded = open_worker(spec, T)
     w.close()
-    assert len(loaded["benchmarks"]) == 8
+    assert len(loaded["benchmarks"]) == 9
     [err] = loaded["errors"]
     assert err["file"] == str(bad) and err["line"] == 5 and "CS0103" in err["message"]
     # a corpus file (with a `// perflab:` header) lists its benchmarks instead, each failing alone

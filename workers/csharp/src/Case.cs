@@ -54,8 +54,11 @@ namespace Perflab.Worker
             foreach (var h in Discovery.Hooks(bench.Type, typeof(GlobalSetupAttribute), bench.Method.Name)) Invoke(h);
             iterationSetup = Discovery.Hooks(bench.Type, typeof(IterationSetupAttribute), bench.Method.Name);
             iterationCleanup = Discovery.Hooks(bench.Type, typeof(IterationCleanupAttribute), bench.Method.Name);
-            Loop = BuildLoop(CallBenchmark(args));
-            Overhead = BuildLoop(CallEmpty(ResultType(bench.Method.ReturnType)));
+            var result = ResultType(bench.Method.ReturnType);
+            // a ref struct (Span<T>…) cannot be a generic argument or a static field: call, then discard
+            bool byRefLike = IsByRefLike(result);
+            Loop = BuildLoop(byRefLike ? Expression.Block(typeof(void), CallBenchmark(args)) : CallBenchmark(args));
+            Overhead = BuildLoop(CallEmpty(byRefLike ? typeof(void) : result));
             // compile both loops now (a loop of zero calls), so no JIT work lands in a timed iteration
             Loop(0);
             Overhead(0);
@@ -105,6 +108,11 @@ namespace Perflab.Worker
             var getResult = getAwaiter.ReturnType.GetMethod("GetResult", Type.EmptyTypes);
             if (getResult == null) return call;
             return Expression.Call(Expression.Call(call, getAwaiter), getResult);
+        }
+
+        static bool IsByRefLike(Type t)
+        {
+            return t.GetCustomAttributes(false).Any(a => a.GetType().FullName == "System.Runtime.CompilerServices.IsByRefLikeAttribute");
         }
 
         static Type ResultType(Type returnType)
