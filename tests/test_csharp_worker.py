@@ -310,6 +310,8 @@ def test_builds_are_cached_per_file(sample, tmp_path):
     second = TOOLCHAIN.prepare(RUNTIMES[0], [sample, other], tmp_path)
     kept = Path(second.env["PERFLAB_CSHARP_MANIFEST"]).read_text()
     assert first.env["PERFLAB_CSHARP_MANIFEST"] != second.env["PERFLAB_CSHARP_MANIFEST"]
+    assert first.cwd == str(tmp_path) != str(sample.parent)  # benchmarks write into perflab's folder, not the sources'
+
     sample_dll = [line for line in manifest.splitlines() if "Sample.dll" in line]
     assert sample_dll and sample_dll[0] in kept  # the unchanged file's assembly is reused
 

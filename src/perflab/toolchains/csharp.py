@@ -272,5 +272,9 @@ class CSharpToolchain(Toolchain):
         root = os.path.commonpath([str(f.parent) for f in files])
         env = {k: v for k, v in runtime.env}
         env["PERFLAB_CSHARP_MANIFEST"] = str(manifest)
-        return LaunchSpec(argv=[str(mono), *runtime.flags, str(worker / WORKER_EXE)], env=env, cwd=root,
-                          load_paths=load_paths, root=root)
+        # the working folder is perflab's for this run, not the sources' folder: seed code writes files
+        # to relative paths (Path.GetRandomFileName()), and BenchmarkDotNet runs benchmarks from its
+        # own build folder too, never from the sources'
+        workdir.mkdir(parents=True, exist_ok=True)
+        return LaunchSpec(argv=[str(mono), *runtime.flags, str(worker / WORKER_EXE)], env=env,
+                          cwd=str(workdir), load_paths=load_paths, root=root)
