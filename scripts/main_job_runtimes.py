@@ -10,6 +10,8 @@ perflab's cache folder). Families and their pairs:
     Rust     rust-stable → rust-nightly  (installed rustup toolchains only)
     C/C++    gcc → clang when both are installed (compilers, not versions), else one compiler at
              -O1 → -O3 (an optimisation comparison, not a version one)
+    C#/Mono  mono → mono:--interpreter   (Mono's JIT → its IL interpreter: execution modes, not
+             versions; Debian has one Mono, 6.8, and no registry perflab reaches offers another)
 
 When a wanted version is missing and cannot be obtained, the family's oldest and newest INSTALLED
 versions stand in (said so); a family with fewer than two is named with the reason.
@@ -36,7 +38,8 @@ WANTED = {
     "java": ("jdk17", "jdk25"),
     "rust": ("rust-stable", "rust-nightly"),
 }
-FAMILY = {"python": "CPython", "node": "Node", "go": "Go", "java": "JDK", "rust": "Rust", "cpp": "C/C++"}
+FAMILY = {"python": "CPython", "node": "Node", "go": "Go", "java": "JDK", "rust": "Rust", "cpp": "C/C++",
+          "csharp": "C#/Mono"}
 OPT_LEVELS = ("-O1", "-O3")  # a single C/C++ compiler is compared with itself at these levels
 
 
@@ -44,7 +47,7 @@ OPT_LEVELS = ("-O1", "-O3")  # a single C/C++ compiler is compared with itself a
 class Choice:
     language: str
     specs: list[str]                 # runtime specs, oldest first; two when paired
-    kind: str                        # versions | compilers | optimisation | none
+    kind: str                        # versions | compilers | optimisation | modes | none
     reason: str = ""                 # why not paired, or why not the wanted pair
     provisioned: list[str] = field(default_factory=list)  # "node24: Node 24.11.1 in 12.3 s"
 
@@ -57,7 +60,8 @@ class Choice:
         if not self.paired:
             return f"{name}: not compared — {self.reason}"
         what = {"versions": "", "compilers": " (two compilers, not versions)",
-                "optimisation": " (optimisation levels, not versions)"}[self.kind]
+                "optimisation": " (optimisation levels, not versions)",
+                "modes": " (JIT → interpreter: execution modes, not versions)"}[self.kind]
         return f"{name}: {self.specs[0]} → {self.specs[1]}{what}" + (f" — {self.reason}" if self.reason else "")
 
 
@@ -133,6 +137,16 @@ def choose_cpp(tc) -> Choice:
     return Choice("cpp", [], "none", reason="no C/C++ compiler (g++ or clang++) on PATH")
 
 
+def choose_csharp(tc) -> Choice:
+    """Mono's JIT against its interpreter, on the `mono` on PATH (else the newest Mono found)."""
+    found = [r for r in tc.discover_runtimes() if r.installed and not getattr(r, "note", "")]
+    if not found:
+        return Choice("csharp", [], "none", reason="no Mono with its C# compiler installed "
+                                                   "(apt-get install mono-complete)")
+    mono = next((r for r in found if r.name == "mono"), found[-1]).name
+    return Choice("csharp", [mono, f"{mono}:--interpreter"], "modes")
+
+
 def pick(provision: bool = True, say: Callable[[str], None] | None = None,
          languages: list[str] | None = None) -> list[Choice]:
     """A choice per family (only `languages` when given), in perflab's language order."""
@@ -143,6 +157,8 @@ def pick(provision: bool = True, say: Callable[[str], None] | None = None,
             continue
         if tc.language == "cpp":
             out.append(choose_cpp(tc))
+        elif tc.language == "csharp":
+            out.append(choose_csharp(tc))
         elif tc.language in WANTED:
             out.append(choose_versions(tc, provision, say))
     return out

@@ -100,3 +100,13 @@ def test_cpp_compares_gcc_with_clang_else_two_optimisation_levels(monkeypatch):
     assert "optimisation levels, not versions" in c.describe() and "no clang installed" in c.reason
     _, got, _ = pick(monkeypatch, [FakeToolchain("cpp")])
     assert got["cpp"].specs == [] and "no C/C++ compiler" in got["cpp"].reason
+
+
+def test_csharp_compares_monos_jit_with_its_interpreter(monkeypatch):
+    mono = FakeToolchain("csharp", "mono")
+    _, got, _ = pick(monkeypatch, [mono])
+    c = got["csharp"]
+    assert c.specs == ["mono", "mono:--interpreter"] and c.kind == "modes"
+    assert "execution modes, not versions" in c.describe()
+    _, got, _ = pick(monkeypatch, [FakeToolchain("csharp")])
+    assert got["csharp"].specs == [] and "mono-complete" in got["csharp"].reason

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from .results_view import Report
 
 FAMILY_NAMES = {"python": "CPython", "node": "Node", "go": "Go", "java": "JDK", "rust": "Rust",
-                "cpp": "C/C++"}
+                "cpp": "C/C++", "csharp": "C#/Mono"}
 # the part of a runtime name that says the family, dropped in titles: python3.8 → 3.8, node18 → 18
 _NAME_PREFIX = {"python": "python", "node": "node", "go": "go", "java": "jdk", "rust": "rust-"}
 KIND_TEXT = {

@@ -13,6 +13,7 @@ _REGISTRY = {
     "java": "perflab.toolchains.java:JavaToolchain",
     "rust": "perflab.toolchains.rust:RustToolchain",
     "cpp": "perflab.toolchains.cpp:CppToolchain",
+    "csharp": "perflab.toolchains.csharp:CSharpToolchain",
 }
 
 

@@ -1,0 +1,103 @@
+// perflab: {"seed": "000", "section": "IO", "source": "000_2b5a7a3d7999d554.txt", "lines": "2261-2309", "categories": ["file_io", "seed_csharp"], "group": "000 L2261 Read", "fidelity": "faithful"}
+// Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 2261-2309 (seed 000, section IO), unedited.
+// A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
+using BenchmarkDotNet.Attributes;
+using BenchmarkDotNet.Running;
+using BenchmarkDotNet.Columns;
+using BenchmarkDotNet.Configs;
+using BenchmarkDotNet.Reports;
+using BenchmarkDotNet.Order;
+using Perfolizer.Horology;
+using System;
+using System.Buffers;
+using System.Buffers.Binary;
+using System.Buffers.Text;
+using System.Collections;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Collections.ObjectModel;
+using System.Diagnostics.CodeAnalysis;
+using System.Diagnostics;
+using System.Diagnostics.Tracing;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using System.Net;
+using System.Net.Http;
+using System.Net.Sockets;
+using System.Net.WebSockets;
+using System.Numerics;
+using System.Reflection;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Security.Cryptography;
+using System.Security.Cryptography.X509Certificates;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+using System.IO.Compression;
+#if NETCOREAPP3_0_OR_GREATER
+using System.Text.Encodings.Web;
+using System.Text.Json;
+using System.Text.Json.Serialization;
+#endif
+
+[DisassemblyDiagnoser(maxDepth: 1)] // change to 0 for just the [Benchmark] method
+[MemoryDiagnoser(displayGenColumns: false)]
+public class Program
+{
+    public static void Main(string[] args) =>
+        BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, DefaultConfig.Instance
+            //.WithSummaryStyle(new SummaryStyle(CultureInfo.InvariantCulture, printUnitsInHeader: false, SizeUnit.B, TimeUnit.Microsecond))
+            );
+
+private FileStream _fileStream;
+private byte[] _buffer = new byte[1024];
+
+[Params(false, true)]
+public bool IsAsync { get; set; }
+
+[Params(1, 4096)]
+public int BufferSize { get; set; }
+
+[GlobalSetup]
+public void Setup()
+{
+    byte[] data = new byte[10_000_000];
+    new Random(42).NextBytes(data);
+
+    string path = Path.GetTempFileName();
+    File.WriteAllBytes(path, data);
+
+    _fileStream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.Read, BufferSize, IsAsync);
+}
+
+[GlobalCleanup]
+public void Cleanup()
+{
+    _fileStream.Dispose();
+    File.Delete(_fileStream.Name);
+}
+
+[Benchmark]
+public void Read()
+{
+    _fileStream.Position = 0;
+    while (_fileStream.Read(_buffer
+#if !NETCOREAPP2_1_OR_GREATER
+            , 0, _buffer.Length
+#endif
+            ) != 0) ;
+}
+
+[Benchmark]
+public async Task ReadAsync()
+{
+    _fileStream.Position = 0;
+    while (await _fileStream.ReadAsync(_buffer
+#if !NETCOREAPP2_1_OR_GREATER
+            , 0, _buffer.Length
+#endif
+            ) != 0) ;
+}
+}

@@ -1,0 +1,78 @@
+// perflab: {"seed": "000", "section": "Networking", "source": "000_2b5a7a3d7999d554.txt", "lines": "2420-2443", "categories": ["networking", "seed_csharp"], "group": "000 L2420 ConnectAcceptAsync", "fidelity": "faithful"}
+// Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 2420-2443 (seed 000, section Networking), unedited.
+// A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
+using BenchmarkDotNet.Attributes;
+using BenchmarkDotNet.Running;
+using BenchmarkDotNet.Columns;
+using BenchmarkDotNet.Configs;
+using BenchmarkDotNet.Reports;
+using BenchmarkDotNet.Order;
+using Perfolizer.Horology;
+using System;
+using System.Buffers;
+using System.Buffers.Binary;
+using System.Buffers.Text;
+using System.Collections;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Collections.ObjectModel;
+using System.Diagnostics.CodeAnalysis;
+using System.Diagnostics;
+using System.Diagnostics.Tracing;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using System.Net;
+using System.Net.Http;
+using System.Net.Sockets;
+using System.Net.WebSockets;
+using System.Numerics;
+using System.Reflection;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Security.Cryptography;
+using System.Security.Cryptography.X509Certificates;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+using System.IO.Compression;
+#if NETCOREAPP3_0_OR_GREATER
+using System.Text.Encodings.Web;
+using System.Text.Json;
+using System.Text.Json.Serialization;
+#endif
+
+[DisassemblyDiagnoser(maxDepth: 1)] // change to 0 for just the [Benchmark] method
+[MemoryDiagnoser(displayGenColumns: false)]
+public class Program
+{
+    public static void Main(string[] args) =>
+        BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, DefaultConfig.Instance
+            //.WithSummaryStyle(new SummaryStyle(CultureInfo.InvariantCulture, printUnitsInHeader: false, SizeUnit.B, TimeUnit.Microsecond))
+            );
+
+[Params(false, true)]
+public bool NewOverload { get; set; }
+
+[Benchmark(OperationsPerInvoke = 1000)]
+public async Task ConnectAcceptAsync()
+{
+    using var listener = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+    listener.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+    listener.Listen(1);
+
+    for (int i = 0; i < 1000; i++)
+    {
+        using var client = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        if (NewOverload)
+        {
+            await client.ConnectAsync(listener.LocalEndPoint, CancellationToken.None);
+        }
+        else
+        {
+            await client.ConnectAsync(listener.LocalEndPoint);
+        }
+        using var server = await listener.AcceptAsync();
+    }
+}
+}

@@ -1,0 +1,92 @@
+// perflab: {"seed": "000", "section": "Networking", "source": "000_2b5a7a3d7999d554.txt", "lines": "2815-2852", "categories": ["networking", "seed_csharp"], "group": "000 L2815 PingPong", "fidelity": "faithful"}
+// Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 2815-2852 (seed 000, section Networking), unedited.
+// A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
+using BenchmarkDotNet.Attributes;
+using BenchmarkDotNet.Running;
+using BenchmarkDotNet.Columns;
+using BenchmarkDotNet.Configs;
+using BenchmarkDotNet.Reports;
+using BenchmarkDotNet.Order;
+using Perfolizer.Horology;
+using System;
+using System.Buffers;
+using System.Buffers.Binary;
+using System.Buffers.Text;
+using System.Collections;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Collections.ObjectModel;
+using System.Diagnostics.CodeAnalysis;
+using System.Diagnostics;
+using System.Diagnostics.Tracing;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using System.Net;
+using System.Net.Http;
+using System.Net.Sockets;
+using System.Net.WebSockets;
+using System.Numerics;
+using System.Reflection;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Security.Cryptography;
+using System.Security.Cryptography.X509Certificates;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+using System.IO.Compression;
+#if NETCOREAPP3_0_OR_GREATER
+using System.Text.Encodings.Web;
+using System.Text.Json;
+using System.Text.Json.Serialization;
+#endif
+
+[DisassemblyDiagnoser(maxDepth: 1)] // change to 0 for just the [Benchmark] method
+[MemoryDiagnoser(displayGenColumns: false)]
+public class Program
+{
+    public static void Main(string[] args) =>
+        BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, DefaultConfig.Instance
+            //.WithSummaryStyle(new SummaryStyle(CultureInfo.InvariantCulture, printUnitsInHeader: false, SizeUnit.B, TimeUnit.Microsecond))
+            );
+
+private Connection[] _connections = Enumerable.Range(0, 256).Select(_ => new Connection()).ToArray();
+private const int Iters = 1_000;
+
+[Benchmark]
+public Task PingPong() =>
+    Task.WhenAll(from c in _connections
+                    select Task.WhenAll(
+                    Task.Run(async () =>
+                    {
+                        for (int i = 0; i < Iters; i++)
+                        {
+                            await c.Server.ReceiveAsync(c.ServerBuffer, c.CancellationToken);
+                            await c.Server.SendAsync(c.ServerBuffer, WebSocketMessageType.Binary, endOfMessage: true, c.CancellationToken);
+                        }
+                    }),
+                    Task.Run(async () =>
+                    {
+                        for (int i = 0; i < Iters; i++)
+                        {
+                            await c.Client.SendAsync(c.ClientBuffer, WebSocketMessageType.Binary, endOfMessage: true, c.CancellationToken);
+                            await c.Client.ReceiveAsync(c.ClientBuffer, c.CancellationToken);
+                        }
+                    })));
+
+private class Connection
+{
+    public readonly WebSocket Client, Server;
+    public readonly Memory<byte> ClientBuffer = new byte[256];
+    public readonly Memory<byte> ServerBuffer = new byte[256];
+    public readonly CancellationToken CancellationToken = default;
+
+    public Connection()
+    {
+        (Stream Stream1, Stream Stream2) streams = ConnectedStreams.CreateBidirectional();
+        Client = WebSocket.CreateFromStream(streams.Stream1, isServer: false, subProtocol: null, Timeout.InfiniteTimeSpan);
+        Server = WebSocket.CreateFromStream(streams.Stream2, isServer: true, subProtocol: null, Timeout.InfiniteTimeSpan);
+    }
+}
+}

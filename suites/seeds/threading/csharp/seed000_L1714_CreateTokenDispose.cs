@@ -1,0 +1,109 @@
+// perflab: {"seed": "000", "section": "Threading", "source": "000_2b5a7a3d7999d554.txt", "lines": "1714-1768", "categories": ["threading", "seed_csharp", "quick"], "group": "000 L1714 CreateTokenDispose", "fidelity": "faithful"}
+// Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 1714-1768 (seed 000, section Threading), unedited.
+// A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
+using BenchmarkDotNet.Attributes;
+using BenchmarkDotNet.Running;
+using BenchmarkDotNet.Columns;
+using BenchmarkDotNet.Configs;
+using BenchmarkDotNet.Reports;
+using BenchmarkDotNet.Order;
+using Perfolizer.Horology;
+using System;
+using System.Buffers;
+using System.Buffers.Binary;
+using System.Buffers.Text;
+using System.Collections;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Collections.ObjectModel;
+using System.Diagnostics.CodeAnalysis;
+using System.Diagnostics;
+using System.Diagnostics.Tracing;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using System.Net;
+using System.Net.Http;
+using System.Net.Sockets;
+using System.Net.WebSockets;
+using System.Numerics;
+using System.Reflection;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Security.Cryptography;
+using System.Security.Cryptography.X509Certificates;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+using System.IO.Compression;
+#if NETCOREAPP3_0_OR_GREATER
+using System.Text.Encodings.Web;
+using System.Text.Json;
+using System.Text.Json.Serialization;
+#endif
+
+[DisassemblyDiagnoser(maxDepth: 1)] // change to 0 for just the [Benchmark] method
+[MemoryDiagnoser(displayGenColumns: false)]
+public class Program
+{
+    public static void Main(string[] args) =>
+        BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, DefaultConfig.Instance
+            //.WithSummaryStyle(new SummaryStyle(CultureInfo.InvariantCulture, printUnitsInHeader: false, SizeUnit.B, TimeUnit.Microsecond))
+            );
+
+private CancellationTokenSource _source = new CancellationTokenSource();
+
+[Benchmark]
+public void CreateTokenDispose()
+{
+    using (var cts = new CancellationTokenSource())
+        _ = cts.Token;
+}
+
+[Benchmark]
+public void CreateRegisterDispose()
+{
+    using (var cts = new CancellationTokenSource())
+        cts.Token.Register(s => { }, null).Dispose();
+}
+
+[Benchmark]
+public void CreateLinkedTokenDispose()
+{
+    using (var cts = CancellationTokenSource.CreateLinkedTokenSource(_source.Token))
+        _ = cts.Token;
+}
+
+[Benchmark(OperationsPerInvoke = 1_000_000)]
+public void CreateManyRegisterDispose()
+{
+    using (var cts = new CancellationTokenSource())
+    {
+        CancellationToken ct = cts.Token;
+        for (int i = 0; i < 1_000_000; i++)
+            ct.Register(s => { }, null).Dispose();
+    }
+}
+
+[Benchmark(OperationsPerInvoke = 1_000_000)]
+public void CreateManyRegisterMultipleDispose()
+{
+    using (var cts = new CancellationTokenSource())
+    {
+        CancellationToken ct = cts.Token;
+        for (int i = 0; i < 1_000_000; i++)
+        {
+            var ctr1 = ct.Register(s => { }, null);
+            var ctr2 = ct.Register(s => { }, null);
+            var ctr3 = ct.Register(s => { }, null);
+            var ctr4 = ct.Register(s => { }, null);
+            var ctr5 = ct.Register(s => { }, null);
+            ctr5.Dispose();
+            ctr4.Dispose();
+            ctr3.Dispose();
+            ctr2.Dispose();
+            ctr1.Dispose();
+        }
+    }
+}
+}

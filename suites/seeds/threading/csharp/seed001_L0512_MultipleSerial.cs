@@ -1,0 +1,80 @@
+// perflab: {"seed": "001", "section": "Parallel", "source": "001_9ac5802aee04f6ed.txt", "lines": "512-537", "categories": ["threading", "seed_csharp"], "group": "001 L512 MultipleSerial", "fidelity": "faithful"}
+// Extracted by scripts/extract_csharp_seeds.py from 001_9ac5802aee04f6ed.txt, lines 512-537 (seed 001, section Parallel), unedited.
+// A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
+using BenchmarkDotNet.Attributes;
+using BenchmarkDotNet.Running;
+using BenchmarkDotNet.Columns;
+using BenchmarkDotNet.Configs;
+using BenchmarkDotNet.Reports;
+using BenchmarkDotNet.Order;
+using Perfolizer.Horology;
+using System;
+using System.Buffers;
+using System.Buffers.Binary;
+using System.Buffers.Text;
+using System.Collections;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Collections.ObjectModel;
+using System.Diagnostics.CodeAnalysis;
+using System.Diagnostics;
+using System.Diagnostics.Tracing;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using System.Net;
+using System.Net.Http;
+using System.Net.Sockets;
+using System.Net.WebSockets;
+using System.Numerics;
+using System.Reflection;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Security.Cryptography;
+using System.Security.Cryptography.X509Certificates;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+using System.IO.Compression;
+#if NETCOREAPP3_0_OR_GREATER
+using System.Text.Encodings.Web;
+using System.Text.Json;
+using System.Text.Json.Serialization;
+#endif
+
+[DisassemblyDiagnoser(maxDepth: 1)] // change to 0 for just the [Benchmark] method
+[MemoryDiagnoser(displayGenColumns: false)]
+public class Program
+{
+    public static void Main(string[] args) =>
+        BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, DefaultConfig.Instance
+            //.WithSummaryStyle(new SummaryStyle(CultureInfo.InvariantCulture, printUnitsInHeader: false, SizeUnit.B, TimeUnit.Microsecond))
+            );
+
+private readonly byte[][] _nestedArrays = new byte[8][];
+private const int Iterations = 100_000;
+private static byte IterateAll(byte[] arr)
+{
+byte ret = default;
+foreach (byte item in arr) ret = item;
+return ret;
+}
+[Benchmark(OperationsPerInvoke = Iterations)]
+public async Task MultipleSerial()
+{
+for (int i = 0; i < Iterations; i++)
+{
+for (int j = 0; j < _nestedArrays.Length; j++)
+{
+_nestedArrays[j] = ArrayPool<byte>.Shared.Rent(4096);
+_nestedArrays[j].AsSpan().Clear();
+}
+await Task.Yield();
+for (int j = _nestedArrays.Length - 1; j >= 0; j--)
+{
+IterateAll(_nestedArrays[j]);
+ArrayPool<byte>.Shared.Return(_nestedArrays[j]);
+}
+}
+}
+}
