@@ -201,7 +201,8 @@ def test_absent_cases_are_na_in_the_table_and_do_not_fail(tmp_path):
     [row] = analyse([res])
     assert res.ok and row.estimate is None
     table = build_table([row])
-    assert table.rows[0][table.columns.index("Notes")] == "NA: not built by go1.21: //go:build go1.24"
+    assert table.rows[0][table.columns.index("Notes")] == "NA [1]"
+    assert table.legend == ["[1] Loop() go1.21: NA: not built by go1.21: //go:build go1.24"]
     doc = row_to_json(row)
     assert doc["status"] == "na" and case_result_from_json(doc).absent == res.absent
 

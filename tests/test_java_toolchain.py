@@ -241,7 +241,7 @@ def test_cli_prints_one_table_with_ratio_allocated_and_code_size(tmp_path):
                          capture_output=True, text=True, timeout=600, cwd=tmp_path,
                          env={**os.environ, "COLUMNS": "250"})
     assert out.returncode == 0, out.stdout + out.stderr
-    header = next(ln for ln in out.stdout.splitlines() if ln.startswith("|Method"))
+    header = next(ln for ln in out.stdout.splitlines() if ln.startswith("| Method"))
     for col in ("Ratio", "Allocated", "Code Size"):
         assert col in header
     assert re.search(r"\b4 cases in [\d.]+\s*s;\s+0\s+failed", out.stdout + out.stderr), out.stderr[-2000:]
