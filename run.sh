@@ -6,7 +6,7 @@
 # clang (else -O1 → -O3), provisioning Node and Go versions that are missing (npm, Go module proxy; no
 # root) — within one total budget (--budget-total, default 1200 s): a first pass with the short job
 # over every case, then the time left to the comparisons that stand for a seed claim and are still
-# inconclusive. Runs are kept in the history (SQLite, ~/.local/share/perflab/history.db).
+# inconclusive. Runs are kept in the project's history (.perflab/history.db at the repository root).
 # Results and the report (an index and a page per family) go to perflab-results/seeds-<UTC time>/;
 # the console shows one line per family. Options: see `python scripts/main_job.py --help`; unknown
 # arguments go to `perflab run`.
