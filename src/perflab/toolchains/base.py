@@ -63,6 +63,18 @@ class Toolchain(ABC):
     def prepare(self, runtime: Runtime, sources: list[Path], workdir: Path) -> LaunchSpec:
         """Build/generate what the worker needs for `runtime` (once) and say how to launch it."""
 
+    def count_profile(self, runtime: Runtime):
+        """How `runtime` is counted under valgrind (`--measure instructions`): a
+        measures.callgrind.CountProfile naming the marker its worker runs each timed loop inside.
+        Raise measures.callgrind.NotCountable with the reason when it cannot be counted."""
+        from ..measures.callgrind import NotCountable
+        raise NotCountable(f"{self.language} benchmarks cannot be counted under valgrind yet")
+
+    def count_spec(self, spec: LaunchSpec, runtime: Runtime, profile) -> LaunchSpec:
+        """The launch to count with, before valgrind wraps it: `spec` with the profile's runtime_args
+        put where this runtime reads them (the default: `spec` as it is)."""
+        return spec
+
 
 def walk_files(path: Path, suffixes: tuple[str, ...], name_ok) -> list[Path]:
     """Files under `path` with one of `suffixes` whose name satisfies `name_ok`, skipping SKIP_DIRS."""
