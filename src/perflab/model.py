@@ -252,6 +252,9 @@ class CaseResult:
     machine: dict[str, Any] | None = None
     # why it was measured again elsewhere (its first machine died mid-group); "" when it was not
     rerun: str = ""
+    # instruction counts under valgrind (`--measure instructions`): the schema is in
+    # docs/instructions.md; None when the case was not counted
+    counts: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
