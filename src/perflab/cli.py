@@ -157,8 +157,14 @@ def _parser() -> argparse.ArgumentParser:
     cmp_.add_argument("new", help="the results to judge: a results .json file or a stored run (ID, latest)")
     cmp_.add_argument("--threshold", type=number(minimum=0, maximum=100), default=2.0,
                       help="noise threshold in percent: smaller changes are 'same' (default 2)")
+    cmp_.add_argument("--count-threshold", type=number(minimum=0, maximum=100), default=0.1,
+                      metavar="PCT", help="instruction counts: smaller changes are 'same' unless the "
+                      "launches' own spread is wider (default 0.1)")
     cmp_.add_argument("--fail-on-regression", type=number(minimum=0), metavar="PCT",
-                      help="exit with status 1 if a case is slower by more than PCT percent")
+                      help="exit with status 1 if a case is slower, or counts more instructions, by "
+                      "more than PCT percent (see --fail-measure)")
+    cmp_.add_argument("--fail-measure", choices=("any", "time", "instructions"), default="any",
+                      help="which measure --fail-on-regression gates on (default any: either)")
     cmp_.add_argument("--format", choices=("table", "md"), default="table",
                       help="a terminal table, or Markdown for a pull-request comment")
     cmp_.add_argument("--force", action="store_true", help="compare results from different setups")

@@ -23,27 +23,35 @@ from ..store import open_store
 
 
 def cmd_compare(args) -> int:
-    from ..compare import compare_docs, load_side, regressions, summary, to_markdown, to_rows
+    from ..compare import (compare_docs, count_regressions, load_side, regressions, summary,
+                           to_markdown, to_rows, verdict_of)
     old, new = load_side(args.old, args.store), load_side(args.new, args.store)
-    result = compare_docs(old, new, threshold=args.threshold / 100, force=args.force)
+    result = compare_docs(old, new, threshold=args.threshold / 100, force=args.force,
+                          count_threshold=getattr(args, "count_threshold", 0.1) / 100)
     if args.format == "md":
         out.print(Text(to_markdown(result)), soft_wrap=True)
     else:
         cols, rows = to_rows(result)
         t = RichTable(box=None)
         for c in cols:
-            t.add_column(Text(c), justify="left" if c in ("Benchmark", "Runtime", "Verdict") else "right")
+            t.add_column(Text(c), justify="left" if c in ("Benchmark", "Runtime", "Verdict", "Ir verdict")
+                         else "right")
         for r in rows:
-            style = {"slower": "red", "faster": "green"}.get(r[-1].split(" ")[0])
+            style = {"slower": "red", "faster": "green"}.get(verdict_of(cols, r))
             t.add_row(*cells(r), style=style)
         out.print(t)
         for line in summary(result):
             out.print(Text(line))
     if args.fail_on_regression is not None:
-        bad = regressions(result, args.fail_on_regression)
+        pct, measure = args.fail_on_regression, getattr(args, "fail_measure", "any")
+        bad = []
+        if measure in ("any", "time"):
+            bad += [f"{c.key} (time {c.ratio - 1:+.1%})" for c in regressions(result, pct)]
+        if measure in ("any", "instructions"):
+            bad += [f"{c.key} (instructions {c.counts.ratio - 1:+.2%})"
+                    for c in count_regressions(result, pct)]
         if bad:
-            err.print(Text(f"{len(bad)} regression(s) above {args.fail_on_regression}%: "
-                           + ", ".join(f"{c.key} ({c.ratio - 1:+.1%})" for c in bad)), soft_wrap=True)
+            err.print(Text(f"{len(bad)} regression(s) above {pct}%: " + ", ".join(bad)), soft_wrap=True)
             return 1
     return 0
 
