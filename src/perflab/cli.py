@@ -180,6 +180,9 @@ def _parser() -> argparse.ArgumentParser:
     hist.add_argument("--changes", action="store_true", help="find where performance shifted")
     hist.add_argument("--min-shift", type=number(minimum=0), default=2.0,
                       help="smallest shift to report, percent (default 2)")
+    hist.add_argument("--count-threshold", type=number(minimum=0, maximum=100), default=0.1,
+                      metavar="PCT", help="instruction counts: smallest step to report between two "
+                      "runs, percent, unless their launches' spread is wider (default 0.1)")
     hist.add_argument("--store", help=STORE_HELP)
 
     from .commands.serve import add_serve_parser
