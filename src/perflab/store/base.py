@@ -363,14 +363,17 @@ class Store(ABC):
 
     def benchmark_series(self, benchmark: str) -> list[dict[str, Any]]:
         """Every measurement of one benchmark (all runtimes and params), oldest run first; index
-        cases_by_benchmark. No raw samples: the page plots means and intervals."""
+        cases_by_benchmark. No raw samples: the page plots means and intervals (and lists the counts,
+        thin_counts, where the case was counted)."""
         rows = self._query(
             "SELECT run_id, case_key, runtime, params, status, mean_ns, error_ns, ci_low_ns, "
-            "ci_high_ns, ir_per_op FROM cases WHERE benchmark = ? ORDER BY run_id, id", (benchmark,))
+            "ci_high_ns, ir_per_op, counts FROM cases WHERE benchmark = ? ORDER BY run_id, id",
+            (benchmark,))
         params = _Decoded()
         return [{"run_id": r[0], "key": r[1], "benchmark": benchmark, "runtime": r[2],
                  "params": params[r[3]], "status": r[4], "mean_ns": r[5], "error_ns": r[6],
-                 "ci_low_ns": r[7], "ci_high_ns": r[8], "ir_per_op": r[9]} for r in rows]
+                 "ci_low_ns": r[7], "ci_high_ns": r[8], "ir_per_op": r[9],
+                 "counts": json.loads(r[10]) if r[10] is not None else None} for r in rows]
 
     def all_means(self) -> list[dict[str, Any]]:
         """Every case's mean in every run (no documents), for change points across all series."""

@@ -21,6 +21,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..count_verdicts import format_count
 from ..errors import UsageError
 from ..history import MIN_SHIFT
 from ..store import Store, StoreError
@@ -40,6 +41,7 @@ def _templates() -> Environment:
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["time"] = lambda ns: format_time(ns) if ns is not None else "NA"
     env.filters["pct"] = lambda x: f"{x:+.1%}"
+    env.filters["count"] = lambda v: format_count(v) if v is not None else "not counted"
     return env
 
 
