@@ -206,3 +206,5 @@ def test_a_counted_benchmark_lists_its_instructions_beside_the_time_and_marks_a_
     assert "1010" in table and "0.000%" in table
     assert "not counted: &lt;script&gt;no marker&lt;/script&gt;" in table and "<script>" not in table
     assert "Instructions per operation" not in get(client, f"/benchmark?name={SHIFTING}")
+    cmp_ = get(client, f"/compare?old={ids[1]}&new={ids[2]}")
+    assert "<th>Ir verdict</th>" in cmp_ and "instructions: 0 fewer, 1 more" in cmp_
