@@ -312,7 +312,7 @@ def summary(result: Comparison) -> list[str]:
              for v in ("faster", "slower", "same", "inconclusive", "n/a")}
         n["n/a"] += sum(c.counts is None for c in result.cases)
         lines.append(f"instructions: {n['faster']} fewer, {n['slower']} more, {n['same']} same, "
-                     + (f"{n['inconclusive']} inconclusive (launches did not agree), "
+                     + (f"{n['inconclusive']} inconclusive (counts that did not repeat: see the notes), "
                         if n["inconclusive"] else "")
                      + f"{n['n/a']} not comparable (count threshold {result.count_threshold:.2%}, "
                      "or the launches' own spread where wider; no interval)")

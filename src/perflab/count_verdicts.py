@@ -108,12 +108,11 @@ def judge_counts(old: dict | None, new: dict | None,
     if change > cv.tolerance:  # rule 2
         cv.verdict = "slower" if cv.ratio > 1 else "faster"
         return cv
-    wide = [f"{side}'s launches did not agree (spread {s:.2%})"
+    wide = [f"{side}'s launches did not agree: their spread {s:.2%} covers the {cv.ratio - 1:+.2%} change"
             for side, c, s in (("old", old, cv.old_spread), ("new", new, cv.new_spread))
             if c.get("agreed") is False and s > threshold]
     if wide:  # rule 3: the spread covers the change, and is wider than the threshold
-        cv.verdict = "inconclusive"
-        cv.note = "; ".join(wide) + f": it covers the {cv.ratio - 1:+.2%} change"
+        cv.verdict, cv.note = "inconclusive", "; ".join(wide)
         return cv
     cv.verdict = "same"  # rule 4
     return cv
