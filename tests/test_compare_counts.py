@@ -154,3 +154,20 @@ def test_fail_on_regression_fails_on_a_count_regression_and_names_the_measure(tm
     r = run_cli("compare", str(old), str(new), "--count-threshold", "1.5", "--fail-on-regression", "0.5",
                 "--store", "none")
     assert r.returncode == 0 and "same" in r.stdout  # within a wider count threshold
+
+
+@pytest.mark.parametrize("counts, words", [
+    ("lots", "has 'counts' str, not an object"),
+    ({"per_op": {"Ir": "many"}}, "has 'counts.per_op' that is not an object of numbers"),
+    ({"per_op": {"Ir": 1.0}, "spread": "0"}, "has 'counts.spread' str, not a number"),
+    ({"per_op": {"Ir": 1.0}, "launches": [{"per_op": {"Ir": [1]}}]},
+     "counts launch 1 has 'per_op' that is not an object of numbers"),
+])
+def test_a_malformed_counts_record_names_the_file_and_case(tmp_path, counts, words):
+    good, broken = tmp_path / "good.json", tmp_path / "broken.json"
+    good.write_text(json.dumps(doc([case("a", counts_record(1.0))])))
+    broken.write_text(json.dumps(doc([case("a", counts)])))
+    r = run_cli("compare", str(good), str(broken), "--store", "none")
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "broken.json: case 1 " + words in lines[0], lines
