@@ -482,6 +482,15 @@ def test_counts_get_a_table_of_their_own_with_secondary_figures_and_runtime_note
     assert "python3.13: not counted: python3.13 &lt;no marker&gt; found" in page
 
 
+def test_an_unreadable_counts_record_is_noted_not_fatal(tmp_path):
+    c = case("A", "python3.8", 100e3)
+    c["counts"] = {"per_op": {"Ir": "many"}}
+    rendered = sr.render(rv.load_report([str(write(tmp_path, "r.json", doc([c])))], "t"), "plots")
+    import html
+    assert html.escape("python3.8: counts unreadable: the case has 'counts.per_op' that is not an object "
+                       "of numbers (A)") in rendered.html
+
+
 def test_results_without_counts_have_no_instructions_table(tmp_path):
     p = write(tmp_path, "r.json", doc(sample_cases()))
     rendered = sr.render(rv.load_report([str(p)], "t"), "plots")

@@ -33,15 +33,15 @@ def _finite(v: Any) -> bool:
 
 def per_op(counts: dict | None, event: str = "Ir") -> float | None:
     """A counted case's per-operation figure (net of the empty loop), or None."""
-    if not isinstance(counts, dict) or counts.get("error"):
+    if not isinstance(counts, dict) or counts.get("error") or not isinstance(counts.get("per_op"), dict):
         return None
-    v = (counts.get("per_op") or {}).get(event)
+    v = counts["per_op"].get(event)
     return float(v) if _finite(v) else None
 
 
 def launch_irs(counts: dict) -> list[float]:
     return [float(ln["per_op"]["Ir"]) for ln in counts.get("launches") or []
-            if isinstance(ln, dict) and _finite((ln.get("per_op") or {}).get("Ir"))]
+            if isinstance(ln, dict) and isinstance(ln.get("per_op"), dict) and _finite(ln["per_op"].get("Ir"))]
 
 
 def spread(counts: dict) -> float | None:

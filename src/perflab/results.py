@@ -189,14 +189,14 @@ def case_problem(c) -> str:
             if not isinstance(v, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
                                                   for x in v):
                 return f"launch {j} has '{f}' that is not a list of numbers"
-    return _counts_problem(c.get("counts"))
+    return counts_problem(c.get("counts"))
 
 
 def _number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _counts_problem(counts) -> str:
+def counts_problem(counts) -> str:
     """What makes a case's instruction counts unreadable (docs/instructions.md), '' when nothing."""
     if counts is None:
         return ""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 
 from ..count_verdicts import format_count, per_op, spread
+from ..results import counts_problem
 from .escape import md_cell
 from .results_view import Case, Report, Row, _params_text
 
@@ -22,12 +23,13 @@ TEXT_COLUMNS = ("Method", "Runtime", "Params")
 
 def counted(rows: list[Row]) -> bool:
     """Whether any case of these rows was counted (or tried to be)."""
-    return any(isinstance(r.case.raw.get("counts"), dict) for r in rows)
+    return any(r.case.raw.get("counts") is not None for r in rows)
 
 
 def _counts(case: Case | None) -> dict | None:
+    """The case's counts record, or None (not counted, or unreadable: runtime_notes says so)."""
     c = case.raw.get("counts") if case is not None else None
-    return c if isinstance(c, dict) else None
+    return c if isinstance(c, dict) and not counts_problem(c) else None
 
 
 def count_table(report: Report, rows: list[Row]) -> tuple[list[str], list[list[str]]]:
@@ -60,9 +62,13 @@ def runtime_notes(rows: list[Row]) -> list[str]:
     found: dict[tuple[str, str], list[str]] = {}
     for r in rows:
         counts = _counts(r.case)
+        raw = r.case.raw.get("counts")
+        where = r.method + (f" [{_params_text(r.case)}]" if r.case.params else "")
+        if counts is None and raw is not None:
+            found.setdefault((r.case.runtime, f"counts unreadable: the case {counts_problem(raw)}"),
+                             []).append(where)
         if counts is None:
             continue
-        where = r.method + (f" [{_params_text(r.case)}]" if r.case.params else "")
         if counts.get("error"):
             found.setdefault((r.case.runtime, f"not counted: {counts['error']}"), []).append(where)
         if counts.get("note"):
