@@ -100,9 +100,10 @@ def thin_counts(counts: Any) -> dict[str, Any] | None:
     what a verdict between runs needs (the full record stays in the case's document)."""
     if not isinstance(counts, dict):
         return None
+    raw = counts.get("launches")
     launches = [{k: ln.get(k) for k in ("invocations", "iterations")}
-                | {"per_op": {"Ir": (ln.get("per_op") or {}).get("Ir")}}
-                for ln in counts.get("launches") or [] if isinstance(ln, dict)]
+                | {"per_op": {"Ir": ln["per_op"].get("Ir") if isinstance(ln.get("per_op"), dict) else None}}
+                for ln in (raw if isinstance(raw, list) else []) if isinstance(ln, dict)]
     return {**counts, "launches": launches}
 
 
