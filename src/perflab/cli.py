@@ -151,8 +151,9 @@ def _parser() -> argparse.ArgumentParser:
 
     cmp_ = sub.add_parser("compare", help="compare two results: files or stored runs (ID, latest, latest~1)",
                           description="Compare two results per case: NEW/OLD with a confidence interval "
-                          "and a verdict (faster, slower, same). Each side is a results JSON file or a "
-                          "stored run: ID, run:ID, latest, latest~N.")
+                          "and a verdict (faster, slower, same); where both sides counted instructions "
+                          "(--measure instructions), New/Old per-op Ir with a verdict of its own. Each "
+                          "side is a results JSON file or a stored run: ID, run:ID, latest, latest~N.")
     cmp_.add_argument("old", help="the reference: a results .json file or a stored run (ID, latest~1)")
     cmp_.add_argument("new", help="the results to judge: a results .json file or a stored run (ID, latest)")
     cmp_.add_argument("--threshold", type=number(minimum=0, maximum=100), default=2.0,
