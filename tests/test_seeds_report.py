@@ -448,3 +448,50 @@ def test_cases_measured_again_make_one_note_per_pair_of_files(tmp_path):
     [note] = rep.notes
     assert note.startswith(f"8 case(s) measured in {a} and again in {b}; the later file is used: bench_x.m0@python3.8")
     assert note.endswith("and 2 more.") and all(c.mean == 90.0 for c in rep.cases)
+
+
+def test_counts_get_a_table_of_their_own_with_secondary_figures_and_runtime_notes(tmp_path):
+    """Results counted under valgrind: per-op Ir, its ratio to the baseline runtime, est. cycles and
+    misses in an Instructions table after the time table; a runtime that could not be counted is
+    noted once with its reason; names stay text."""
+    from count_docs import counts_record
+    hostile = "<b>x</b>|y"
+    cases = []
+    for rt, ir in (("python3.8", 1000.0), ("python3.13", 800.0)):
+        c = case(hostile, rt, 100e3)
+        c["counts"] = counts_record(ir, [ir, ir * 1.0002], agreed=rt == "python3.8")
+        cases.append(c)
+        d = case("Other", rt, 50e3)
+        d["counts"] = counts_record(0, error="python3.13 <no marker> found") if rt == "python3.13" else None
+        cases.append(d)
+    p = write(tmp_path, "r.json", doc(cases))
+    rep = rv.load_report([str(p)], "counts")
+    rendered = sr.render(rep, "plots")
+    md = rendered.markdown
+    assert "**Instructions**" in md
+    table = md.split("**Instructions**")[1]
+    assert "| Method | Runtime | Params | Ir/op | Ir ratio vs python3.8 | Est. cycles/op | L1 misses/op | " \
+           "LL misses/op | Spread |" in table
+    assert "| 1000 | 1.0000 |" in table and "| 800.0 | 0.8000 |" in table
+    assert "0.020% (did not agree)" in table
+    assert "- python3.13: not counted: python3.13 &lt;no marker&gt; found (Other)" in table
+    time_table = md.split("**Instructions**")[0]
+    assert "Ir/op" not in time_table  # never mixed into the time's columns
+    page = rendered.html
+    assert '<table class="counts">' in page and "&lt;b&gt;x&lt;/b&gt;|y" in page and "<b>x</b>" not in page
+    assert "python3.13: not counted: python3.13 &lt;no marker&gt; found" in page
+
+
+def test_an_unreadable_counts_record_is_noted_not_fatal(tmp_path):
+    c = case("A", "python3.8", 100e3)
+    c["counts"] = {"per_op": {"Ir": "many"}}
+    rendered = sr.render(rv.load_report([str(write(tmp_path, "r.json", doc([c])))], "t"), "plots")
+    import html
+    assert html.escape("python3.8: counts unreadable: the case has 'counts.per_op' that is not an object "
+                       "of numbers (A)") in rendered.html
+
+
+def test_results_without_counts_have_no_instructions_table(tmp_path):
+    p = write(tmp_path, "r.json", doc(sample_cases()))
+    rendered = sr.render(rv.load_report([str(p)], "t"), "plots")
+    assert "Instructions" not in rendered.markdown and 'class="counts"' not in rendered.html

@@ -221,3 +221,75 @@ def test_cases_whose_params_once_printed_alike_are_stored_apart(store_url):
     for k in keys:
         s.add_case(rid, case_doc(k))
     assert s.runs()[0]["cases"] == 4
+
+
+def test_counts_are_stored_with_their_case_and_read_back(store_url):
+    """A counted case keeps its whole counts record in its document, and its per-op Ir and thin
+    record (no raw events) in columns the series read; a case not counted reads None."""
+    from count_docs import counts_record
+    s = open_store(store_url)
+    rid = new_run(s)
+    counted = {**case_doc("g.a[]@c"), "counts": counts_record(1234.5, [1234.5, 1234.6])}
+    failed = {**case_doc("g.b[]@c"), "counts": counts_record(0, error="not countable: no marker")}
+    s.add_cases(rid, [counted, failed, case_doc("g.c[]@c")])
+    assert s.document(rid)["cases"][0]["counts"] == counted["counts"]
+    by_key = {p["key"]: p for p in s.series("g.*")}
+    a = by_key["g.a[]@c"]
+    assert a["ir_per_op"] == 1234.5 and a["counts"]["spread"] == counted["counts"]["spread"]
+    assert [ln["per_op"] for ln in a["counts"]["launches"]] == [{"Ir": 1234.5}, {"Ir": 1234.6}]
+    assert "workload" not in a["counts"]["launches"][0]
+    assert by_key["g.b[]@c"]["ir_per_op"] is None
+    assert by_key["g.b[]@c"]["counts"]["error"] == "not countable: no marker"
+    assert by_key["g.c[]@c"]["counts"] is None and by_key["g.c[]@c"]["ir_per_op"] is None
+    assert [p["ir_per_op"] for p in s.benchmark_series("g.a")] == [1234.5]
+
+
+def _v3_store(url):
+    """A history as perflab wrote it before counts (schema v3): two runs, one case each, one of whose
+    documents holds a counts record (results imported by a newer perflab would)."""
+    from count_docs import counts_record
+
+    from perflab.store.base import _migrations
+    if url.startswith("sqlite://"):
+        conn = sqlite3.connect(url[len("sqlite://"):])
+        serial, ph = "INTEGER PRIMARY KEY AUTOINCREMENT", "?"
+    else:
+        import psycopg
+        conn = psycopg.connect(url)
+        serial, ph = "BIGSERIAL PRIMARY KEY", "%s"
+    cur = conn.cursor()
+    cur.execute("CREATE TABLE perflab_schema (version INTEGER NOT NULL)")
+    cur.execute("INSERT INTO perflab_schema (version) VALUES (3)")
+    for version in (1, 2, 3):
+        for step in _migrations(serial)[version]:
+            if not callable(step):  # the backfills have nothing to fill in empty tables
+                cur.execute(step)
+    docs = [{**case_doc("g.a[]@c", 10.0), "params": {}},
+            {**case_doc("g.a[]@c", 11.0), "params": {}, "counts": counts_record(500.0)}]
+    for run, d in enumerate(docs, 1):
+        cur.execute(f"INSERT INTO runs (started, label, command, args, job, environment, fingerprint) "
+                    f"VALUES ({ph}, {ph}, '[]', '{{}}', '{{}}', '{{}}', 'f')", (f"2026-01-0{run}", f"v3 #{run}"))
+        cur.execute(f"INSERT INTO cases (run_id, case_key, benchmark, runtime, status, mean_ns, error_ns, "
+                    f"written, doc, params) VALUES ({ph}, {ph}, 'g.a', 'c', 'ok', {ph}, 1.0, 'x', {ph}, '{{}}')",
+                    (run, d["key"], d["estimate"]["mean"], json.dumps(d)))
+    conn.commit()
+    conn.close()
+    return docs
+
+
+def test_a_v3_history_migrates_to_counts_and_keeps_every_run(store_url):
+    docs = _v3_store(store_url)
+    s = open_store(store_url)
+    cur = s.conn.cursor()
+    cur.execute("SELECT version FROM perflab_schema")
+    assert cur.fetchone()[0] == SCHEMA_VERSION == 4
+    s.conn.commit()
+    assert [r["label"] for r in s.runs()] == ["v3 #1", "v3 #2"]
+    assert [s.document(r)["cases"] for r in (1, 2)] == [[docs[0]], [docs[1]]]  # untouched
+    points = s.series("g.a")
+    assert [p["mean_ns"] for p in points] == [10.0, 11.0]
+    assert [p["ir_per_op"] for p in points] == [None, 500.0]  # filled from the document that had it
+    assert points[0]["counts"] is None and points[1]["counts"]["agreed"] is True
+    rid = new_run(s)  # and it is written to as a v4 history
+    s.add_case(rid, case_doc("g.a[]@c", 12.0))
+    assert len(s.series("g.a")) == 3

@@ -182,3 +182,29 @@ def test_edge_histories_empty_one_run_no_case_and_a_benchmark_that_always_failed
     assert get(client, "/?page=999").count('<tr data-run="') == 4  # past the last page: the last
     assert get(client, "/?sort=nonsense&order=sideways").count('<tr data-run="') == 4
     assert get(client, "/regressions?min_shift=abc")  # a bad number is the default, not an error
+
+
+def test_a_counted_benchmark_lists_its_instructions_beside_the_time_and_marks_a_step(tmp_path):
+    """Counts get a table of their own (never in the time chart), a step where compare would call two
+    runs different, the reason where a runtime was not counted; names and reasons stay text."""
+    from count_docs import counts_record
+    store = open_store(f"sqlite://{tmp_path / 'h.db'}")
+    ids = make_history(store, runs=3, cases=2, hostile=False)
+    group, name = "<i>G</i>", "W"
+    for i, ir in enumerate((1000.0, 1000.0, 1010.0)):
+        cases = [{"key": f"{group}.{name}[]@{rt}", "benchmark": {"group": group, "name": name},
+                  "params": {}, "runtime": {"label": rt}, "status": "ok",
+                  "estimate": {"mean": 100.0, "error": 1.0, "ci_low": 99.0, "ci_high": 101.0},
+                  "counts": counts_record(ir) if rt == "py-a" else
+                  counts_record(0, error="<script>no marker</script>")} for rt in ("py-a", "py-b")]
+        store.add_cases(ids[i], cases)
+    client = TestClient(create_app(store, allowed_hosts=["testserver"]))
+    page = get(client, "/benchmark?" + urlencode({"name": f"{group}.{name}"}))
+    table = page.split('<table id="counts">')[1].split("</table>")[0]
+    assert table.count("<tr") == 1 + 6
+    assert table.count('class="slower"') == 1 and "+1.00%" in table
+    assert "1010" in table and "0.000%" in table
+    assert "not counted: &lt;script&gt;no marker&lt;/script&gt;" in table and "<script>" not in table
+    assert "Instructions per operation" not in get(client, f"/benchmark?name={SHIFTING}")
+    cmp_ = get(client, f"/compare?old={ids[1]}&new={ids[2]}")
+    assert "<th>Ir verdict</th>" in cmp_ and "instructions: 0 fewer, 1 more" in cmp_

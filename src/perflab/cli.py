@@ -151,14 +151,21 @@ def _parser() -> argparse.ArgumentParser:
 
     cmp_ = sub.add_parser("compare", help="compare two results: files or stored runs (ID, latest, latest~1)",
                           description="Compare two results per case: NEW/OLD with a confidence interval "
-                          "and a verdict (faster, slower, same). Each side is a results JSON file or a "
-                          "stored run: ID, run:ID, latest, latest~N.")
+                          "and a verdict (faster, slower, same); where both sides counted instructions "
+                          "(--measure instructions), New/Old per-op Ir with a verdict of its own. Each "
+                          "side is a results JSON file or a stored run: ID, run:ID, latest, latest~N.")
     cmp_.add_argument("old", help="the reference: a results .json file or a stored run (ID, latest~1)")
     cmp_.add_argument("new", help="the results to judge: a results .json file or a stored run (ID, latest)")
     cmp_.add_argument("--threshold", type=number(minimum=0, maximum=100), default=2.0,
                       help="noise threshold in percent: smaller changes are 'same' (default 2)")
+    cmp_.add_argument("--count-threshold", type=number(minimum=0, maximum=100), default=0.1,
+                      metavar="PCT", help="instruction counts: smaller changes are 'same' unless the "
+                      "launches' own spread is wider (default 0.1)")
     cmp_.add_argument("--fail-on-regression", type=number(minimum=0), metavar="PCT",
-                      help="exit with status 1 if a case is slower by more than PCT percent")
+                      help="exit with status 1 if a case is slower, or counts more instructions, by "
+                      "more than PCT percent (see --fail-measure)")
+    cmp_.add_argument("--fail-measure", choices=("any", "time", "instructions"), default="any",
+                      help="which measure --fail-on-regression gates on (default any: either)")
     cmp_.add_argument("--format", choices=("table", "md"), default="table",
                       help="a terminal table, or Markdown for a pull-request comment")
     cmp_.add_argument("--force", action="store_true", help="compare results from different setups")
@@ -174,6 +181,9 @@ def _parser() -> argparse.ArgumentParser:
     hist.add_argument("--changes", action="store_true", help="find where performance shifted")
     hist.add_argument("--min-shift", type=number(minimum=0), default=2.0,
                       help="smallest shift to report, percent (default 2)")
+    hist.add_argument("--count-threshold", type=number(minimum=0, maximum=100), default=0.1,
+                      metavar="PCT", help="instruction counts: smallest step to report between two "
+                      "runs, percent, unless their launches' spread is wider (default 0.1)")
     hist.add_argument("--store", help=STORE_HELP)
 
     from .commands.serve import add_serve_parser

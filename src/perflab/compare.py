@@ -12,6 +12,10 @@ rate), and a change is only called when it is also larger than a noise threshold
 shared machine, two runs minutes apart rarely agree to better than that. A case measured under heavy
 or changing contention in either run (stats/contention.py) is never called faster or slower:
 inconclusive.
+
+Instruction counts (`--measure instructions`), where both sides have them, get a verdict of their own
+beside the time's, in columns of their own: New/Old per-op Ir judged by the launches' own spread and a
+count threshold (default 0.1 %), with no interval (perflab.count_verdicts).
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .count_verdicts import DEFAULT_COUNT_THRESHOLD, CountVerdict, format_count, judge_counts
 from .environment import fingerprint_parts
 from .machines import case_machine_parts, has_machines
 from .errors import UsageError
@@ -53,6 +58,7 @@ class CaseComparison:
     verdict: str = "same"
     note: str = ""
     contended: bool = False  # either side measured under heavy or changing contention
+    counts: CountVerdict | None = None  # the verdict on instruction counts; None: neither side counted
 
 
 @dataclass
@@ -67,6 +73,8 @@ class Comparison:
     forced_mismatch: list[str] = field(default_factory=list)
     threshold: float = DEFAULT_THRESHOLD
     contention: str = ""  # why the two runs' contention differs clearly (empty: it does not)
+    count_threshold: float = DEFAULT_COUNT_THRESHOLD
+    count_geomean: float | None = None  # of the New/Old Ir ratios judged
 
 
 def load_side(ref: str, store_url: str | None) -> tuple[str, dict]:
@@ -132,9 +140,9 @@ def log_ratio_test(new: Estimate, old: Estimate, confidence: float) -> tuple[flo
 
 def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float = DEFAULT_THRESHOLD,
                  alpha: float = DEFAULT_ALPHA, confidence: float = DEFAULT_CONFIDENCE,
-                 force: bool = False) -> Comparison:
+                 force: bool = False, count_threshold: float = DEFAULT_COUNT_THRESHOLD) -> Comparison:
     (old_label, a), (new_label, b) = old, new
-    result = Comparison(old_label, new_label, threshold=threshold)
+    result = Comparison(old_label, new_label, threshold=threshold, count_threshold=count_threshold)
     fa, fb = fingerprint_parts(a.get("environment", {})), fingerprint_parts(b.get("environment", {}))
     differing = [k for k in fa if fa[k] != fb[k]]
     ca = {c["key"]: c for c in a["cases"]}
@@ -173,6 +181,8 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
         cc = CaseComparison(key, f"{bench['group']}.{bench['name']}", x.get("params", {}),
                             x["runtime"]["label"], None, None)
         result.cases.append(cc)
+        # counts are judged whatever became of the time (a run may have counted only)
+        cc.counts = judge_counts(x.get("counts"), y.get("counts"), count_threshold)
         va, vb = x["runtime"].get("version"), y["runtime"].get("version")
         changed_runtime = f"runtime {va} → {vb}" if va != vb else ""
         if x["status"] != "ok" or y["status"] != "ok":
@@ -220,17 +230,47 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
         ses = [(math.log(c.ci_high) - math.log(c.ci_low)) / (2 * z) for c in tested]
         se = math.sqrt(sum(s * s for s in ses)) / len(ses)
         result.geomean_ci = (math.exp(logs.mean() - z * se), math.exp(logs.mean() + z * se))
+    judged = [c.counts.ratio for c in result.cases
+              if c.counts and c.counts.verdict in ("faster", "slower", "same")]
+    if judged:
+        result.count_geomean = float(math.exp(np.mean(np.log(judged))))
     return result
 
 
 def regressions(result: Comparison, pct: float) -> list[CaseComparison]:
+    """Cases whose time is slower by more than `pct` percent."""
     return [c for c in result.cases if c.verdict == "slower" and c.ratio and c.ratio - 1 > pct / 100]
+
+
+def count_regressions(result: Comparison, pct: float) -> list[CaseComparison]:
+    """Cases that count more instructions per operation, by more than `pct` percent."""
+    return [c for c in result.cases if c.counts and c.counts.verdict == "slower"
+            and c.counts.ratio - 1 > pct / 100]
+
+
+def has_counts(result: Comparison) -> bool:
+    return any(c.counts for c in result.cases)
+
+
+COUNT_COLUMNS = ["Old Ir/op", "New Ir/op", "Ir New/Old", "Ir verdict"]
+
+
+def verdict_of(cols: list[str], row: list[str]) -> str:
+    """The verdict word a row is marked by: "slower" when either measure says so, else "faster" when
+    either does, else the time's."""
+    words = [row[cols.index(c)].split(" ")[0] for c in ("Verdict", "Ir verdict") if c in cols]
+    for w in ("slower", "faster"):
+        if w in words:
+            return w
+    return words[0] if words else ""
 
 
 def to_rows(result: Comparison) -> tuple[list[str], list[list[str]]]:
     from .units import format_time
     params = sorted({k for c in result.cases for k in c.params})
-    cols = ["Benchmark", "Runtime"] + params + ["Old", "New", "New/Old", "99% CI", "p (FDR)", "Verdict"]
+    counted = has_counts(result)
+    cols = (["Benchmark", "Runtime"] + params + ["Old", "New", "New/Old", "99% CI", "p (FDR)", "Verdict"]
+            + (COUNT_COLUMNS if counted else []))
     rows = []
     for c in result.cases:
         rows.append([c.benchmark, c.runtime] + [c.params.get(p, "-") for p in params] + [
@@ -239,12 +279,24 @@ def to_rows(result: Comparison) -> tuple[list[str], list[list[str]]]:
             f"{c.ratio:.3f}" if c.ratio else "NA",
             f"[{c.ci_low:.3f}, {c.ci_high:.3f}]" if c.ci_low else "",
             f"{c.p_adjusted:.3g}" if c.p_adjusted is not None else "",
-            c.verdict + (f" ({c.note})" if c.note else "")])
-    if result.geomean:
-        lo, hi = result.geomean_ci
+            c.verdict + (f" ({c.note})" if c.note else "")] + (_count_cells(c.counts) if counted else []))
+    if result.geomean or result.count_geomean:
+        lo, hi = result.geomean_ci or (None, None)
         rows.append(["geometric mean", ""] + ["" for _ in params] + [
-            "", "", f"{result.geomean:.3f}", f"[{lo:.3f}, {hi:.3f}]", "", ""])
+            "", "", f"{result.geomean:.3f}" if result.geomean else "",
+            f"[{lo:.3f}, {hi:.3f}]" if lo else "", "", ""]
+            + (["", "", f"{result.count_geomean:.4f}" if result.count_geomean else "", ""]
+               if counted else []))
     return cols, rows
+
+
+def _count_cells(cv: CountVerdict | None) -> list[str]:
+    """The count columns of a row: per-op Ir of each side, their ratio (four decimals: counts resolve
+    0.1 %), and the verdict with its reason."""
+    if cv is None:
+        return ["", "", "", "n/a (not counted)"]
+    return [format_count(cv.old), format_count(cv.new), f"{cv.ratio:.4f}" if cv.ratio else "NA",
+            cv.verdict + (f" ({cv.note})" if cv.note else "")]
 
 
 def summary(result: Comparison) -> list[str]:
@@ -255,6 +307,15 @@ def summary(result: Comparison) -> list[str]:
              + (f"{counts['inconclusive']} inconclusive (contention), " if counts["inconclusive"] else "")
              + f"{counts['n/a']} not comparable "
              f"(noise threshold {result.threshold:.0%}, FDR-adjusted p < {DEFAULT_ALPHA})"]
+    if has_counts(result):
+        n = {v: sum(bool(c.counts) and c.counts.verdict == v for c in result.cases)
+             for v in ("faster", "slower", "same", "inconclusive", "n/a")}
+        n["n/a"] += sum(c.counts is None for c in result.cases)
+        lines.append(f"instructions: {n['faster']} fewer, {n['slower']} more, {n['same']} same, "
+                     + (f"{n['inconclusive']} inconclusive (counts that did not repeat: see the notes), "
+                        if n["inconclusive"] else "")
+                     + f"{n['n/a']} not comparable (count threshold {result.count_threshold:.2%}, "
+                     "or the launches' own spread where wider; no interval)")
     if result.contention:
         lines.append(f"WARNING: the runs were measured under clearly different contention "
                      f"({result.contention}): differences may be the machine's, not the code's")
@@ -275,8 +336,10 @@ def to_markdown(result: Comparison) -> str:
     marked = []
     for r in rows:
         cells = list(r)
-        v = cells[-1]
-        cells[-1] = {"slower": "🔴 slower", "faster": "🟢 faster"}.get(v.split(" ")[0], v)
+        for col in ("Verdict", "Ir verdict"):
+            if col in cols:
+                i = cols.index(col)
+                cells[i] = {"slower": "🔴 ", "faster": "🟢 "}.get(cells[i].split(" ")[0], "") + cells[i]
         marked.append(cells)
     out += markdown_table(cols, marked, set())  # every cell escaped: names and params are user data
     out += [""] + [f"> {md_cell(line)}" for line in summary(result)]

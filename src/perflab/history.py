@@ -7,6 +7,12 @@ a proposed change is reported only if the shift is at least the threshold (2%) a
 the best split of its two neighbouring segments (the statistic E-Divisive-style methods test) gives
 p < 0.002 — a plain t-test would ignore that the split was chosen as the best of many. For every change we report the runs on both
 sides and the size of the shift.
+
+Instruction counts (`--measure instructions`) need none of that: a count repeats, and each run records
+how well (its launches' spread). A step in a case's count series is a pair of consecutive counted runs
+that `compare` would call faster or slower (perflab.count_verdicts: beyond the count threshold and
+beyond both runs' launch spreads); deterministic, no penalty, no permutation test. Count changes are
+Changes of measure "instructions", listed beside the time's, never merged with them.
 """
 from __future__ import annotations
 
@@ -53,6 +59,7 @@ class Change:
     after_mean: float
     runs_before: list[int]
     runs_after: list[int]
+    measure: str = "time"  # "time": means in ns; "instructions": per-op Ir
 
     @property
     def change(self) -> float:
@@ -99,4 +106,34 @@ def find_changes(series: list[dict], min_shift: float = MIN_SHIFT) -> list[Chang
         runs = [p["run_id"] for p in points]
         for idx, before, after in change_points(runs, [p["mean_ns"] for p in points], min_shift):
             changes.append(Change(key, runs[idx - 1], runs[idx], before, after, runs[:idx], runs[idx:]))
+    return changes
+
+
+def count_steps(points: list[dict], threshold: float) -> list[int]:
+    """Indices i of `points` (one case's counted runs, oldest first, each with its `counts`) where
+    run i counts clearly more or fewer instructions than run i−1."""
+    from .count_verdicts import judge_counts
+    return [i for i in range(1, len(points))
+            if judge_counts(points[i - 1]["counts"], points[i]["counts"], threshold).verdict
+            in ("faster", "slower")]
+
+
+def find_count_changes(series: list[dict], threshold: float | None = None) -> list[Change]:
+    """Steps in the instruction counts of every case in `series` (Store.series rows); the runs on
+    each side are those up to the neighbouring steps."""
+    from .count_verdicts import DEFAULT_COUNT_THRESHOLD, per_op
+    threshold = DEFAULT_COUNT_THRESHOLD if threshold is None else threshold
+    by_key: dict[str, list[dict]] = {}
+    for s in series:
+        if per_op(s.get("counts")) is not None:
+            by_key.setdefault(s["key"], []).append(s)
+    changes = []
+    for key, points in by_key.items():
+        runs = [p["run_id"] for p in points]
+        steps = count_steps(points, threshold)
+        edges = [0, *steps, len(points)]
+        for j, i in enumerate(steps):
+            changes.append(Change(key, runs[i - 1], runs[i], per_op(points[i - 1]["counts"]),
+                                  per_op(points[i]["counts"]), runs[edges[j]:i], runs[i:edges[j + 2]],
+                                  measure="instructions"))
     return changes

@@ -189,6 +189,35 @@ def case_problem(c) -> str:
             if not isinstance(v, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
                                                   for x in v):
                 return f"launch {j} has '{f}' that is not a list of numbers"
+    return counts_problem(c.get("counts"))
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def counts_problem(counts) -> str:
+    """What makes a case's instruction counts unreadable (docs/instructions.md), '' when nothing."""
+    if counts is None:
+        return ""
+    if not isinstance(counts, dict):
+        return f"has 'counts' {_kind(counts)}, not an object"
+    per_op = counts.get("per_op", {})
+    if not isinstance(per_op, dict) or not all(v is None or _number(v) for v in per_op.values()):
+        return "has 'counts.per_op' that is not an object of numbers"
+    for f in ("spread", "tolerance"):
+        if counts.get(f) is not None and not _number(counts[f]):
+            return f"has 'counts.{f}' {_kind(counts[f])}, not a number"
+    if counts.get("error") is not None and not isinstance(counts["error"], str):
+        return f"has 'counts.error' {_kind(counts['error'])}, not a string"
+    launches = counts.get("launches", [])
+    if not isinstance(launches, list):
+        return f"has 'counts.launches' {_kind(launches)}, not a list"
+    for j, ln in enumerate(launches, 1):
+        if not isinstance(ln, dict) or not isinstance(ln.get("per_op", {}), dict):
+            return f"counts launch {j} is not an object with a 'per_op' object"
+        if not all(v is None or _number(v) for v in ln.get("per_op", {}).values()):
+            return f"counts launch {j} has 'per_op' that is not an object of numbers"
     return ""
 
 

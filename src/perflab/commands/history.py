@@ -23,33 +23,40 @@ from ..store import open_store
 
 
 def cmd_compare(args) -> int:
-    from ..compare import compare_docs, load_side, regressions, summary, to_markdown, to_rows
+    from ..compare import (compare_docs, count_regressions, load_side, regressions, summary,
+                           to_markdown, to_rows, verdict_of)
     old, new = load_side(args.old, args.store), load_side(args.new, args.store)
-    result = compare_docs(old, new, threshold=args.threshold / 100, force=args.force)
+    result = compare_docs(old, new, threshold=args.threshold / 100, force=args.force,
+                          count_threshold=getattr(args, "count_threshold", 0.1) / 100)
     if args.format == "md":
         out.print(Text(to_markdown(result)), soft_wrap=True)
     else:
         cols, rows = to_rows(result)
         t = RichTable(box=None)
         for c in cols:
-            t.add_column(Text(c), justify="left" if c in ("Benchmark", "Runtime", "Verdict") else "right")
+            t.add_column(Text(c), justify="left" if c in ("Benchmark", "Runtime", "Verdict", "Ir verdict")
+                         else "right")
         for r in rows:
-            style = {"slower": "red", "faster": "green"}.get(r[-1].split(" ")[0])
+            style = {"slower": "red", "faster": "green"}.get(verdict_of(cols, r))
             t.add_row(*cells(r), style=style)
         out.print(t)
         for line in summary(result):
             out.print(Text(line))
     if args.fail_on_regression is not None:
-        bad = regressions(result, args.fail_on_regression)
+        pct, measure = args.fail_on_regression, getattr(args, "fail_measure", "any")
+        bad = []
+        if measure in ("any", "time"):
+            bad += [f"{c.key} (time {c.ratio - 1:+.1%})" for c in regressions(result, pct)]
+        if measure in ("any", "instructions"):
+            bad += [f"{c.key} (instructions {c.counts.ratio - 1:+.2%})"
+                    for c in count_regressions(result, pct)]
         if bad:
-            err.print(Text(f"{len(bad)} regression(s) above {args.fail_on_regression}%: "
-                           + ", ".join(f"{c.key} ({c.ratio - 1:+.1%})" for c in bad)), soft_wrap=True)
+            err.print(Text(f"{len(bad)} regression(s) above {pct}%: " + ", ".join(bad)), soft_wrap=True)
             return 1
     return 0
 
 
 def cmd_history(args) -> int:
-    from ..history import find_changes
     from ..units import format_time
     store = open_store(args.store)
     if store is None:
@@ -75,31 +82,55 @@ def cmd_history(args) -> int:
     if not series:
         raise UsageError(f"no stored case matches '{args.pattern}'")  # printed as text by cli
     if args.changes:
-        changes = find_changes(series, args.min_shift / 100)
-        if not changes:
-            out.print(Text(f"no shift of {args.min_shift:g}% or more in "
-                           f"{len({s['key'] for s in series})} series"))
-            return 0
-        t = listing("change points")
-        params = {s_["key"]: _params(s_["params"]) for s_ in series}
-        for c in ("Case", "Params", "Last run before", "First run after", "Before", "After", "Change",
-                  "Runs"):
-            t.add_column(c)
-        for ch in changes:
-            t.add_row(*cells([ch.key, params.get(ch.key, "-"), f"#{ch.before_run}", f"#{ch.after_run}",
-                              format_time(ch.before_mean), format_time(ch.after_mean), f"{ch.change:+.1%}",
-                              f"{len(ch.runs_before)} before, {len(ch.runs_after)} after"]))
-        out.print(t)
-        return 0
+        return _print_changes(series, args)
+    counted = any(s_.get("counts") for s_ in series)
     t = listing(f"history of {args.pattern}")
-    for c in ("Run", "Started", "Benchmark", "Params", "Runtime", "Mean", "Error", "Status"):
+    for c in ("Run", "Started", "Benchmark", "Params", "Runtime", "Mean", "Error", "Status") + (
+            ("Ir/op",) if counted else ()):
         t.add_column(c)
     for s_ in series:
         t.add_row(*cells([str(s_["run_id"]), s_["started"], s_["benchmark"], _params(s_["params"]),
                           s_["runtime"],
                           format_time(s_["mean_ns"]) if s_["mean_ns"] is not None else "NA",
                           format_time(s_["error_ns"]) if s_["error_ns"] is not None else "NA",
-                          s_["status"]]))
+                          s_["status"]] + ([_ir_cell(s_.get("counts"))] if counted else [])))
+    out.print(t)
+    return 0
+
+
+def _ir_cell(counts: dict | None) -> str:
+    from ..count_verdicts import format_count, per_op
+    if counts is None:
+        return "-"
+    return format_count(per_op(counts)) if per_op(counts) is not None else "not counted"
+
+
+def _print_changes(series: list[dict], args) -> int:
+    """Time changes (change points) and steps in instruction counts, one table, the measure named."""
+    from ..count_verdicts import format_count
+    from ..history import find_changes, find_count_changes
+    from ..units import format_time
+    count_threshold = getattr(args, "count_threshold", 0.1) / 100
+    changes = find_changes(series, args.min_shift / 100) + find_count_changes(series, count_threshold)
+    keys = len({s_["key"] for s_ in series})
+    counted = len({s_["key"] for s_ in series if s_.get("counts")})
+    if not changes:
+        out.print(Text(f"no shift of {args.min_shift:g}% or more in {keys} series"
+                       + (f", and no step in the instruction counts of {counted} counted series beyond "
+                          f"{count_threshold:.2%} and their launches' spread" if counted else "")))
+        return 0
+    t = listing("change points")
+    params = {s_["key"]: _params(s_["params"]) for s_ in series}
+    for c in ("Case", "Params", "Measure", "Last run before", "First run after", "Before", "After",
+              "Change", "Runs"):
+        t.add_column(c)
+    changes.sort(key=lambda ch: (ch.key, ch.after_run, ch.measure))
+    for ch in changes:
+        fmt = format_time if ch.measure == "time" else (lambda v: f"{format_count(v)} Ir")
+        t.add_row(*cells([ch.key, params.get(ch.key, "-"), ch.measure, f"#{ch.before_run}",
+                          f"#{ch.after_run}", fmt(ch.before_mean), fmt(ch.after_mean),
+                          f"{ch.change:+.1%}" if ch.measure == "time" else f"{ch.change:+.2%}",
+                          f"{len(ch.runs_before)} before, {len(ch.runs_after)} after"]))
     out.print(t)
     return 0
 

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..units import format_time
+from . import counts as counts_section
 from .claims import CLAIM_RULE, Claim, claims_of
 from .plots import ratio_plot_png
 from ..ratios import DEFINITION as RATIO_DEFINITION
@@ -181,6 +182,9 @@ def render(report: Report, plots_dir_name: str, preamble: tuple[list[str], list[
                 f'<td class="{"num" if is_numeric_column(c) else ""}">{html.escape(x)}</td>'
                 for c, x in zip(cols, row)) + "</tr>")
         body.append("</tbody></table>")
+        # instruction counts, where the results have them: a table of their own, never time columns
+        md += counts_section.markdown(report, rows)
+        body.append(counts_section.html_fragment(report, rows))
         png = ratio_plot_png(report, rows, f"{seed_heading(s.seed)} · {sec_title}" if s.seed else sec_title)
         if png:
             fname = f"{i:02d}-{s.anchor}.png"
@@ -262,6 +266,7 @@ th,td{border:1px solid #ddd;padding:3px 8px;vertical-align:top}th{background:#f4
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr.first td{border-top:2px solid #bbb}
 table.claims td{max-width:320px}
+ul.count-notes{color:#555}
 .v-confirmed{background:#e6f4e6;font-weight:bold}.v-contradicted{background:#fbe3e3;font-weight:bold}
 .v-inconclusive,.v-mixed,.v-checked{background:#f6f1dc}.v-reference{color:#777}
 dl{display:grid;grid-template-columns:max-content auto;gap:2px 1em}dt{font-weight:bold}dd{margin:0}

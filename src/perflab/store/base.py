@@ -12,7 +12,7 @@ import json
 from abc import ABC, abstractmethod
 from typing import Any
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 class StoreError(Exception):
@@ -61,6 +61,13 @@ def _migrations(serial_pk: str) -> dict[int, list[str]]:
             "CREATE INDEX cases_by_run_status ON cases (run_id, status)",
             "CREATE INDEX runs_by_started ON runs (started)",
         ],
+        # v4: instruction counts (`--measure instructions`) beside the time: per-op Ir as a column,
+        # and the counts record without its raw events (thin_counts) for the verdicts on a series
+        4: [
+            "ALTER TABLE cases ADD COLUMN ir_per_op DOUBLE PRECISION",
+            "ALTER TABLE cases ADD COLUMN counts TEXT",
+            _backfill_count_columns,
+        ],
     }
 
 
@@ -85,6 +92,35 @@ def _case_columns(case: dict[str, Any]) -> tuple[str, float | None, float | None
     est = case.get("estimate") or {}
     params = case.get("params") if isinstance(case.get("params"), dict) else {}
     return json.dumps(params, sort_keys=True), est.get("ci_low"), est.get("ci_high")
+
+
+def thin_counts(counts: Any) -> dict[str, Any] | None:
+    """A case's counts record as the history's series carry it: every field of the schema
+    (docs/instructions.md) but the launches' raw events, each launch keeping its per-op Ir, which is
+    what a verdict between runs needs (the full record stays in the case's document)."""
+    if not isinstance(counts, dict):
+        return None
+    raw = counts.get("launches")
+    launches = [{k: ln.get(k) for k in ("invocations", "iterations")}
+                | {"per_op": {"Ir": ln["per_op"].get("Ir") if isinstance(ln.get("per_op"), dict) else None}}
+                for ln in (raw if isinstance(raw, list) else []) if isinstance(ln, dict)]
+    return {**counts, "launches": launches}
+
+
+def _count_columns(case: dict[str, Any]) -> tuple[float | None, str | None]:
+    """The count columns of a case: per-op Ir (None when not counted, or it failed) and thin_counts."""
+    from ..count_verdicts import per_op
+    thin = thin_counts(case.get("counts"))
+    return per_op(thin), json.dumps(thin) if thin is not None else None
+
+
+def _backfill_count_columns(store: "Store", cur) -> None:
+    # only documents that hold a counts record (json.dumps writes the key so, and escapes any quote
+    # inside a string): the others keep NULL
+    cur.execute("SELECT id, doc FROM cases WHERE doc LIKE '%\"counts\": {%'")
+    for cid, doc in cur.fetchall():
+        cur.execute(store._q("UPDATE cases SET ir_per_op = ?, counts = ? WHERE id = ?"),
+                    (*_count_columns(json.loads(doc)), cid))
 
 
 def _backfill_case_columns(store: "Store", cur) -> None:
@@ -235,12 +271,12 @@ class Store(ABC):
             est = case.get("estimate") or {}
             values = (run_id, case["key"], case["benchmark"]["group"] + "." + case["benchmark"]["name"],
                       case["runtime"]["label"], case["status"], est.get("mean"), est.get("error"),
-                      now(), json.dumps(case), *_case_columns(case))
+                      now(), json.dumps(case), *_case_columns(case), *_count_columns(case))
             statements += [
                 ("DELETE FROM cases WHERE run_id = ? AND case_key = ?", (run_id, case["key"])),
                 ("INSERT INTO cases (run_id, case_key, benchmark, runtime, status, mean_ns, error_ns, "
-                 "written, doc, params, ci_low_ns, ci_high_ns) "
-                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)]
+                 "written, doc, params, ci_low_ns, ci_high_ns, ir_per_op, counts) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)]
         self._guard(self._tx, statements)
 
     def finish_run(self, run_id: int, complete: bool = True) -> None:
@@ -280,10 +316,12 @@ class Store(ABC):
                 "environment": meta["environment"], "cases": self.cases(run_id)}
 
     def series(self, pattern: str | None = None) -> list[dict[str, Any]]:
-        """Every stored measurement of matching cases, oldest run first."""
+        """Every stored measurement of matching cases, oldest run first: the time, and where the case
+        was counted its per-op Ir and its counts record (thin_counts; None when not counted)."""
         rows = self._query(
             "SELECT c.run_id, r.started, c.case_key, c.benchmark, c.runtime, c.status, c.mean_ns, "
-            "c.error_ns, c.params FROM cases c JOIN runs r ON r.id = c.run_id ORDER BY c.run_id, c.id")
+            "c.error_ns, c.params, c.ir_per_op, c.counts FROM cases c JOIN runs r ON r.id = c.run_id "
+            "ORDER BY c.run_id, c.id")
         import fnmatch
         out = []
         for r in rows:
@@ -292,7 +330,8 @@ class Store(ABC):
                 continue
             out.append({"run_id": r[0], "started": r[1], "key": r[2], "benchmark": r[3],
                         "runtime": r[4], "status": r[5], "mean_ns": r[6], "error_ns": r[7],
-                        "params": json.loads(r[8])})
+                        "params": json.loads(r[8]), "ir_per_op": r[9],
+                        "counts": json.loads(r[10]) if r[10] is not None else None})
         return out
 
     # -- what the dashboard reads (perflab.web.queries): one bound-parameter query per page part ----
@@ -325,14 +364,17 @@ class Store(ABC):
 
     def benchmark_series(self, benchmark: str) -> list[dict[str, Any]]:
         """Every measurement of one benchmark (all runtimes and params), oldest run first; index
-        cases_by_benchmark. No raw samples: the page plots means and intervals."""
+        cases_by_benchmark. No raw samples: the page plots means and intervals (and lists the counts,
+        thin_counts, where the case was counted)."""
         rows = self._query(
             "SELECT run_id, case_key, runtime, params, status, mean_ns, error_ns, ci_low_ns, "
-            "ci_high_ns FROM cases WHERE benchmark = ? ORDER BY run_id, id", (benchmark,))
+            "ci_high_ns, ir_per_op, counts FROM cases WHERE benchmark = ? ORDER BY run_id, id",
+            (benchmark,))
         params = _Decoded()
         return [{"run_id": r[0], "key": r[1], "benchmark": benchmark, "runtime": r[2],
                  "params": params[r[3]], "status": r[4], "mean_ns": r[5], "error_ns": r[6],
-                 "ci_low_ns": r[7], "ci_high_ns": r[8]} for r in rows]
+                 "ci_low_ns": r[7], "ci_high_ns": r[8], "ir_per_op": r[9],
+                 "counts": json.loads(r[10]) if r[10] is not None else None} for r in rows]
 
     def all_means(self) -> list[dict[str, Any]]:
         """Every case's mean in every run (no documents), for change points across all series."""

@@ -21,6 +21,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..count_verdicts import format_count
 from ..errors import UsageError
 from ..history import MIN_SHIFT
 from ..store import Store, StoreError
@@ -40,6 +41,7 @@ def _templates() -> Environment:
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["time"] = lambda ns: format_time(ns) if ns is not None else "NA"
     env.filters["pct"] = lambda x: f"{x:+.1%}"
+    env.filters["count"] = lambda v: format_count(v) if v is not None else "not counted"
     return env
 
 
@@ -130,7 +132,7 @@ def create_app(store: Store, *, allowed_hosts: list[str] | None = None) -> Starl
                     only=only)
 
     async def compare(request: Request) -> Response:
-        from ..compare import compare_docs, summary, to_rows
+        from ..compare import compare_docs, summary, to_rows, verdict_of
         qp = request.query_params
         ids = [r.id for r in history.runs()]
         old = _int(qp.get("old"), ids[-2] if len(ids) > 1 else 0)
@@ -151,7 +153,7 @@ def create_app(store: Store, *, allowed_hosts: list[str] | None = None) -> Starl
                         message=str(exc), mismatch="different machines" in str(exc))
         cols, rows = to_rows(result)
         return page("compare.html", title="Compare", state=state, runs=history.runs(), columns=cols,
-                    rows=rows, verdicts=[r[-1].split(" ")[0] for r in rows], summary=summary(result))
+                    rows=rows, verdicts=[verdict_of(cols, r) for r in rows], summary=summary(result))
 
     routes = [Route("/", runs), Route("/run/{run_id:int}", run),
               Route("/run/{run_id:int}/plot/{index:int}.png", run_plot),

@@ -12,6 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..count_verdicts import DEFAULT_COUNT_THRESHOLD as MIN_COUNT_STEP
 from ..history import MIN_SHIFT, Change, find_changes
 from ..provenance import Provenance, provenance
 from ..store import Store
@@ -49,12 +50,24 @@ class Point:
 
 
 @dataclass
+class CountPoint:
+    """A run that counted the case's instructions (`--measure instructions`)."""
+    run_id: int
+    x: str
+    ir: float | None         # per-op Ir; None when the runtime could not be counted
+    spread: str              # the launches' spread, as text ("" when not counted)
+    note: str                # why it was not counted, or the count's own note
+    step: str = ""           # "+1.00%" when compare would call this run different from the last
+
+
+@dataclass
 class Series:
     key: str
     runtime: str
     params: dict[str, str]
     points: list[Point] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
+    counts: list[CountPoint] = field(default_factory=list)
 
     @property
     def params_text(self) -> str:
@@ -147,10 +160,16 @@ class History:
         def compute():
             rows = self.store.benchmark_series(name)
             series: dict[str, Series] = {}
+            records: dict[str, list[dict]] = {}  # each series' counts records, for its steps
             for r in rows:
                 s = series.setdefault(r["key"], Series(r["key"], r["runtime"], r["params"]))
                 s.points.append(Point(r["run_id"], self.axis_label(r["run_id"], axis), r["mean_ns"],
                                       r["ci_low_ns"], r["ci_high_ns"], r["status"]))
+                if r.get("counts") is not None:
+                    s.counts.append(_count_point(r, self.axis_label(r["run_id"], axis)))
+                    records.setdefault(r["key"], []).append(r["counts"])
+            for key, counts in records.items():
+                _mark_steps(series[key].counts, counts)
             for ch in self._changes_of(rows, min_shift):
                 series[ch.key].changes.append(ch)
             return sorted(series.values(), key=lambda s: (s.params_text, s.runtime))
@@ -198,3 +217,25 @@ class History:
                         self._series_changes.pop(next(iter(self._series_changes)))
             out += found
         return out
+
+
+def _count_point(row: dict[str, Any], x: str) -> CountPoint:
+    from ..count_verdicts import per_op, spread
+    counts = row["counts"]
+    ir = per_op(counts)
+    sp = spread(counts) if ir is not None else None
+    note = f"not counted: {counts['error']}" if counts.get("error") else str(counts.get("note") or "")
+    text = "" if ir is None else "one launch" if sp is None else f"{sp:.3%}" + (
+        "" if counts.get("agreed", True) else " (did not agree)")
+    return CountPoint(row["run_id"], x, ir, text, note)
+
+
+def _mark_steps(points: list[CountPoint], counts: list[dict]) -> None:
+    """The step of each counted run from the one counted before it, where compare would call them
+    different (perflab.history.count_steps: the same rule as `history --changes`)."""
+    from ..history import count_steps
+    from ..count_verdicts import per_op
+    counted = [(p, c) for p, c in zip(points, counts) if per_op(c) is not None]
+    for i in count_steps([{"counts": c} for _, c in counted], MIN_COUNT_STEP):
+        before, after = counted[i - 1][0], counted[i][0]
+        after.step = f"{after.ir / before.ir - 1:+.2%}"
