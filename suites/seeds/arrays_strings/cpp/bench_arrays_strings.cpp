@@ -141,13 +141,13 @@ PERFLAB_BENCH(FromHexString, perflab::category("arrays_strings"), perflab::meta(
 }
 
 // Array.Fill(char[128], 'c') ↔ std::array::fill.
-PERFLAB_BENCH(ArrayFill, perflab::category("arrays_strings"), SEED_META("000", S000)) {
+PERFLAB_BENCH(ArrayFill, perflab::category("arrays_strings"), SEED_META("000", S000), perflab::meta("fidelity", "faithful")) {
     s_chars.fill(u'c');
     perflab::clobber_memory();
 }
 
 // Span<char>.Fill('c') ↔ std::fill_n through a pointer + length view of the same 128 chars.
-PERFLAB_BENCH(SpanFill, perflab::category("arrays_strings"), SEED_META("000", S000)) {
+PERFLAB_BENCH(SpanFill, perflab::category("arrays_strings"), SEED_META("000", S000), perflab::meta("fidelity", "faithful")) {
     char16_t* p = s_chars.data();
     size_t n = s_chars.size();
     perflab::do_not_optimize(p);
@@ -156,7 +156,7 @@ PERFLAB_BENCH(SpanFill, perflab::category("arrays_strings"), SEED_META("000", S0
 }
 
 // Array.Clear(int[10]) ↔ std::fill_n with zeros.
-PERFLAB_BENCH(Clear, perflab::category("arrays_strings"), SEED_META("000", S000)) {
+PERFLAB_BENCH(Clear, perflab::category("arrays_strings"), SEED_META("000", S000), perflab::meta("fidelity", "faithful")) {
     std::fill_n(s_ints10.data(), s_ints10.size(), 0);
     perflab::clobber_memory();
 }

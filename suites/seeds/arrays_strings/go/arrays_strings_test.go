@@ -30,7 +30,7 @@ var (
 	joinParts  = []string{"Hi", "How", "are", "you", "today"}
 	chars      [128]uint16 // the seed's char[128]
 	c          uint16      = 'c'
-	ints10                 = make([]int, 10)
+	ints10                 = make([]int32, 10) // the seed's int[10]
 	rev                    = func() []int {
 		s := make([]int, 256)
 		for i := range s {
@@ -140,7 +140,9 @@ func init() {
 			}
 		}
 		perflab.Sink(chars[127])
-	}, arraysStrings, meta("000", s000), perflab.Description("Array.Fill(char[128], 'c') ↔ an element loop over the array"))
+	}, arraysStrings, meta("000", s000),
+		perflab.Meta("fidelity", "partial: Go's std has no fill function; an element loop over the array (the Go idiom) stands for Array.Fill"),
+		perflab.Description("Array.Fill(char[128], 'c') ↔ an element loop over the array"))
 	perflab.Bench("SpanFill", func(n int) {
 		for i := 0; i < n; i++ {
 			s := chars[:]
@@ -150,13 +152,16 @@ func init() {
 			}
 		}
 		perflab.Sink(chars[127])
-	}, arraysStrings, meta("000", s000), perflab.Description("Span<char>.Fill ↔ fill a slice by copy-doubling (memmove)"))
+	}, arraysStrings, meta("000", s000),
+		perflab.Meta("fidelity", "partial: Go's std has no fill function; a slice filled by copy-doubling (memmove, as bytes.Repeat does) stands for Span.Fill"),
+		perflab.Description("Span<char>.Fill ↔ fill a slice by copy-doubling (memmove)"))
 	perflab.Bench("Clear", func(n int) {
 		for i := 0; i < n; i++ {
 			clear(ints10)
 		}
 		perflab.Sink(ints10[9])
-	}, arraysStrings, meta("000", s000), perflab.Description("Array.Clear(int[10]) ↔ the clear builtin"))
+	}, arraysStrings, meta("000", s000), perflab.Meta("fidelity", "faithful"),
+		perflab.Description("Array.Clear(int[10]) ↔ the clear builtin"))
 	perflab.Bench("Reverse", func(n int) {
 		for i := 0; i < n; i++ {
 			slices.Reverse(rev)

@@ -72,16 +72,17 @@ group('Hex', {
 // Array.Fill(char[128], 'c') ↔ Uint16Array.prototype.fill; span.Fill ↔ fill on a subarray view
 // (the view is JavaScript's Span: creating it is part of the call, as AsSpan() is in the seed).
 bench('ArrayFill', ({ chars }) => { chars.fill(0x63); }, {
-  setup: () => ({ chars: new Uint16Array(128) }), categories: ['arrays_strings'], meta: S000,
+  setup: () => ({ chars: new Uint16Array(128) }), categories: ['arrays_strings'], meta: { ...S000, fidelity: 'faithful' },
 });
 
 bench('SpanFill', ({ chars }) => { chars.subarray(0).fill(0x63); }, {
-  setup: () => ({ chars: new Uint16Array(128) }), categories: ['arrays_strings'], meta: S000,
+  setup: () => ({ chars: new Uint16Array(128) }), categories: ['arrays_strings'],
+  meta: { ...S000, fidelity: 'partial: no Span in JavaScript; subarray(0) allocates a view object (AsSpan() is a free struct), then the same TypedArray fill' },
 });
 
-// Array.Clear(int[10]) ↔ Int32Array.prototype.fill(0).
+// Array.Clear(int[10]) ↔ Int32Array.prototype.fill(0) (a typed array has no clear: fill(0) is its memset).
 bench('Clear', ({ ints }) => { ints.fill(0); }, {
-  setup: () => ({ ints: new Int32Array(10) }), categories: ['arrays_strings'], meta: S000,
+  setup: () => ({ ints: new Int32Array(10) }), categories: ['arrays_strings'], meta: { ...S000, fidelity: 'faithful' },
 });
 
 // Array.Reverse(int[256]) ↔ Array.prototype.reverse (in place).

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <charconv>
+#include <cstddef>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -216,7 +217,8 @@ PERFLAB_BENCH(SingleDigitToString, perflab::category("parsing_formatting"), SEED
 }
 
 // new Version(6, 1, 21412, 16).ToString() ↔ std::to_chars of the four numbers joined by '.'.
-PERFLAB_BENCH(VersionToString, perflab::category("parsing_formatting"), SEED_META("000", S000)) {
+PERFLAB_BENCH(VersionToString, perflab::category("parsing_formatting"), SEED_META("000", S000),
+              perflab::meta("fidelity", "partial: C++ std has no version type; std::to_chars of the four numbers into a stack buffer, then a std::string")) {
     perflab::do_not_optimize(VERSION.data());
     perflab::clobber_memory();
     char buf[48];
@@ -229,15 +231,19 @@ PERFLAB_BENCH(VersionToString, perflab::category("parsing_formatting"), SEED_MET
     perflab::do_not_optimize(s);
 }
 
-// string.Format("{0} {1} {2} {3}", 'a', 'b', 'c', 'd') ↔ std::snprintf (C++17 has no std::format).
-PERFLAB_BENCH(Format, perflab::category("parsing_formatting"), SEED_META("000", S000)) {
-    const char *a = "a", *b = "b", *c = "c", *d = "d";
+// string.Format("{0} {1} {2} {3}", 'a', (Rune)'b', (nint)'c', (nuint)'d') → "a b 99 100" ↔ std::snprintf
+// of two chars, a ptrdiff_t and a size_t (C++17 has no std::format).
+PERFLAB_BENCH(Format, perflab::category("parsing_formatting"), SEED_META("000", S000),
+              perflab::meta("fidelity", "partial: C++17 has no std::format; std::snprintf into a stack buffer, then a std::string")) {
+    char a = 'a', b = 'b';
+    std::ptrdiff_t c = 'c';
+    std::size_t d = 'd';
     perflab::do_not_optimize(a);
     perflab::do_not_optimize(b);
     perflab::do_not_optimize(c);
     perflab::do_not_optimize(d);
     char buf[32];
-    int n = std::snprintf(buf, sizeof buf, "%s %s %s %s", a, b, c, d);
+    int n = std::snprintf(buf, sizeof buf, "%c %c %td %zu", a, b, c, d);
     std::string s(buf, size_t(n));
     perflab::do_not_optimize(s);
 }

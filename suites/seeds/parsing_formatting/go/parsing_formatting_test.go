@@ -30,6 +30,10 @@ var (
 	span         = 26*time.Hour + 3*time.Minute + 4*time.Second + 5*time.Millisecond
 	digit        = 7
 	version      = [4]int{6, 1, 21412, 16}
+	// The seed's string.Format arguments: 'a', (Rune)'b', (nint)'c', (nuint)'d' → "a b 99 100"; boxed into
+	// interfaces in the call, as .NET boxes them into objects.
+	fmtA, fmtB = 'a', 'b'
+	fmtC, fmtD = int('c'), uint('d')
 )
 
 func must[T any](v T, err error) T {
@@ -64,7 +68,10 @@ func init() {
 			b = strconv.AppendInt(b, int64(v), 10)
 		}
 		return string(b)
-	}, parsing, meta("000", s000), perflab.Description("Version(6, 1, 21412, 16).ToString() ↔ strconv.AppendInt into a stack buffer"))
-	perflab.Func("Format", func() string { return fmt.Sprintf("%c %c %c %c", 'a', 'b', 'c', 'd') },
-		parsing, meta("000", s000), perflab.Description("string.Format(\"{0} {1} {2} {3}\", 'a', 'b', 'c', 'd') ↔ fmt.Sprintf"))
+	}, parsing, meta("000", s000),
+		perflab.Meta("fidelity", "partial: no Version type in Go's std; the four numbers appended with strconv.AppendInt into a stack buffer"),
+		perflab.Description("Version(6, 1, 21412, 16).ToString() ↔ strconv.AppendInt into a stack buffer"))
+	perflab.Func("Format", func() string { return fmt.Sprintf("%c %c %d %d", fmtA, fmtB, fmtC, fmtD) },
+		parsing, meta("000", s000), perflab.Meta("fidelity", "faithful"),
+		perflab.Description("string.Format(\"{0} {1} {2} {3}\", 'a', (Rune)'b', (nint)'c', (nuint)'d') ↔ fmt.Sprintf(\"%c %c %d %d\", …)"))
 }

@@ -93,7 +93,9 @@ public class ParsingFormattingBench {
     public static class SystemTypes000 {
         UUID guidValue = UUID.fromString("1f2e3d4c-5b6a-7988-0123-456789abcdef");
         Runtime.Version version = Runtime.Version.parse("6.1.21412.16");
-        String a = "a", b = "b", c = "c", d = "d";
+        // The seed's arguments: 'a', (Rune)'b', (nint)'c', (nuint)'d' → "a b 99 100" (a long is a 64-bit nint).
+        char a = 'a', b = 'b';
+        long c = 'c', d = 'd';
 
         @Benchmark(categories = {"parsing_formatting"}, description = "UUID.toString() (not a method of the seed)")
         @Meta({"extra=true", "related=000 · System Types"})
@@ -102,13 +104,13 @@ public class ParsingFormattingBench {
         }
 
         @Benchmark(categories = {"parsing_formatting"}, description = "new Version(6, 1, 21412, 16).ToString() ↔ Runtime.Version.toString()")
-        @Meta({"seed=000", "section=System Types"})
+        @Meta({"seed=000", "section=System Types", "fidelity=faithful"})
         public String VersionToString() {
             return version.toString();
         }
 
-        @Benchmark(categories = {"parsing_formatting"}, description = "string.Format(\"{0} {1} {2} {3}\", …) ↔ String.format(\"%s %s %s %s\", …)")
-        @Meta({"seed=000", "section=System Types"})
+        @Benchmark(categories = {"parsing_formatting"}, description = "string.Format(\"{0} {1} {2} {3}\", 'a', (Rune)'b', (nint)'c', (nuint)'d') ↔ String.format(\"%s %s %s %s\", 'a', 'b', 99L, 100L)")
+        @Meta({"seed=000", "section=System Types", "fidelity=faithful"})
         public String Format() {
             return String.format("%s %s %s %s", a, b, c, d);
         }

@@ -44,13 +44,16 @@ bench('SingleDigitToString', ({ n }) => n.toString(), {
 
 // new Version(6, 1, 21412, 16).ToString() ↔ join of the four numbers.
 bench('VersionToString', ({ v }) => v.join('.'), {
-  setup: state({ v: [6, 1, 21412, 16] }), categories: ['parsing_formatting'], meta: S000,
+  setup: state({ v: [6, 1, 21412, 16] }), categories: ['parsing_formatting'],
+  meta: { ...S000, fidelity: 'partial: no Version type in JavaScript; Array.join of the four numbers stands for Version.ToString' },
 });
 
-// string.Format("{0} {1} {2} {3}", 'a', 'b', 'c', 'd') ↔ a template literal (JavaScript has no
-// format-string function; the template is what JavaScript code writes).
+// string.Format("{0} {1} {2} {3}", 'a', (Rune)'b', (nint)'c', (nuint)'d') → "a b 99 100" ↔ a template
+// literal of two one-character strings and two numbers (JavaScript has no format-string function; the
+// template is what JavaScript code writes).
 bench('Format', ({ a, b, c, d }) => `${a} ${b} ${c} ${d}`, {
-  setup: state({ a: 'a', b: 'b', c: 'c', d: 'd' }), categories: ['parsing_formatting'], meta: S000,
+  setup: state({ a: 'a', b: 'b', c: 99, d: 100 }), categories: ['parsing_formatting'],
+  meta: { ...S000, fidelity: 'partial: no format-string function in JavaScript; a template literal (compiled, not parsed per call) stands for string.Format' },
 });
 
 // Not ported: ParseGuid, GuidToString, GuidToFromBytes — no UUID/GUID type in Node's standard

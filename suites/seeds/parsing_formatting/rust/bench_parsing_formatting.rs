@@ -85,9 +85,10 @@ fn version_to_string() -> String {
     format!("{}.{}.{}.{}", a, b, c, d)
 }
 
-/// string.Format("{0} {1} {2} {3}", 'a', 'b', 'c', 'd') ↔ `format!`.
+/// string.Format("{0} {1} {2} {3}", 'a', (Rune)'b', (nint)'c', (nuint)'d') → "a b 99 100" ↔ `format!`
+/// of two chars, an isize and a usize.
 fn format() -> String {
-    let (a, b, c, d) = black_box(('a', 'b', 'c', 'd'));
+    let (a, b, c, d) = black_box(('a', 'b', 'c' as isize, 'd' as usize));
     format!("{0} {1} {2} {3}", a, b, c, d)
 }
 
@@ -104,6 +105,10 @@ pub fn register(r: &mut Registry) {
         .meta("seed", "003")
         .meta("section", S003)
         .meta("fidelity", "faithful");
-    r.func("VersionToString", version_to_string).category(cat).meta("seed", "000").meta("section", S000);
-    r.func("Format", format).category(cat).meta("seed", "000").meta("section", S000);
+    r.func("VersionToString", version_to_string)
+        .category(cat)
+        .meta("seed", "000")
+        .meta("section", S000)
+        .meta("fidelity", "partial: no Version type in std; format! of the four numbers stands for Version.ToString");
+    r.func("Format", format).category(cat).meta("seed", "000").meta("section", S000).meta("fidelity", "faithful");
 }
