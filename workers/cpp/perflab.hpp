@@ -323,6 +323,32 @@ void free(void* p) { __libc_free(p); }
 
 extern "C" __attribute__((noinline)) void perflab_cpp_anchor(void) { asm volatile(""); }
 
+// `perflab run --measure instructions` runs the worker under valgrind's callgrind with PERFLAB_COUNT=1:
+// the timed loop of each `run` request then runs inside ONE call of this marker, and callgrind counts
+// only inside it (--toggle-collect) and dumps as it returns (--dump-after). It must stay a real,
+// unmangled, out-of-line function: noinline, GCC's noipa (no clone such as .constprop/.isra that
+// callgrind would not match), `used`, and the asm after the call keeps it from being a tail call
+// (a tail jump would leave the marker before the loop runs). Outside count mode it is never called.
+#if defined(__GNUC__) && !defined(__clang__)
+#define PERFLAB_MARKER_ATTRS noinline, noipa, used
+#else
+#define PERFLAB_MARKER_ATTRS noinline, used, optnone
+#endif
+extern "C" __attribute__((PERFLAB_MARKER_ATTRS)) void perflab_measured_region(void (*body)(void*), void* arg) {
+    body(arg);
+    asm volatile("" ::: "memory");
+}
+
+namespace perflab { namespace detail {
+inline bool count_mode() {
+    static const bool on = [] {
+        const char* v = std::getenv("PERFLAB_COUNT");
+        return v && std::strcmp(v, "1") == 0;
+    }();
+    return on;
+}
+}}  // namespace perflab::detail
+
 namespace perflab {
 namespace detail {
 
@@ -941,7 +967,7 @@ class Worker {
         }
         bool overhead = s == "overhead";
         std::string ns, cpu, over, over_cpu;
-        try {
+        auto loop = [&]() {
             for (long long k = 0; k < its->i; ++k) {
                 const char* sep = k ? "," : "";
                 Timing t = time_once(d, n, overhead);
@@ -952,6 +978,16 @@ class Worker {
                     over += sep + std::to_string(e.ns);
                     over_cpu += sep + std::to_string(e.cpu);
                 }
+            }
+        };
+        try {
+            if (count_mode()) {
+                // the whole loop inside one call of the marker callgrind counts (see its comment);
+                // called through a volatile pointer, so no optimiser knows the callee
+                void (*volatile marker)(void (*)(void*), void*) = &perflab_measured_region;
+                marker([](void* f) { (*static_cast<decltype(loop)*>(f))(); }, &loop);
+            } else {
+                loop();
             }
         } catch (...) {
             return exception_error(id, "", d);
