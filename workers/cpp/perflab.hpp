@@ -966,18 +966,15 @@ class Worker {
             return reply(id, "diagnostics", rest);
         }
         bool overhead = s == "overhead";
-        std::string ns, cpu, over, over_cpu;
+        // the timings are kept in vectors sized beforehand and formatted after the loop: the loop
+        // itself does the same work whatever the times read (an instruction count must not depend on them)
+        std::vector<Timing> work, empty;
+        work.reserve(size_t(its->i));
+        empty.reserve(with_overhead ? size_t(its->i) : 0);
         auto loop = [&]() {
             for (long long k = 0; k < its->i; ++k) {
-                const char* sep = k ? "," : "";
-                Timing t = time_once(d, n, overhead);
-                ns += sep + std::to_string(t.ns);
-                cpu += sep + std::to_string(t.cpu);
-                if (with_overhead) {
-                    Timing e = time_loop(d, n, true);
-                    over += sep + std::to_string(e.ns);
-                    over_cpu += sep + std::to_string(e.cpu);
-                }
+                work.push_back(time_once(d, n, overhead));
+                if (with_overhead) empty.push_back(time_loop(d, n, true));
             }
         };
         try {
@@ -991,6 +988,16 @@ class Worker {
             }
         } catch (...) {
             return exception_error(id, "", d);
+        }
+        std::string ns, cpu, over, over_cpu;
+        for (size_t k = 0; k < work.size(); ++k) {
+            const char* sep = k ? "," : "";
+            ns += sep + std::to_string(work[k].ns);
+            cpu += sep + std::to_string(work[k].cpu);
+            if (with_overhead) {
+                over += sep + std::to_string(empty[k].ns);
+                over_cpu += sep + std::to_string(empty[k].cpu);
+            }
         }
         std::string rest = "\"stage\":" + q(s) + ",\"invocations\":" + std::to_string(inv->i) + ",\"ns\":[" + ns +
                            "],\"cpu_ns\":[" + cpu + "]";
