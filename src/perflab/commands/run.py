@@ -26,6 +26,7 @@ from ..progress import CaseProgress, Reporter, case_summary
 from ..report.escape import markup
 from ..report.exporters import EXPORTERS, to_csv, to_markdown, to_terminal, write_text_atomic
 from ..report.header import header_lines
+from ..report.counts import progress_text
 from ..report.table import build_tables, case_label
 from ..recording import Recorder
 from ..results import document
@@ -147,7 +148,11 @@ def cmd_run(args) -> int:
     with progress:
         def done(result):
             mine = recorder.add(result)  # O(1) per case: the document waits for its interval
-            progress.advance(case_label(result.case), case_summary(result.ok, result.error, mine.estimate))
+            summary = case_summary(result.ok, result.error, mine.estimate)
+            counted = progress_text(result.counts) if result.ok else ""
+            if counted:  # time and count side by side, or the count alone when time was not measured
+                summary = f"{summary}; {counted}" if mine.estimate else counted
+            progress.advance(case_label(result.case), summary)
 
         engine = Engine(job, launch, rng=rng, on_case_done=done, placement=placement,
                         starts_aside=lambda case: by_label[case.runtime.label].spec.starts_aside)

@@ -85,6 +85,17 @@ def cells(row: Row, by_key: dict[str, Row], rt_col: str) -> dict[str, str]:
     return out
 
 
+def progress_text(counts: dict | None) -> str:
+    """The progress line's words for a case's count ("" when it has none)."""
+    p = counts.get("per_op") if isinstance(counts, dict) else None
+    if counts and counts.get("error"):
+        return f"counting failed: {counts['error']}"
+    if not p:
+        return str(counts.get("note") or "") if counts else ""
+    agreed = "" if counts.get("agreed") else f" ±{(counts.get('spread') or 0.0):.2%} (launches did not agree)"
+    return f"{format_count(p.get('Ir', 0.0))} instructions/op{agreed}"
+
+
 def notes(row: Row) -> list[str]:
     """What the row's count needs said: why it was not counted, why counting failed, or that its
     launches did not agree (the profile's own note too)."""
