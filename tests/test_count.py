@@ -279,6 +279,13 @@ def test_time_columns_stay_time_and_a_failed_count_is_a_note():
     assert t.legend == ["[1] a() rt1: counting failed: under valgrind: crashed"]
 
 
+def test_counts_survive_the_results_document():
+    from perflab.results import case_result_from_json, row_to_json
+    row = _counted(make_case("a"), 1234.5)
+    back = case_result_from_json(row_to_json(row))
+    assert back.counts == row.result.counts
+
+
 # -- the command line -------------------------------------------------------------------------------
 
 def _perflab(*args, env=None, cwd=None):

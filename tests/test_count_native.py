@@ -4,6 +4,7 @@ crashes only under valgrind fails alone with valgrind's words. Each count takes 
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -62,6 +63,7 @@ pub fn register(r: &mut Registry) {
 def _setup(toolchain, runtime, folder: Path, name: str, text: str):
     """(counter, {benchmark name: Benchmark}) for `text` built on `runtime`."""
     _, spec = prepare_file(toolchain, runtime, folder / name, text)
+    _check_marker_symbol(spec.argv[0])
     w = WorkerProcess(spec)
     try:
         loaded = w.load(spec.load_paths, spec.root, 120)
@@ -70,6 +72,16 @@ def _setup(toolchain, runtime, folder: Path, name: str, text: str):
     benches = {b["name"]: Benchmark.from_json(b, toolchain.language) for b in loaded["benchmarks"]}
     prep = SimpleNamespace(runtime=runtime, toolchain=toolchain, spec=spec)
     return Counter({runtime.label: prep}, timeout=300), benches
+
+
+def _check_marker_symbol(binary: str) -> None:
+    """The optimised worker keeps the marker as one global function under its own name, and no clone
+    of it (a `.constprop`/`.isra` copy that callgrind would not match)."""
+    if shutil.which("nm") is None:
+        return
+    out = subprocess.run(["nm", binary], capture_output=True, text=True, check=True).stdout
+    symbols = [line.split()[-2:] for line in out.splitlines() if "perflab_measured_region" in line]
+    assert symbols == [["T", "perflab_measured_region"]], symbols
 
 
 def _case(bench: Benchmark, runtime, **params) -> Case:

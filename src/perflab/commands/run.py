@@ -58,6 +58,7 @@ def cmd_run(args) -> int:
         for k in RESUMABLE:
             if k in resumed["args"]:
                 setattr(args, k, resumed["args"][k])
+        measures = check_measures(args)  # the interrupted run's
     exporters = [e.strip() for e in args.exporters.split(",") if e.strip()]
     bad = [e for e in exporters if e not in EXPORTERS]
     if bad:
