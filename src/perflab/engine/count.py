@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 from ..errors import ProtocolError, WorkerFailure
 from ..measures import counts as arith
-from ..measures.callgrind import CountProfile, CountSession, NotCountable, valgrind_path
+from ..measures.callgrind import CountProfile, CountSession, valgrind_path
 from ..model import Case
 
 PILOT_STEPS_MAX = 6
