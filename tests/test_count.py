@@ -189,6 +189,24 @@ def test_a_failing_launch_is_a_count_failure_with_valgrinds_words():
     assert "worker crashed (SIGSEGV)" in exc.value.reason and "Process terminating" in exc.value.reason
 
 
+def test_a_marker_not_reached_once_per_run_fails_the_count_with_a_short_reason():
+    from perflab.measures.callgrind import DumpMismatch
+    c = _counter()
+
+    def no_dump(self, stage, invocations, iterations):
+        raise DumpMismatch("callgrind wrote 0 dump(s) for 1 run(s): the worker's marker 'm' was not "
+                           "called exactly once per run", "--- stderr ---\nlong output")
+    FakeSession.run, real = no_dump, FakeSession.run
+    try:
+        with pytest.raises(CountFailed) as exc:
+            c.count(make_case())
+    finally:
+        FakeSession.run = real
+    assert exc.value.reason == ("under valgrind: callgrind wrote 0 dump(s) for 1 run(s): the worker's "
+                                "marker 'm' was not called exactly once per run")
+    assert "long output" in exc.value.detail
+
+
 def test_valgrind_message_prefers_why_the_process_ended():
     assert valgrind_message("x\n==1== a\n==1== b\n") == "b"
     assert valgrind_message("==1== Process terminating with signal 6\n==1==  at abort\n==1== bye") == \

@@ -133,6 +133,14 @@ def read_dumps(out_dir: Path, pid: int) -> list[dict[str, int]]:
     return [parse_dump(p.read_text(errors="replace")) for p in dump_files(out_dir, pid)]
 
 
+class DumpMismatch(RuntimeError):
+    """The marker was not reached exactly once per run; `detail` holds the worker's output tail."""
+
+    def __init__(self, message: str, detail: str = ""):
+        super().__init__(message + (f"\n{detail}" if detail else ""))
+        self.reason, self.detail = message, detail
+
+
 class CountSession:
     """One worker launch under callgrind, driven one `run` request at a time: load, set up one
     benchmark, then `run(...)` returns that run's events as soon as its dump is written (the marker
@@ -157,9 +165,9 @@ class CountSession:
         self.runs += 1
         dumps = dump_files(self.out_dir, self.worker.proc.pid)
         if len(dumps) != self.runs:
-            raise RuntimeError(f"callgrind wrote {len(dumps)} dump(s) for {self.runs} run(s): the "
+            raise DumpMismatch(f"callgrind wrote {len(dumps)} dump(s) for {self.runs} run(s): the "
                                f"worker's marker {self.profile.marker!r} was not called exactly once per "
-                               f"run (stderr: {self.worker.stderr_tail(500)!r})")
+                               "run", self.worker.stderr_tail())
         return parse_dump(dumps[-1].read_text(errors="replace"))
 
     def finish(self) -> None:
