@@ -3,6 +3,7 @@ the pilot's plan, the stop rule, the group flow (not countable, failures), the t
 the command line's errors. The real valgrind runs are in test_count_native.py."""
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -97,13 +98,14 @@ def test_agreement_and_spread():
 class FakeSession:
     """Stands for CountSession: each `run` returns events from a model, nothing is launched."""
     launches: list = []
+    started = itertools.count()
     per_launch_extra: list[float] = []
     fail: BaseException | None = None
 
     def __init__(self, spec, profile, out_dir, benchmark_id, params, timeout=600.0):
         if FakeSession.fail is not None:
             raise FakeSession.fail
-        self.index = len(FakeSession.launches)
+        self.index = next(FakeSession.started)  # atomic: the first two launches start side by side
         self.runs: list[tuple] = []
         FakeSession.launches.append(self.runs)
 
@@ -139,6 +141,7 @@ def _counter(profile=CountProfile(marker="m"), reason="", runtime="rt1", **kw):
     prep = SimpleNamespace(runtime=None, toolchain=FakeToolchain(profile, reason),
                            spec=LaunchSpec(argv=["w"], load_paths=["f"]))
     FakeSession.launches, FakeSession.per_launch_extra, FakeSession.fail = [], [], None
+    FakeSession.started = itertools.count()
     return Counter({runtime: prep}, timeout=5, session=FakeSession, **kw)
 
 
