@@ -283,6 +283,11 @@ def test_the_table_shows_counts_in_their_own_columns_with_a_ratio_to_the_baselin
     t = build_table(rows, {"est. cycles", "l1 miss", "ll miss"})
     assert t.columns == ["Method", "Instructions", "Instr. Ratio"]
     columns, data = csv_rows(rows)
+    from perflab.report.counts import header_line
+    rows[0].result.counts["tolerance"] = rows[1].result.counts["tolerance"] = 1e-4
+    rows[0].result.counts.update(tool="callgrind (valgrind-3.19.0)", pinned={"aslr": "off"})
+    assert header_line(rows) == ("Counted=callgrind (valgrind-3.19.0)  CacheSim=on  ASLR=off  "
+                                 "Launches=until two agree within 0.01% (at most 5)")
     assert data[1]["instructions"] == 2500.0 and data[1]["instr_ratio"] == 2.5
     assert data[1]["instructions_agreed"] is False
 

@@ -26,7 +26,7 @@ from ..progress import CaseProgress, Reporter, case_summary
 from ..report.escape import markup
 from ..report.exporters import EXPORTERS, to_csv, to_markdown, to_terminal, write_text_atomic
 from ..report.header import header_lines
-from ..report.counts import progress_text
+from ..report.counts import header_line as count_header, progress_text
 from ..report.table import build_tables, case_label
 from ..recording import Recorder
 from ..results import document
@@ -187,6 +187,8 @@ def cmd_run(args) -> int:
                              runtime_rank.get(r.result.case.runtime.label, 0)))
     tables = build_tables(rows, {h.strip() for h in args.hide.split(",") if h.strip()})
     header = header_lines(env, job.__dict__)
+    if "instructions" in measures and count_header(rows):
+        header.append(count_header(rows))
     if "table" in exporters and not (as_json and quiet):
         # with --json, stdout holds the document alone: the table goes to stderr
         to_terminal(tables, header, err if as_json else out)

@@ -30,7 +30,7 @@ from typing import Any, Callable
 
 from ..errors import ProtocolError, WorkerFailure
 from ..measures import counts as arith
-from ..measures.callgrind import CountProfile, CountSession, valgrind_path
+from ..measures.callgrind import CountProfile, CountSession, no_aslr_prefix, valgrind_path
 from ..model import Case
 
 PILOT_STEPS_MAX = 6
@@ -115,7 +115,7 @@ class Counter:
                and not arith.agreeing_pair([ln["per_op"]["Ir"] for ln in launches], profile.tolerance)):
             launches.append(self._launch(case, spec, profile, pilot))
         rec = arith.record(tool=tool_version(), marker=profile.marker,
-                           pinned={**profile.pinned(), "aslr": "off"}, launches=launches,
+                           pinned={**profile.pinned(), "aslr": "off" if no_aslr_prefix() else "on (setarch not found)"}, launches=launches,
                            tolerance=profile.tolerance, wall_s=self.clock() - started, note=profile.note)
         if not rec["agreed"]:
             rec["note"] = "; ".join(x for x in [rec["note"], _disagreement(rec)] if x)

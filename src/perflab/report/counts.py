@@ -6,6 +6,7 @@ vs <runtime>`) divide by the same baseline as Ratio does (perflab.ratios), count
 from __future__ import annotations
 
 from ..analysis import Row
+from ..measures.counts import MAX_LAUNCHES
 
 INSTRUCTIONS = "Instructions"
 INSTR_RATIO = "Instr. Ratio"
@@ -83,6 +84,18 @@ def cells(row: Row, by_key: dict[str, Row], rt_col: str) -> dict[str, str]:
     out[INSTRUCTIONS] = format_count(p.get("Ir", 0.0)) + spread
     out.update({name: format_count(p[key]) if key in p else "NA" for name, key in SECONDARY})
     return out
+
+
+def header_line(rows: list[Row]) -> str:
+    """The line above the tables that says how the counts were taken ("" when nothing was counted)."""
+    counted = [r.result.counts for r in rows if per_op(r)]
+    if not counted:
+        return ""
+    tolerances = sorted({c.get("tolerance") for c in counted if isinstance(c.get("tolerance"), (int, float))})
+    agree = "/".join(f"{t:.2%}" for t in tolerances)
+    aslr = (counted[0].get("pinned") or {}).get("aslr", "?")
+    return (f"Counted={counted[0].get('tool') or 'callgrind'}  CacheSim=on  ASLR={aslr}  "
+            f"Launches=until two agree within {agree} (at most {MAX_LAUNCHES})")
 
 
 def progress_text(counts: dict | None) -> str:
