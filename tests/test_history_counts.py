@@ -65,11 +65,11 @@ def test_history_lists_counts_and_changes_name_the_measure(tmp_path, capsys):
     fill(url, irs, means=means)
     assert main(["history", "g.b", "--store", url]) == 0
     shown = capsys.readouterr().out
-    assert "Ir/op" in shown and "1000" in shown and "1010" in shown
+    assert "Ir/op" in shown and "1,000" in shown and "1,010" in shown
     assert main(["history", "g.b", "--changes", "--store", url]) == 0
     shown = capsys.readouterr().out
     assert "Measure" in shown and "instructions" in shown and "time" in shown
-    assert "1000 Ir" in shown and "+1.00%" in shown and "-25.0%" in shown
+    assert "1,000 Ir" in shown and "+1.00%" in shown and "-25.0%" in shown
     assert main(["history", "g.b", "--changes", "--count-threshold", "2", "--store", url]) == 0
     assert "instructions" not in capsys.readouterr().out
 

@@ -472,7 +472,7 @@ def test_counts_get_a_table_of_their_own_with_secondary_figures_and_runtime_note
     table = md.split("**Instructions**")[1]
     assert "| Method | Runtime | Params | Ir/op | Ir ratio vs python3.8 | Est. cycles/op | L1 misses/op | " \
            "LL misses/op | Spread |" in table
-    assert "| 1000 | 1.0000 |" in table and "| 800.0 | 0.8000 |" in table
+    assert "| 1,000 | 1.0000 |" in table and "| 800.0 | 0.8000 |" in table
     assert "0.020% (did not agree)" in table
     assert "- python3.13: not counted: python3.13 &lt;no marker&gt; found (Other)" in table
     time_table = md.split("**Instructions**")[0]

@@ -109,6 +109,9 @@ def _parser() -> argparse.ArgumentParser:
                      "mean, e.g. 0.02")
     run.add_argument("--iteration-time", type=number(), help="seconds per iteration (overrides the job)")
     run.add_argument("--no-overhead", action="store_true", help="do not measure/subtract call overhead")
+    run.add_argument("--measure", help="what to measure: time (default), instructions (counted under "
+                     "valgrind's callgrind, per operation, net of the empty loop), or time,instructions "
+                     "(both, in their own columns)")
     run.add_argument("--max-cases", type=number(integer=True), default=1000,
                      help="limit of cases per benchmark (default 1000)")
     run.add_argument("--seed", type=int, help="seed of the interleaving order (default: random)")

@@ -7,6 +7,7 @@
     store = "sqlite:///…/history.db"
     out = "perflab-results"
     exclude = ["vendor/*", "old_benchmarks"]
+    measure = "time,instructions"  # what `perflab run` measures (see --measure)
 
 The file is found by walking up from the working directory to the repository root (the folder with
 .git), nearest first; paths and `out` are relative to the file's folder. Flags on the command line
@@ -27,7 +28,7 @@ else:  # pragma: no cover - 3.10
 
 # key → what it must be ("text", "list" of text, or "text or list" joined with commas)
 KEYS = {"paths": "list", "runtimes": "text or list", "job": "text", "store": "text", "out": "text",
-        "exclude": "list"}
+        "exclude": "list", "measure": "text or list"}
 
 
 @dataclass
@@ -92,6 +93,9 @@ def validate(path: Path, table: dict) -> dict:
                 value = ",".join(value)
             elif not (isinstance(value, str) and value.strip()):
                 raise UsageError(f"{name}: must be a string or a list of strings")
+        if key == "measure":
+            from .engine.measure import parse_measure
+            parse_measure(value, where=name)
         out[key] = value
     return out
 
@@ -109,7 +113,7 @@ def apply(args, config: Config) -> None:
     relative to its folder."""
     if getattr(args, "paths", None) == [] and config.get("paths"):
         args.paths = [str(config.folder / p) for p in config.get("paths")]
-    for key in ("runtimes", "job", "store"):
+    for key in ("runtimes", "job", "store", "measure"):
         if hasattr(args, key) and getattr(args, key) is None and config.get(key) is not None:
             setattr(args, key, config.get(key))
     store = config.get("store")

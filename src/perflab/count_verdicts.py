@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .units import number
+from .measures.counts import format_count  # noqa: F401  (compare, history and the web print counts with it)
 
 DEFAULT_COUNT_THRESHOLD = 0.001
 MEASURE = "instructions"
@@ -118,6 +118,3 @@ def judge_counts(old: dict | None, new: dict | None,
     return cv
 
 
-def format_count(v: float | None) -> str:
-    """Instructions (or events) per operation: about four significant figures."""
-    return "NA" if v is None else number(v)

@@ -49,6 +49,8 @@ def row_to_json(row: Row) -> dict[str, Any]:
         "runtime_ratio": row.runtime_ratio.to_json() if row.runtime_ratio else None,
         "runtime_alloc_ratio": row.runtime_alloc_ratio,
         "warnings": row.warnings, "notes": row.notes,
+        # instructions counted under valgrind (--measure instructions); schema: docs/instructions.md
+        "counts": res.counts,
     }
 
 
@@ -257,4 +259,5 @@ def case_result_from_json(c: dict[str, Any]):
                       judged_by=str(c.get("judged_by") or ""),
                       contention=dict(c.get("contention") or {}),
                       machine=c.get("machine") if isinstance(c.get("machine"), dict) else None,
-                      rerun=str(c.get("rerun") or ""))
+                      rerun=str(c.get("rerun") or ""),
+                      counts=c.get("counts") if isinstance(c.get("counts"), dict) else None)

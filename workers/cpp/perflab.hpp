@@ -323,6 +323,32 @@ void free(void* p) { __libc_free(p); }
 
 extern "C" __attribute__((noinline)) void perflab_cpp_anchor(void) { asm volatile(""); }
 
+// `perflab run --measure instructions` runs the worker under valgrind's callgrind with PERFLAB_COUNT=1:
+// the timed loop of each `run` request then runs inside ONE call of this marker, and callgrind counts
+// only inside it (--toggle-collect) and dumps as it returns (--dump-after). It must stay a real,
+// unmangled, out-of-line function: noinline, GCC's noipa (no clone such as .constprop/.isra that
+// callgrind would not match), `used`, and the asm after the call keeps it from being a tail call
+// (a tail jump would leave the marker before the loop runs). Outside count mode it is never called.
+#if defined(__GNUC__) && !defined(__clang__)
+#define PERFLAB_MARKER_ATTRS noinline, noipa, used
+#else
+#define PERFLAB_MARKER_ATTRS noinline, used, optnone
+#endif
+extern "C" __attribute__((PERFLAB_MARKER_ATTRS)) void perflab_measured_region(void (*body)(void*), void* arg) {
+    body(arg);
+    asm volatile("" ::: "memory");
+}
+
+namespace perflab { namespace detail {
+inline bool count_mode() {
+    static const bool on = [] {
+        const char* v = std::getenv("PERFLAB_COUNT");
+        return v && std::strcmp(v, "1") == 0;
+    }();
+    return on;
+}
+}}  // namespace perflab::detail
+
 namespace perflab {
 namespace detail {
 
@@ -940,21 +966,38 @@ class Worker {
             return reply(id, "diagnostics", rest);
         }
         bool overhead = s == "overhead";
-        std::string ns, cpu, over, over_cpu;
-        try {
+        // the timings are kept in vectors sized beforehand and formatted after the loop: the loop
+        // itself does the same work whatever the times read (an instruction count must not depend on them)
+        std::vector<Timing> work, empty;
+        work.reserve(size_t(its->i));
+        empty.reserve(with_overhead ? size_t(its->i) : 0);
+        auto loop = [&]() {
             for (long long k = 0; k < its->i; ++k) {
-                const char* sep = k ? "," : "";
-                Timing t = time_once(d, n, overhead);
-                ns += sep + std::to_string(t.ns);
-                cpu += sep + std::to_string(t.cpu);
-                if (with_overhead) {
-                    Timing e = time_loop(d, n, true);
-                    over += sep + std::to_string(e.ns);
-                    over_cpu += sep + std::to_string(e.cpu);
-                }
+                work.push_back(time_once(d, n, overhead));
+                if (with_overhead) empty.push_back(time_loop(d, n, true));
+            }
+        };
+        try {
+            if (count_mode()) {
+                // the whole loop inside one call of the marker callgrind counts (see its comment);
+                // called through a volatile pointer, so no optimiser knows the callee
+                void (*volatile marker)(void (*)(void*), void*) = &perflab_measured_region;
+                marker([](void* f) { (*static_cast<decltype(loop)*>(f))(); }, &loop);
+            } else {
+                loop();
             }
         } catch (...) {
             return exception_error(id, "", d);
+        }
+        std::string ns, cpu, over, over_cpu;
+        for (size_t k = 0; k < work.size(); ++k) {
+            const char* sep = k ? "," : "";
+            ns += sep + std::to_string(work[k].ns);
+            cpu += sep + std::to_string(work[k].cpu);
+            if (with_overhead) {
+                over += sep + std::to_string(empty[k].ns);
+                over_cpu += sep + std::to_string(empty[k].cpu);
+            }
         }
         std::string rest = "\"stage\":" + q(s) + ",\"invocations\":" + std::to_string(inv->i) + ",\"ns\":[" + ns +
                            "],\"cpu_ns\":[" + cpu + "]";

@@ -13,6 +13,9 @@ from pathlib import Path
 from rich.text import Text
 
 from ..console import err, out
+from ..engine.count import Counter
+from ..engine.measure import MeasuringEngine, parse_measure
+from ..measures.callgrind import ValgrindMissing, valgrind_path
 from ..engine.affinity import Placement, check_mode, idle_times
 from ..engine.plan import build_plan, make_launcher
 from ..engine.runner import Engine
@@ -23,6 +26,7 @@ from ..progress import CaseProgress, Reporter, case_summary
 from ..report.escape import markup
 from ..report.exporters import EXPORTERS, to_csv, to_markdown, to_terminal, write_text_atomic
 from ..report.header import header_lines
+from ..report.counts import header_line as count_header, progress_text
 from ..report.table import build_tables, case_label
 from ..recording import Recorder
 from ..results import document
@@ -34,10 +38,11 @@ from .common import check_out_dir, prepare_all
 # the arguments of `run` a resumed run takes from the interrupted one
 RESUMABLE = ("paths", "runtimes", "filter", "category", "job", "exporters", "out", "hide", "timeout",
              "budget", "budget_total", "target", "iteration_time", "no_overhead", "max_cases", "label",
-             "exclude", "cluster")
+             "exclude", "cluster", "measure")
 
 
 def cmd_run(args) -> int:
+    measures = check_measures(args)  # a bad --measure or a missing valgrind: before anything runs
     preload()  # scipy.special loads while runtimes are found and the first workers start
     idle_since = idle_times()  # the window that picks the measuring CPU passes meanwhile too
     # a bad store is an error before anything runs; the default one is the benchmarks' project's
@@ -53,6 +58,7 @@ def cmd_run(args) -> int:
         for k in RESUMABLE:
             if k in resumed["args"]:
                 setattr(args, k, resumed["args"][k])
+        measures = check_measures(args)  # the interrupted run's
     exporters = [e.strip() for e in args.exporters.split(",") if e.strip()]
     bad = [e for e in exporters if e not in EXPORTERS]
     if bad:
@@ -143,10 +149,17 @@ def cmd_run(args) -> int:
     with progress:
         def done(result):
             mine = recorder.add(result)  # O(1) per case: the document waits for its interval
-            progress.advance(case_label(result.case), case_summary(result.ok, result.error, mine.estimate))
+            summary = case_summary(result.ok, result.error, mine.estimate)
+            counted = progress_text(result.counts) if result.ok else ""
+            if counted:  # time and count side by side, or the count alone when time was not measured
+                summary = f"{summary}; {counted}" if mine.estimate else counted
+            progress.advance(case_label(result.case), summary)
 
         engine = Engine(job, launch, rng=rng, on_case_done=done, placement=placement,
                         starts_aside=lambda case: by_label[case.runtime.label].spec.starts_aside)
+        if measures != ("time",):
+            engine = MeasuringEngine(engine, Counter(by_label, max(job.timeout_s, COUNT_TIMEOUT_MIN_S)),
+                                     measures, on_case_done=done)
         try:
             if getattr(args, "cluster", None):
                 from ..cluster import run_on_cluster
@@ -174,6 +187,8 @@ def cmd_run(args) -> int:
                              runtime_rank.get(r.result.case.runtime.label, 0)))
     tables = build_tables(rows, {h.strip() for h in args.hide.split(",") if h.strip()})
     header = header_lines(env, job.__dict__)
+    if "instructions" in measures and count_header(rows):
+        header.append(count_header(rows))
     if "table" in exporters and not (as_json and quiet):
         # with --json, stdout holds the document alone: the table goes to stderr
         to_terminal(tables, header, err if as_json else out)
@@ -197,12 +212,29 @@ def cmd_run(args) -> int:
         if files:
             written.append(files[0].parent)
     wall = (dt.datetime.now(dt.timezone.utc) - started).total_seconds()
-    failed = [r for r in rows if not r.result.ok]
+    # a count that failed beside a measured time fails the run too (its time is in the table)
+    failed = [r for r in rows if not r.result.ok or (r.result.counts or {}).get("error")]
     err.print(Text(f"{len(rows)} cases in {wall:.1f}s; {len(failed)} failed. "
                    + (f"Results: {', '.join(map(str, written))}" if written else "")
                    + (f"; history: run #{run_id} in {store.url}" if store is not None and not store_failed
                       else "")), soft_wrap=True)
     return 1 if failed or any(p.error for p in prepared) else 0
+
+
+COUNT_TIMEOUT_MIN_S = 300.0  # a reply under valgrind comes 50-100x later than without
+
+
+def check_measures(args) -> tuple[str, ...]:
+    """--measure (or `measure` in the project's settings), checked; valgrind found if it counts."""
+    measures = parse_measure(getattr(args, "measure", None))
+    if "instructions" in measures:
+        if getattr(args, "cluster", None):
+            raise UsageError("--measure instructions: not available with --cluster; count on this machine")
+        try:
+            valgrind_path()
+        except ValgrindMissing as exc:
+            raise UsageError(str(exc)) from None
+    return measures
 
 
 MIN_BUDGET_SCALE = 0.1  # past the total, a case still gets a tenth of its budget: measured, roughly

@@ -42,12 +42,21 @@ class CountProfile:
     env: environment pinned for a repeatable count (PYTHONHASHSEED=0, …); recorded with the results.
     runtime_args: extra arguments for the runtime itself, inserted by the toolchain (fixed JIT
         thresholds, one compiler thread, …); recorded with the results.
+    tolerance: two launches agree when their per-op Ir differ by at most this share (0.01 % for
+        native code, where a count repeats exactly; an interpreter or a JIT may need more).
+    warmup_runs: workload runs discarded before the measured pair (a JIT needs several to settle).
+    run_ir: the instructions a measured run should hold at least: the pilot sizes the loop to it, so
+        the count's fixed noise (a GC step, a clock read the empty loop does not cancel) weighs
+        under the tolerance, while a run stays seconds, not minutes, under valgrind.
     """
     marker: str
     valgrind_args: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
     runtime_args: tuple[str, ...] = ()
     note: str = ""
+    tolerance: float = 1e-4
+    warmup_runs: int = 1
+    run_ir: int = 2_000_000
 
     def pinned(self) -> dict[str, str]:
         """What was pinned for a repeatable count, as recorded beside the figures."""
@@ -124,6 +133,55 @@ def read_dumps(out_dir: Path, pid: int) -> list[dict[str, int]]:
     return [parse_dump(p.read_text(errors="replace")) for p in dump_files(out_dir, pid)]
 
 
+class DumpMismatch(RuntimeError):
+    """The marker was not reached exactly once per run; `detail` holds the worker's output tail."""
+
+    def __init__(self, message: str, detail: str = ""):
+        super().__init__(message + (f"\n{detail}" if detail else ""))
+        self.reason, self.detail = message, detail
+
+
+class CountSession:
+    """One worker launch under callgrind, driven one `run` request at a time: load, set up one
+    benchmark, then `run(...)` returns that run's events as soon as its dump is written (the marker
+    returns, callgrind dumps, then the worker replies). A pilot can so size the next run on the last."""
+
+    def __init__(self, spec: LaunchSpec, profile: CountProfile, out_dir: Path, benchmark_id: str,
+                 params: dict, timeout: float = 600.0, cache_sim: bool = True):
+        from ..engine.worker import WorkerProcess  # the engine imports measures, not the other way round
+
+        self.profile, self.out_dir, self.timeout = profile, out_dir, timeout
+        self.runs = 0
+        self.worker = WorkerProcess(wrap_launch(spec, profile, out_dir, cache_sim), connect_timeout=timeout)
+        try:
+            self.worker.load(list(spec.load_paths), spec.root, timeout)
+            self.worker.setup(benchmark_id, params, timeout)
+        except BaseException:
+            self.worker.close()
+            raise
+
+    def run(self, stage: str, invocations: int, iterations: int) -> dict[str, int]:
+        self.worker.run(stage, invocations, iterations, self.timeout)
+        self.runs += 1
+        dumps = dump_files(self.out_dir, self.worker.proc.pid)
+        if len(dumps) != self.runs:
+            raise DumpMismatch(f"callgrind wrote {len(dumps)} dump(s) for {self.runs} run(s): the "
+                               f"worker's marker {self.profile.marker!r} was not called exactly once per "
+                               "run", self.worker.stderr_tail())
+        return parse_dump(dumps[-1].read_text(errors="replace"))
+
+    def finish(self) -> None:
+        """Tear down and let the worker exit (its final dump at exit is not one of the runs)."""
+        try:
+            self.worker.teardown(self.timeout)
+            self.worker.say_bye()
+        finally:
+            self.worker.close()
+
+    def close(self) -> None:
+        self.worker.close()
+
+
 def count_runs(spec: LaunchSpec, profile: CountProfile, out_dir: Path, benchmark_id: str,
                params: dict, runs: list[tuple[str, int, int]], timeout: float = 600.0,
                cache_sim: bool = True) -> list[dict[str, int]]:
@@ -132,21 +190,10 @@ def count_runs(spec: LaunchSpec, profile: CountProfile, out_dir: Path, benchmark
 
     The building block of the count executor, and what a language's tests call to check its marker:
     a marker that is not reached, or reached more than once per run, gives the wrong number of dumps."""
-    from ..engine.worker import WorkerProcess  # the engine imports measures, not the other way round
-
-    w = WorkerProcess(wrap_launch(spec, profile, out_dir, cache_sim), connect_timeout=timeout)
+    session = CountSession(spec, profile, out_dir, benchmark_id, params, timeout, cache_sim)
     try:
-        w.load(list(spec.load_paths), spec.root, timeout)
-        w.setup(benchmark_id, params, timeout)
-        for stage, invocations, iterations in runs:
-            w.run(stage, invocations, iterations, timeout)
-        w.teardown(timeout)
-        w.say_bye()
+        events = [session.run(*r) for r in runs]
+        session.finish()
     finally:
-        w.close()
-    dumps = read_dumps(out_dir, w.proc.pid)
-    if len(dumps) != len(runs):
-        raise RuntimeError(f"callgrind wrote {len(dumps)} dump(s) for {len(runs)} run(s): the worker's "
-                           f"marker {profile.marker!r} was not called exactly once per run "
-                           f"(stderr: {w.stderr_tail(500)!r})")
-    return dumps
+        session.close()
+    return events

@@ -1,111 +1,128 @@
-"""Instruction counts in a seeds report (`--measure instructions` results): a table of their own after
-each section's time table, never columns mixed into it.
-
-`Method | Runtime | Params | Ir/op | Ir ratio vs <baseline runtime> | Est. cycles/op | L1 misses/op |
-LL misses/op | Spread`: per-op Ir is the figure (net of the empty loop), the ratio is against the same
-case on the section's baseline runtime (a plain quotient: counts need no interval), the estimated
-cycles and the cache misses are secondary figures (their formula is in docs/instructions.md), and the
-spread is that of the case's own launches. Below it, per runtime, why its cases could not be counted
-(`counts.error`) and what to know about its counts (`counts.note`).
+"""The table's instruction columns (`--measure instructions`): per-op counts beside time, never in its
+columns. `Instructions` is callgrind's Ir per operation net of the empty loop; `Est. Cycles`, `L1 Miss`
+and `LL Miss` are secondary (hide them with --hide like any column); `Instr. Ratio` (and `Instr. Ratio
+vs <runtime>`) divide by the same baseline as Ratio does (perflab.ratios), count by count.
 """
 from __future__ import annotations
 
-import html
+from ..analysis import Row
+from ..measures.counts import MAX_LAUNCHES, format_count
 
-from ..count_verdicts import format_count, per_op, spread
-from ..results import counts_problem
-from .escape import md_cell
-from .results_view import Case, Report, Row, _params_text
-
-SECONDARY = (("Est. cycles/op", "est_cycles"), ("L1 misses/op", "l1_misses"), ("LL misses/op", "ll_misses"))
-TEXT_COLUMNS = ("Method", "Runtime", "Params")
-
-
-def counted(rows: list[Row]) -> bool:
-    """Whether any case of these rows was counted (or tried to be)."""
-    return any(r.case.raw.get("counts") is not None for r in rows)
+INSTRUCTIONS = "Instructions"
+INSTR_RATIO = "Instr. Ratio"
+SECONDARY = (("Est. Cycles", "est_cycles"), ("L1 Miss", "l1_misses"), ("LL Miss", "ll_misses"))
+DEFINITION = ("**Instructions** = instructions per operation counted by valgrind's callgrind inside the "
+              "timed loop, net of the empty loop (the figure of the two launches that agreed; ± is the "
+              "spread when none did). **Instr. Ratio** = Instructions / Instructions of the same baseline "
+              "as Ratio. **Est. Cycles** = L1 hits + 5 × LL hits + 35 × RAM accesses per operation "
+              "(iai-callgrind's estimate); **L1 Miss**, **LL Miss** = cache misses per operation of "
+              "callgrind's simulated caches.")
 
 
-def _counts(case: Case | None) -> dict | None:
-    """The case's counts record, or None (not counted, or unreadable: runtime_notes says so)."""
-    c = case.raw.get("counts") if case is not None else None
-    return c if isinstance(c, dict) and not counts_problem(c) else None
+def per_op(row: Row | None) -> dict | None:
+    counts = row.result.counts if row is not None else None
+    return counts.get("per_op") if isinstance(counts, dict) else None
 
 
-def count_table(report: Report, rows: list[Row]) -> tuple[list[str], list[list[str]]]:
-    """The section's count table: only the cases that have a count (the others are noted below it)."""
-    bases = list(dict.fromkeys(r.runtime_base for r in rows if r.runtime_base))
-    ratio_col = (f"Ir ratio vs {bases[0]}" if len(bases) == 1 else "Ir ratio vs baseline runtime")
-    cols = ["Method", "Runtime", "Params", "Ir/op"] + ([ratio_col] if bases else []) + [
-        name for name, _ in SECONDARY] + ["Spread"]
-    cells = []
-    for r in rows:
-        counts = _counts(r.case)
-        ir = per_op(counts)
-        if ir is None:
-            continue
-        line = [r.method, r.case.runtime, _params_text(r.case), format_count(ir)]
-        if bases:
-            base = report.pairs.get(id(r.case), (None, None))[1]
-            base_ir = per_op(_counts(base))
-            line.append(f"{ir / base_ir:.4f}" if base_ir else "")  # the baseline's own row: 1
-        line += [format_count(per_op(counts, key)) for _, key in SECONDARY]
-        s = spread(counts)
-        line.append("one launch" if s is None else f"{s:.3%}" + ("" if counts.get("agreed", True)
-                                                                else " (did not agree)"))
-        cells.append(line)
-    return cols, cells
+def has_counts(rows: list[Row]) -> bool:
+    return any(per_op(r) for r in rows)
 
 
-def runtime_notes(rows: list[Row]) -> list[str]:
-    """Per runtime: why its cases were not counted, and the notes its counts carry, each once."""
-    found: dict[tuple[str, str], list[str]] = {}
-    for r in rows:
-        counts = _counts(r.case)
-        raw = r.case.raw.get("counts")
-        where = r.method + (f" [{_params_text(r.case)}]" if r.case.params else "")
-        if counts is None and raw is not None:
-            found.setdefault((r.case.runtime, f"counts unreadable: the case {counts_problem(raw)}"),
-                             []).append(where)
-        if counts is None:
-            continue
-        if counts.get("error"):
-            found.setdefault((r.case.runtime, f"not counted: {counts['error']}"), []).append(where)
-        if counts.get("note"):
-            found.setdefault((r.case.runtime, str(counts["note"])), []).append(where)
-    return [f"{rt}: {text}" + (f" ({len(cases)} cases)" if len(cases) > 1 else f" ({cases[0]})")
-            for (rt, text), cases in found.items()]
+def instr_ratio_column(baseline_runtime: str) -> str:
+    return f"{INSTR_RATIO} vs {baseline_runtime}"
 
 
-def markdown(report: Report, rows: list[Row]) -> list[str]:
-    if not counted(rows):
+def columns(rows: list[Row], has_ratio: bool, rt_col: str) -> list[str]:
+    """The count columns a table of these rows gets (none when nothing was counted)."""
+    if not has_counts(rows):
         return []
-    cols, cells = count_table(report, rows)
-    out = ["**Instructions** (per operation, under valgrind; no interval: see the spread)", ""]
-    if cells:
-        out += ["| " + " | ".join(md_cell(c) for c in cols) + " |",
-                "|" + "|".join("---" if c in TEXT_COLUMNS else "---:" for c in cols) + "|"]
-        out += ["| " + " | ".join(md_cell(x) for x in line) + " |" for line in cells]
-        out.append("")
-    out += [f"- {md_cell(n)}" for n in runtime_notes(rows)]
-    return out + [""]
+    out = [INSTRUCTIONS]
+    if has_ratio:
+        out.append(INSTR_RATIO)
+    if rt_col:
+        out.append(instr_ratio_column(rt_col.split(" vs ", 1)[1]))
+    have = {k for r in rows for k in (per_op(r) or {})}
+    return out + [name for name, key in SECONDARY if key in have]
 
 
-def html_fragment(report: Report, rows: list[Row]) -> str:
-    if not counted(rows):
+def ratio(row: Row, base: Row | None) -> float | None:
+    a, b = per_op(row), per_op(base)
+    if not a or not b or b.get("Ir", 0) <= 0:
+        return None
+    return a.get("Ir", 0.0) / b["Ir"]
+
+
+def _ratio_cell(row: Row, base_key: str | None, by_key: dict[str, Row]) -> str:
+    if not base_key:
         return ""
-    cols, cells = count_table(report, rows)
-    num = lambda c: "" if c in TEXT_COLUMNS else "num"  # noqa: E731
-    parts = ['<h4>Instructions</h4><p class="how">Per operation, under valgrind; no interval: the '
-             "spread is that of the case's own launches.</p>"]
-    if cells:
-        parts.append('<table class="counts"><thead><tr>' + "".join(
-            f'<th class="{num(c)}">{html.escape(c)}</th>' for c in cols) + "</tr></thead><tbody>")
-        parts += ["<tr>" + "".join(f'<td class="{num(c)}">{html.escape(x)}</td>' for c, x in zip(cols, line))
-                  + "</tr>" for line in cells]
-        parts.append("</tbody></table>")
-    notes = runtime_notes(rows)
-    if notes:
-        parts.append('<ul class="count-notes">' + "".join(f"<li>{html.escape(n)}</li>" for n in notes)
-                     + "</ul>")
-    return "".join(parts)
+    value = ratio(row, by_key.get(base_key))
+    if value is None:
+        return "NA"
+    return ">1000" if value >= 1000 else "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def cells(row: Row, by_key: dict[str, Row], rt_col: str) -> dict[str, str]:
+    p = per_op(row)
+    out = {INSTR_RATIO: _ratio_cell(row, row.baseline_key, by_key)}
+    if rt_col:
+        out[instr_ratio_column(rt_col.split(" vs ", 1)[1])] = _ratio_cell(row, row.runtime_baseline_key,
+                                                                         by_key)
+    if not p:
+        out[INSTRUCTIONS] = "NA"
+        out.update({name: "NA" for name, _ in SECONDARY})
+        return out
+    counts = row.result.counts
+    spread = "" if counts.get("agreed") else f" ±{(counts.get('spread') or 0.0):.2%}"
+    out[INSTRUCTIONS] = format_count(p.get("Ir", 0.0)) + spread
+    out.update({name: format_count(p[key]) if key in p else "NA" for name, key in SECONDARY})
+    return out
+
+
+def header_line(rows: list[Row]) -> str:
+    """The line above the tables that says how the counts were taken ("" when nothing was counted)."""
+    counted = [r.result.counts for r in rows if per_op(r)]
+    if not counted:
+        return ""
+    tolerances = sorted({c.get("tolerance") for c in counted if isinstance(c.get("tolerance"), (int, float))})
+    agree = "/".join(f"{t:.2%}" for t in tolerances)
+    aslr = (counted[0].get("pinned") or {}).get("aslr", "?")
+    return (f"Counted={counted[0].get('tool') or 'callgrind'}  CacheSim=on  ASLR={aslr}  "
+            f"Launches=until two agree within {agree} (at most {MAX_LAUNCHES})")
+
+
+def progress_text(counts: dict | None) -> str:
+    """The progress line's words for a case's count ("" when it has none)."""
+    p = counts.get("per_op") if isinstance(counts, dict) else None
+    if counts and counts.get("error"):
+        return f"counting failed: {counts['error']}"
+    if not p:
+        return str(counts.get("note") or "") if counts else ""
+    agreed = "" if counts.get("agreed") else f" ±{(counts.get('spread') or 0.0):.2%} (launches did not agree)"
+    return f"{format_count(p.get('Ir', 0.0))} instructions/op{agreed}"
+
+
+def notes(row: Row) -> list[str]:
+    """What the row's count needs said: why it was not counted, why counting failed, or that its
+    launches did not agree (the profile's own note too)."""
+    counts = row.result.counts
+    if not isinstance(counts, dict):
+        return []
+    out = []
+    if counts.get("error") and row.result.ok:  # a failed case already says why in FAILED
+        out.append(f"counting failed: {counts['error']}")
+    if counts.get("note"):
+        out.append(str(counts["note"]))
+    return out
+
+
+def csv_fields(row: Row, by_key: dict[str, Row]) -> dict:
+    """Raw numbers for the run's CSV (empty when not counted)."""
+    p, counts = per_op(row) or {}, row.result.counts or {}
+    r = ratio(row, by_key.get(row.baseline_key or ""))
+    rr = ratio(row, by_key.get(row.runtime_baseline_key or ""))
+    return {"instructions": p.get("Ir", ""), "est_cycles": p.get("est_cycles", ""),
+            "l1_misses": p.get("l1_misses", ""), "ll_misses": p.get("ll_misses", ""),
+            "instructions_spread": counts.get("spread", "") if p else "",
+            "instructions_agreed": counts.get("agreed", "") if p else "",
+            "instr_ratio": r if r is not None else "", "runtime_instr_ratio": rr if rr is not None else "",
+            "count_note": "; ".join(notes(row))}

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from ..analysis import Row
 from ..ratios import DEFINITION
+from .counts import DEFINITION as COUNTS_DEFINITION, INSTRUCTIONS
 from .escape import csv_cell, md_cell, visible
 from .table import TEXT_COLUMNS, Table, csv_rows
 
@@ -55,10 +56,17 @@ def to_terminal(tables: list[Table], header: list[str], console: Console) -> Non
     if _has_ratio(tables):
         _print(console, "")
         _print(console, DEFINITION.replace("**", ""))
+    if _has_counts(tables):
+        _print(console, "")
+        _print(console, COUNTS_DEFINITION.replace("**", ""))
 
 
 def _has_ratio(tables: list[Table]) -> bool:
     return any(c.startswith("Ratio") for t in tables for c in t.columns)
+
+
+def _has_counts(tables: list[Table]) -> bool:
+    return any(INSTRUCTIONS in t.columns for t in tables)
 
 
 def _fence(lines: list[str]) -> str:
@@ -84,6 +92,8 @@ def to_markdown(tables: list[Table], header: list[str]) -> str:
         lines += [fence, *[visible(h) for h in header], fence, ""]
     if _has_ratio(tables):
         lines += [DEFINITION, ""]
+    if _has_counts(tables):
+        lines += [COUNTS_DEFINITION, ""]
     for t in tables:
         lines += [f"### {md_cell(t.title)}", ""]
         lines += markdown_table(t.columns, t.rows, t.right_aligned)

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..units import format_time
-from . import counts as counts_section
+from . import seeds_counts as counts_section
 from .claims import CLAIM_RULE, Claim, claims_of
 from .plots import ratio_plot_png
 from ..ratios import DEFINITION as RATIO_DEFINITION

@@ -17,6 +17,7 @@ from ..model import Case
 from ..ratios import (METHOD_ALLOC_COLUMN, METHOD_COLUMN, format_ratio, runtime_alloc_column,
                       runtime_column)
 from ..units import TIME_UNITS, format_in, format_size, number, pick_unit
+from . import counts as count_cols
 
 TIME_COLUMNS = ("Mean", "Error", "StdDev", "Median")
 LEFT_COLUMNS = ("Method", "Runtime", "Notes")
@@ -112,16 +113,20 @@ def build_table(rows: list[Row], hide: set[str] | None = None, title: str = "") 
     gc_gens = max((len(d.gc_per_1000_ops) for d in diags if d.gc_per_1000_ops), default=0)
     has_gc = gc_gens and any(any(g > 0 for g in d.gc_per_1000_ops) for d in diags if d.gc_per_1000_ops)
     has_code = any(d.code_size is not None for d in diags)
-    has_notes = any(r.warnings or not r.result.ok or _absent(r) for r in rows)
+    has_notes = any(r.warnings or not r.result.ok or _absent(r) or count_cols.notes(r) for r in rows)
+    # a run that counted instructions only has no time to show (a case it could not count has)
+    timed = any(r.estimate for r in rows) or not count_cols.has_counts(rows)
 
     rt_col = runtime_column(base_rt) if has_rt_ratio else ""
     rt_sd_col = rt_col.replace("Ratio", "RatioSD", 1)
     rt_alloc_col = runtime_alloc_column(base_rt) if has_rt_ratio else ""
-    columns = ["Method"] + (["Runtime"] if len(runtimes) > 1 else []) + params + list(TIME_COLUMNS)
-    if has_ratio:
+    columns = ["Method"] + (["Runtime"] if len(runtimes) > 1 else []) + params
+    columns += list(TIME_COLUMNS) if timed else []
+    if has_ratio and timed:
         columns += [METHOD_COLUMN, "RatioSD"]
-    if has_rt_ratio:
+    if has_rt_ratio and timed:
         columns += [rt_col, rt_sd_col]
+    columns += count_cols.columns(rows, has_ratio, rt_col if has_rt_ratio else "")
     if has_gc:
         columns += [f"Gen{i}" for i in range(gc_gens)]
     if has_alloc:
@@ -139,6 +144,7 @@ def build_table(rows: list[Row], hide: set[str] | None = None, title: str = "") 
     units = _units(rows)
     table = Table(title=title, columns=columns, rows=[], params=params)
     shared: dict[str, tuple[int, list[str]]] = {}  # note → (its marker, the rows that carry it)
+    by_key = {r.key: r for r in rows}
     for i, r in enumerate(rows):
         e, res, d = r.estimate, r.result, r.result.diagnostics
         cells: dict[str, str] = {"Method": res.case.benchmark.name, "Runtime": res.case.runtime.label}
@@ -156,11 +162,12 @@ def build_table(rows: list[Row], hide: set[str] | None = None, title: str = "") 
         cells[METHOD_ALLOC_COLUMN] = _alloc_ratio_cell(r.alloc_ratio, r.baseline_key)
         cells[rt_alloc_col] = _alloc_ratio_cell(r.runtime_alloc_ratio, r.runtime_baseline_key)
         cells["Code Size"] = f"{d.code_size:,} B" if d and d.code_size is not None else "NA"
+        cells.update(count_cols.cells(r, by_key, rt_col if has_rt_ratio else ""))
         label = case_label(res.case)
         status = "FAILED" if not res.ok else "NA" if _absent(r) else ""
         reason = [f"{status}: {res.error if not res.ok else _absent(r)}"] if status else []
         markers = []
-        for note in reason + r.warnings:
+        for note in reason + r.warnings + count_cols.notes(r):
             # a note several rows share (contention over the whole run, say) is one legend line
             if note not in shared:
                 shared[note] = (len(shared) + 1, [])
@@ -203,13 +210,15 @@ def csv_rows(rows: list[Row]) -> tuple[list[str], list[dict]]:
             if name not in params:
                 params.append(name)
     by_key = {r.key: r for r in rows}
-    out = [_raw(r, params, by_key) for r in rows]
+    counted = any(r.result.counts for r in rows)
+    out = [{**_raw(r, params, by_key), **(count_cols.csv_fields(r, by_key) if counted else {})}
+           for r in rows]
     columns = list(out[0].keys()) if out else []
     return columns, out
 
 
 TEXT_COLUMNS = {"Method", "Group", "Runtime", "ratio_baseline_method", "ratio_baseline_runtime",
-                "error", "warnings"}
+                "error", "warnings", "count_note"}
 
 
 def _raw(r: Row, params: list[str], by_key: dict[str, Row]) -> dict:

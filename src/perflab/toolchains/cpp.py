@@ -99,6 +99,11 @@ class CppToolchain(Toolchain):
     def provision(self, runtime: Runtime) -> Runtime:
         return cppruntimes.provision(runtime)
 
+    def count_profile(self, runtime: Runtime):
+        """Native code repeats its count exactly: the marker perflab.hpp defines, the default tolerance."""
+        from ..measures.callgrind import CountProfile
+        return CountProfile(marker="perflab_measured_region")
+
     def prepare(self, runtime: Runtime, sources: list[Path], workdir: Path) -> LaunchSpec:
         if not runtime.executable or not os.path.isfile(runtime.executable):
             return self.provision(runtime)  # raises PrepareError

@@ -229,6 +229,11 @@ class RustToolchain(Toolchain):
     def provision(self, runtime: Runtime) -> Runtime:
         return rustruntimes.provision(runtime)
 
+    def count_profile(self, runtime: Runtime):
+        """Native code repeats its count exactly: the worker's marker, the default tolerance."""
+        from ..measures.callgrind import CountProfile
+        return CountProfile(marker="perflab_measured_region")
+
     def prepare(self, runtime: Runtime, sources: list[Path], workdir: Path) -> LaunchSpec:
         if not runtime.executable or not os.path.isfile(runtime.executable):
             raise PrepareError(f"{runtime.name}: rustc not found ({runtime.executable or 'not installed'}); "

@@ -492,6 +492,25 @@ pub extern "C" fn perflab_rust_anchor() -> u64 {
     black_box(7)
 }
 
+/// `perflab run --measure instructions` runs the worker under valgrind's callgrind with
+/// PERFLAB_COUNT=1: the timed loop of each `run` request then runs inside ONE call of this marker;
+/// callgrind counts only inside it (--toggle-collect) and dumps as it returns (--dump-after). It must
+/// stay a real function under its own name: no_mangle (external, so never cloned or specialised),
+/// inline(never), reached through an opaque pointer, and the black_box after the call keeps the call
+/// from becoming a tail jump (that would leave the marker before the loop runs). The Rust ABI, not
+/// "C": a benchmark's panic unwinds through it to the worker's catch_unwind.
+#[no_mangle]
+#[inline(never)]
+pub fn perflab_measured_region(body: &mut dyn FnMut()) {
+    body();
+    black_box(());
+}
+
+fn count_mode() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var("PERFLAB_COUNT").as_deref() == Ok("1"))
+}
+
 struct SymTable {
     bias: usize,
     sizes: Vec<(usize, u64)>, // (address in the file, size), sorted
@@ -889,12 +908,21 @@ impl Worker {
         let r = guarded("", || {
             let mut work = Vec::with_capacity(k);
             let mut over = Vec::with_capacity(if with_overhead { k } else { 0 });
-            for _ in 0..k {
-                work.push(routine.time(n, overhead));
-                if with_overhead {
-                    // exactly an `overhead` stage iteration: the same loop over the empty call
-                    over.push(routine.time(n, true));
+            let mut timed_loop = || {
+                for _ in 0..k {
+                    work.push(routine.time(n, overhead));
+                    if with_overhead {
+                        // exactly an `overhead` stage iteration: the same loop over the empty call
+                        over.push(routine.time(n, true));
+                    }
                 }
+            };
+            if count_mode() {
+                // an opaque pointer: the optimiser cannot see which function it calls
+                let marker: fn(&mut dyn FnMut()) = black_box(perflab_measured_region);
+                marker(&mut timed_loop);
+            } else {
+                timed_loop();
             }
             (work, over)
         });

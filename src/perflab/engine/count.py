@@ -1,0 +1,188 @@
+"""Counting one case's instructions under callgrind (`--measure instructions`): plan, launches, stop rule.
+
+Per launch (a fresh worker under valgrind, see measures/callgrind.py), the same sequence of `run`
+requests, so every launch reaches the measured pair in the same state (a JIT's tiers, a cache's
+contents):
+
+1. the pilot's runs: 1 call, then as many as the last run's count says reach the profile's `run_ir`
+   instructions (at most ×1000 a step, PILOT_STEPS_MAX steps) — the first launch chooses them, later
+   launches replay them;
+2. `warmup_runs` workload runs at the planned size, discarded;
+3. the overhead run (the empty function in the same loop) and the workload run, same size.
+
+Per-op events = (workload − overhead) / ops. Launches go on until two agree within the profile's
+tolerance (measures/counts.agreeing_pair), at most MAX_LAUNCHES; past that the count is kept and
+flagged as not agreed, with its spread. A failure (valgrind kills the worker, the marker is not
+reached, the benchmark throws) is a CountFailed with the reason and valgrind's own message.
+"""
+from __future__ import annotations
+
+import functools
+import math
+import re
+import subprocess
+import tempfile
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import ProtocolError, WorkerFailure
+from ..measures import counts as arith
+from ..measures.callgrind import CountProfile, CountSession, no_aslr_prefix, valgrind_path
+from ..model import Case
+
+PILOT_STEPS_MAX = 6
+PILOT_GROWTH_MAX = 1000
+
+
+class CountFailed(Exception):
+    def __init__(self, reason: str, detail: str = ""):
+        super().__init__(reason)
+        self.reason, self.detail = reason, detail
+
+
+@functools.lru_cache(maxsize=1)
+def tool_version() -> str:
+    try:
+        out = subprocess.run([valgrind_path(), "--version"], capture_output=True, text=True, timeout=30)
+        return f"callgrind ({out.stdout.strip() or 'valgrind'})"
+    except (OSError, subprocess.SubprocessError):
+        return "callgrind"
+
+
+_VALGRIND_LINE = re.compile(r"^==\d+==\s?(.*)$", re.M)
+
+
+def valgrind_message(stderr: str) -> str:
+    """What valgrind itself said (its `==PID==` lines), the most telling line first: why the process
+    was terminated, else the last thing it said."""
+    lines = [m.group(1).strip() for m in _VALGRIND_LINE.finditer(stderr) if m.group(1).strip()]
+    for i, ln in enumerate(lines):
+        if ln.startswith("Process terminating"):
+            return "; ".join(lines[i:i + 2])[:300]
+    return lines[-1][:300] if lines else ""
+
+
+def plan_size(ir_last: int, size_last: int, run_ir: int) -> int | None:
+    """The next pilot size, or None when a run of `size_last` calls already holds enough
+    instructions (at least half of `run_ir`: the pilot overestimates a call's cost — its runs
+    carry the loop's fixed cost — so a planned run lands at or above half)."""
+    if ir_last * 2 >= run_ir:
+        return None
+    per_call = max(ir_last, 1) / size_last
+    return min(size_last * PILOT_GROWTH_MAX, max(size_last * 2, math.ceil(run_ir / per_call)))
+
+
+class Counter:
+    """Counts cases. `prepared` maps a runtime label to its engine.plan.Prepared (spec, toolchain)."""
+
+    def __init__(self, prepared: dict, timeout: float, clock: Callable[[], float] = time.monotonic,
+                 session=CountSession, max_launches: int = arith.MAX_LAUNCHES):
+        self.prepared, self.timeout, self.clock = prepared, timeout, clock
+        self.session, self.max_launches = session, max_launches
+
+    def profile(self, case: Case) -> CountProfile:
+        """The case's runtime's count profile; NotCountable when it has none."""
+        prep = self.prepared[case.runtime.label]
+        return prep.toolchain.count_profile(prep.runtime)
+
+    def count(self, case: Case) -> dict[str, Any]:
+        """The `counts` record of `case` (CountFailed when it cannot be counted; NotCountable
+        when its runtime cannot be)."""
+        profile = self.profile(case)
+        prep = self.prepared[case.runtime.label]
+        spec = prep.toolchain.count_spec(prep.spec, prep.runtime, profile)
+        if case.benchmark.file in spec.load_paths:  # only its file, as the engine's launches do
+            spec = replace(spec, load_paths=[case.benchmark.file])
+        started = self.clock()
+        # The first two launches run side by side: the second starts (valgrind, the runtime, setup)
+        # while the first plans the pilot, then replays it; on 2 cores a case costs about one launch
+        # instead of two. Counts do not depend on what else runs. Later launches run one by one.
+        pilot: Future = Future()
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            second = pool.submit(self._launch, case, spec, profile, pilot) if self.max_launches > 1 else None
+            try:
+                launches = [self._launch(case, spec, profile, None, planned=pilot)]
+            except BaseException as exc:
+                if not pilot.done():
+                    pilot.set_exception(exc)  # the second launch stops waiting for it
+                raise
+            if second is not None:
+                launches.append(second.result())
+        while (len(launches) < self.max_launches
+               and not arith.agreeing_pair([ln["per_op"]["Ir"] for ln in launches], profile.tolerance)):
+            launches.append(self._launch(case, spec, profile, pilot))
+        rec = arith.record(tool=tool_version(), marker=profile.marker,
+                           pinned={**profile.pinned(), "aslr": "off" if no_aslr_prefix() else "on (setarch not found)"}, launches=launches,
+                           tolerance=profile.tolerance, wall_s=self.clock() - started, note=profile.note)
+        if not rec["agreed"]:
+            rec["note"] = "; ".join(x for x in [rec["note"], _disagreement(rec)] if x)
+        return rec
+
+    def _launch(self, case: Case, spec, profile: CountProfile, pilot: Future | None,
+                planned: Future | None = None) -> dict[str, Any]:
+        """One launch: the pilot (planned here when `pilot` is None, and handed to `planned`; else
+        replayed from `pilot`, once the first launch has planned it), warmup, then the overhead and
+        workload runs at the pilot's last size. Its record."""
+        # a benchmark with per-iteration setup runs one call per iteration: it grows by iterations
+        shape = (lambda n: (1, n)) if case.benchmark.iteration_setup else (lambda n: (n, 1))
+        with tempfile.TemporaryDirectory(prefix="perflab-count-") as tmp:
+            try:
+                s = self.session(spec, profile, Path(tmp), case.benchmark.id, case.param_indices,
+                                 self.timeout)
+            except (WorkerFailure, ProtocolError) as exc:
+                raise _failure(exc) from None
+            try:
+                if pilot is None:
+                    runs = self._pilot(s, shape, profile.run_ir)
+                    if planned is not None:
+                        planned.set_result(runs)
+                else:
+                    runs = pilot.result()
+                    for r in runs:
+                        s.run(*r)
+                size = runs[-1][1:]
+                for _ in range(profile.warmup_runs):
+                    s.run("warmup", *size)
+                overhead = s.run("overhead", *size)
+                workload = s.run("workload", *size)
+                s.finish()
+            except (WorkerFailure, ProtocolError, RuntimeError) as exc:
+                raise _failure(exc, s) from None
+            finally:
+                s.close()
+        ops = size[0] * size[1] * case.benchmark.ops_per_invoke
+        return {"invocations": size[0], "iterations": size[1], "workload": workload,
+                "overhead": overhead, "per_op": arith.per_op(workload, overhead, ops)}
+
+    @staticmethod
+    def _pilot(s, shape, run_ir: int) -> list[tuple[str, int, int]]:
+        """Grow the run until it holds enough instructions; the runs it made, the last one the size
+        to measure at."""
+        runs, n = [], 1
+        for _ in range(PILOT_STEPS_MAX):
+            ir = s.run("pilot", *shape(n)).get("Ir", 0)
+            runs.append(("pilot", *shape(n)))
+            nxt = plan_size(ir, n, run_ir)
+            if nxt is None:
+                break
+            n = nxt
+        else:
+            runs.append(("pilot", *shape(n)))  # the size the last step asked for, reached once
+            s.run(*runs[-1])
+        return runs
+
+
+def _failure(exc: BaseException, session=None) -> CountFailed:
+    detail = getattr(exc, "detail", "") or (session.worker.stderr_tail() if session else "")
+    said = valgrind_message(detail)
+    reason = getattr(exc, "reason", None) or str(exc)
+    return CountFailed(f"under valgrind: {reason}" + (f" (valgrind: {said})" if said else ""), detail)
+
+
+def _disagreement(rec: dict[str, Any]) -> str:
+    irs = ", ".join(f"{ln['per_op']['Ir']:.6g}" for ln in rec["launches"])
+    return (f"no two of {len(rec['launches'])} launches agreed within {rec['tolerance']:.2%} "
+            f"(Ir per op: {irs}; spread {rec['spread']:.3%}): the count is the median")
