@@ -175,7 +175,7 @@ func init() {
 		}
 		return s
 	}, collections, meta("003", "LINQ"),
-		perflab.Meta("fidelity", "partial: no LINQ in Go's std; a loop over a slice's last 10, where the seed's TakeLast reaches the last 10 of a lazy Select over an int[1000] through the selector"),
+		perflab.Meta("fidelity", "partial: no LINQ in Go's std; a loop over a slice's last 10, where the seed's TakeLast goes through a lazy Select"),
 		perflab.Description("TakeLast(10).Sum() over 1000 ints ↔ sum of the last 10 of a slice"))
 
 	perflab.Register(perflab.Benchmark{Name: "EnqueueDequeue", Group: "PriorityQueue", Categories: []string{"collections"},

@@ -53,7 +53,7 @@ bench('RangeSelectToArray', ({ n }) => Array.from({ length: n }, (_, i) => i * 2
 // TakeLast(10).Sum() over 1000 ints ↔ slice(-10) + reduce.
 bench('SumLast10', ({ list }) => list.slice(-10).reduce((a, b) => a + b, 0),
   { setup: () => ({ list: Array.from({ length: 1000 }, (_, i) => i) }), categories: ['collections'],
-    meta: { ...meta('003', 'LINQ'), fidelity: "partial: no lazy sequences with a take-last in JavaScript; slice(-10) + reduce over an Array, where the seed's TakeLast reaches the last 10 of a lazy Select over an int[1000] through the selector" } });
+    meta: { ...meta('003', 'LINQ'), fidelity: "partial: no lazy sequences with a take-last in JavaScript; slice(-10) + reduce over an Array, where the seed's TakeLast goes through a lazy Select" } });
 
 // ConcurrentQueue Enqueue/Count/Dequeue ↔ an Array used as a queue: push / length / shift, on a queue
 // holding 100 items (the seed's GlobalSetup).

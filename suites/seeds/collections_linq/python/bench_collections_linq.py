@@ -82,7 +82,8 @@ _TAKELAST = list(range(1000))
 
 
 @perflab.benchmark(name="SumLast10", categories=["collections"], meta=_meta(
-    "003", "LINQ", "partial: sum of a list's last 10 (a slice copy); the seed's TakeLast reaches the last 10 of a lazy Select over an int[1000] through the selector (a map object cannot be indexed)"))
+    "003", "LINQ", "partial: sum of a list's last 10 (a slice copy), where the seed's TakeLast goes through a "
+    "lazy Select (a map object cannot be indexed)"))
 def sum_last_10():
     return sum(_TAKELAST[-10:])
 

@@ -78,11 +78,13 @@ def date_time_to_string():
     return str(_NOW)
 
 
-_TS = datetime.timedelta(days=3, hours=10, minutes=2, seconds=34, milliseconds=567)   # the seed's TimeSpan(3, 10, 2, 34, 567)
+# the seed's TimeSpan(3, 10, 2, 34, 567)
+_TS = datetime.timedelta(days=3, hours=10, minutes=2, seconds=34, milliseconds=567)
 
 
 @perflab.benchmark(name="TimeSpanToString", categories=["parsing_formatting"], meta=_meta(
-    "003", S003, 'partial: str(timedelta) ("3 days, 10:02:34.567000"); the seed\'s ToString() is the "c" form 3.10:02:34.5670000'))
+    "003", S003, 'partial: str(timedelta) ("3 days, 10:02:34.567000"); the seed\'s ToString() is the "c" form '
+    '3.10:02:34.5670000'))
 def time_span_to_string():
     return str(_TS)
 
