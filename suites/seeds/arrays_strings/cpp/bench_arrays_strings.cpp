@@ -8,6 +8,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <string_view>
@@ -34,6 +35,7 @@ std::array<int, 10> s_ints10;
 std::array<int, 256> s_rev;
 std::vector<unsigned char> s_orig, s_same, s_last;
 std::string s_trim_data;
+std::array<char, 1024> s_upper;       // the seed's reused char[1024]
 
 constexpr char HEX[] = "0123456789ABCDEF";
 
@@ -48,7 +50,8 @@ PERFLAB_BENCH(IndexOf, perflab::category("arrays_strings"), perflab::category("q
 }
 
 // Span<byte>.IndexOfAny('.', '?') ↔ std::string_view::find_first_of(".?").
-PERFLAB_BENCH(IndexOfAny, perflab::category("arrays_strings"), SEED_META("003", "Span and Friends")) {
+PERFLAB_BENCH(IndexOfAny, perflab::category("arrays_strings"), SEED_META("003", "Span and Friends"),
+              perflab::meta("fidelity", "faithful")) {
     std::string_view s = BYTES;
     perflab::do_not_optimize(s);
     perflab::do_not_optimize(s.find_first_of(".?"));
@@ -178,21 +181,28 @@ PERFLAB_BENCH(Reverse, perflab::category("arrays_strings"), SEED_META("003", S00
     s_last.back() = (unsigned char)(s_last.back() + 1);                                               \
 })
 
-// SequenceCompareTo of equal byte spans ↔ vector ==.
-PERFLAB_BENCH(CompareSame, perflab::category("arrays_strings"), SEED_META("003", "Span and Friends"), COMPARE_FIXTURE) {
-    bool eq = s_orig == s_same;
-    perflab::do_not_optimize(eq);
+// Span<byte>.SequenceCompareTo ↔ std::memcmp over the common length, then the lengths: an int order,
+// as the seed's (vector == or < would answer a different question).
+static int sequence_compare_to(const std::vector<unsigned char>& a, const std::vector<unsigned char>& b) {
+    int c = std::memcmp(a.data(), b.data(), std::min(a.size(), b.size()));
+    return c != 0 ? c : int(a.size()) - int(b.size());
 }
 
-// SequenceCompareTo of spans that differ in the last byte ↔ vector < (lexicographical compare).
+PERFLAB_BENCH(CompareSame, perflab::category("arrays_strings"), SEED_META("003", "Span and Friends"),
+              perflab::meta("fidelity", "faithful"), COMPARE_FIXTURE) {
+    perflab::do_not_optimize(s_orig);
+    perflab::do_not_optimize(sequence_compare_to(s_orig, s_same));
+}
+
 PERFLAB_BENCH(CompareDifferLast, perflab::category("arrays_strings"), SEED_META("003", "Span and Friends"),
-              COMPARE_FIXTURE) {
-    bool lt = s_orig < s_last;
-    perflab::do_not_optimize(lt);
+              perflab::meta("fidelity", "faithful"), COMPARE_FIXTURE) {
+    perflab::do_not_optimize(s_orig);
+    perflab::do_not_optimize(sequence_compare_to(s_orig, s_last));
 }
 
 // string.Equals(…, OrdinalIgnoreCase) ↔ std::equal with a tolower predicate.
-PERFLAB_BENCH(EqualsIC, perflab::category("arrays_strings"), SEED_META("003", S003)) {
+PERFLAB_BENCH(EqualsIC, perflab::category("arrays_strings"), SEED_META("003", S003),
+              perflab::meta("fidelity", "partial: C++ std has no case-insensitive compare; std::equal with std::tolower per char")) {
     std::string_view a = "Some string", b = "sOME sTrinG";
     perflab::do_not_optimize(a);
     perflab::do_not_optimize(b);
@@ -202,22 +212,24 @@ PERFLAB_BENCH(EqualsIC, perflab::category("arrays_strings"), SEED_META("003", S0
     perflab::do_not_optimize(eq);
 }
 
-// ToUpperInvariant ↔ a copy through std::transform with std::toupper (the "C" locale).
-PERFLAB_BENCH(ToUpperInvariant, perflab::category("arrays_strings"), SEED_META("003", "Span and Friends")) {
+// span.ToUpperInvariant(char[1024]) ↔ std::transform with std::toupper (the "C" locale) into the reused buffer.
+PERFLAB_BENCH(ToUpperInvariant, perflab::category("arrays_strings"), SEED_META("003", "Span and Friends"),
+              perflab::meta("fidelity", "partial: C++ std has no string case mapping; std::transform with std::toupper per char into the reused buffer")) {
     std::string_view src = "This is a source string that needs to be capitalized.";
     perflab::do_not_optimize(src);
-    std::string out(src.size(), '\0');
-    std::transform(src.begin(), src.end(), out.begin(), [](char c) { return char(std::toupper((unsigned char)c)); });
-    perflab::do_not_optimize(out);
+    auto end = std::transform(src.begin(), src.end(), s_upper.begin(), [](char c) { return char(std::toupper((unsigned char)c)); });
+    perflab::do_not_optimize(end - s_upper.begin());
+    perflab::clobber_memory();
 }
 
-// string.Trim() ↔ find_first_not_of/find_last_not_of + substr into a new std::string.
+// span.Trim() ↔ find_first_not_of/find_last_not_of on a std::string_view: a view, nothing copied.
 PERFLAB_BENCH(Trim, perflab::param("Data", {"", " abcdefg ", "abcdefg"}), perflab::category("arrays_strings"),
-              SEED_META("003", "Span and Friends"),
+              SEED_META("003", "Span and Friends"), perflab::meta("fidelity", "faithful"),
               perflab::setup([](perflab::State& s) { s_trim_data = s.param("Data"); })) {
-    const std::string& d = s_trim_data;
-    constexpr const char* WS = " \t\n\v\f\r";
+    std::string_view d = s_trim_data;
+    perflab::do_not_optimize(d);
+    constexpr std::string_view WS = " \t\n\v\f\r";
     size_t first = d.find_first_not_of(WS);
-    std::string out = first == std::string::npos ? std::string() : d.substr(first, d.find_last_not_of(WS) - first + 1);
+    std::string_view out = first == std::string_view::npos ? std::string_view() : d.substr(first, d.find_last_not_of(WS) - first + 1);
     perflab::do_not_optimize(out);
 }

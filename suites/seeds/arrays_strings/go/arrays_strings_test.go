@@ -113,7 +113,8 @@ func init() {
 		perflab.Categories("arrays_strings", "quick"), meta("003", s003), perflab.Meta("fidelity", "faithful"),
 		perflab.Description("string.IndexOf('.') ↔ strings.IndexByte"))
 	perflab.Func("IndexOfAny", func() int { return bytes.IndexAny(anyBytes, ".?") },
-		arraysStrings, meta("003", span), perflab.Description("Span<byte>.IndexOfAny('.', '?') ↔ bytes.IndexAny"))
+		arraysStrings, meta("003", span), perflab.Meta("fidelity", "faithful"),
+		perflab.Description("Span<byte>.IndexOfAny('.', '?') ↔ bytes.IndexAny"))
 	perflab.Func("Join", func() string { return strings.Join(joinParts, ", ") },
 		arraysStrings, meta("000", s000), perflab.Meta("fidelity", "faithful"),
 		perflab.Description("string.Join(\", \", 5 strings) ↔ strings.Join"))
@@ -171,20 +172,23 @@ func init() {
 		perflab.Description("Array.Reverse(int[256]) ↔ slices.Reverse"))
 
 	perflab.Register(perflab.Benchmark{Name: "CompareSame", Group: "SequenceCompareTo", Categories: []string{"arrays_strings"},
-		Meta:   map[string]string{"seed": "003", "section": span},
+		Meta:   map[string]string{"seed": "003", "section": span, "fidelity": "faithful"},
 		Params: compareAxis, Setup: sequenceCompareTo(false)})
 	perflab.Register(perflab.Benchmark{Name: "CompareDifferLast", Group: "SequenceCompareTo", Categories: []string{"arrays_strings"},
-		Meta:   map[string]string{"seed": "003", "section": span},
+		Meta:   map[string]string{"seed": "003", "section": span, "fidelity": "faithful"},
 		Params: compareAxis, Setup: sequenceCompareTo(true)})
 
 	perflab.Func("EqualsIC", func() bool { return strings.EqualFold(icLeft, icRight) },
-		arraysStrings, meta("003", s003), perflab.Description("Equals(…, OrdinalIgnoreCase) ↔ strings.EqualFold"))
+		arraysStrings, meta("003", s003), perflab.Meta("fidelity", "faithful"),
+		perflab.Description("Equals(…, OrdinalIgnoreCase) ↔ strings.EqualFold"))
 	perflab.Func("ToUpperInvariant", func() string { return strings.ToUpper(upperSource) },
-		arraysStrings, meta("003", span), perflab.Description("ToUpperInvariant ↔ strings.ToUpper"))
+		arraysStrings, meta("003", span),
+		perflab.Meta("fidelity", "partial: strings.ToUpper allocates a new string; the seed writes into a reused char buffer"),
+		perflab.Description("ToUpperInvariant ↔ strings.ToUpper"))
 
 	perflab.Register(perflab.Benchmark{Name: "Trim", Categories: []string{"arrays_strings"},
-		Meta:        map[string]string{"seed": "003", "section": span},
-		Description: "Trim ↔ strings.TrimSpace",
+		Meta:        map[string]string{"seed": "003", "section": span, "fidelity": "faithful"},
+		Description: "Trim ↔ strings.TrimSpace (a substring: nothing is copied, as the seed's span)",
 		Params:      []perflab.Axis{{Name: "Data", Values: []string{"", " abcdefg ", "abcdefg"}}},
 		Setup: func(p map[string]string) func(int) {
 			data := p["Data"]

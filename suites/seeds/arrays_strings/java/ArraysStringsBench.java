@@ -28,6 +28,7 @@ public class ArraysStringsBench {
         }
 
         @Benchmark(categories = {"arrays_strings"}, description = "Equals(…, OrdinalIgnoreCase) ↔ equalsIgnoreCase")
+        @Meta("fidelity=faithful")
         public boolean EqualsIC() {
             return a.equalsIgnoreCase(b);
         }
@@ -62,6 +63,7 @@ public class ArraysStringsBench {
 
         /** Span&lt;byte&gt;.IndexOfAny('.', '?'): Java has no IndexOfAny; the loop it stands for. */
         @Benchmark(categories = {"arrays_strings"}, description = "First index of '.' or '?' in a byte[] (loop)")
+        @Meta("fidelity=partial: no IndexOfAny for a byte[] in the JDK; the port's loop over the bytes")
         public int IndexOfAny() {
             byte[] b = bytes;
             for (int i = 0; i < b.length; i++) {
@@ -71,12 +73,13 @@ public class ArraysStringsBench {
         }
 
         @Benchmark(categories = {"arrays_strings"}, description = "ToUpperInvariant ↔ toUpperCase(Locale.ROOT)")
+        @Meta("fidelity=partial: toUpperCase(Locale.ROOT) allocates a new String; the seed writes into a reused char buffer")
         public String ToUpperInvariant() {
             return source.toUpperCase(Locale.ROOT);
         }
     }
 
-    /** Span.SequenceEqual / SequenceCompareTo ↔ Arrays.equals / Arrays.compare (both vectorised mismatch). */
+    /** Span&lt;byte&gt;.SequenceCompareTo ↔ Arrays.compareUnsigned (a vectorised mismatch; .NET's bytes are unsigned). */
     @Meta({"seed=003", "section=Span and Friends"})
     public static class SequenceCompareTo {
         @Param({"16", "256"}) int Length;
@@ -90,14 +93,16 @@ public class ArraysStringsBench {
             last[Length - 1]++;
         }
 
-        @Benchmark(categories = {"arrays_strings"}, description = "Arrays.equals of two equal byte arrays")
-        public boolean CompareSame() {
-            return Arrays.equals(orig, same);
+        @Benchmark(categories = {"arrays_strings"}, description = "Arrays.compareUnsigned of two equal byte arrays")
+        @Meta("fidelity=faithful")
+        public int CompareSame() {
+            return Arrays.compareUnsigned(orig, same);
         }
 
-        @Benchmark(categories = {"arrays_strings"}, description = "Arrays.compare of arrays differing in the last byte")
+        @Benchmark(categories = {"arrays_strings"}, description = "Arrays.compareUnsigned of arrays differing in the last byte")
+        @Meta("fidelity=faithful")
         public int CompareDifferLast() {
-            return Arrays.compare(orig, last);
+            return Arrays.compareUnsigned(orig, last);
         }
     }
 
@@ -107,6 +112,7 @@ public class ArraysStringsBench {
 
         /** string.Trim() ↔ String.strip() (Unicode white space, like .NET's Trim). */
         @Benchmark(categories = {"arrays_strings"}, description = "String.strip()")
+        @Meta("fidelity=partial: strip() makes a new String when it trims; the seed returns a span")
         public String Trim() {
             return Data.strip();
         }

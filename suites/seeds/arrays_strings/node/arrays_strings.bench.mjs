@@ -32,7 +32,8 @@ bench('IndexOfAny', ({ bytes }) => {
   return a < 0 ? b : b < 0 ? a : Math.min(a, b);
 }, {
   setup: state({ bytes: Buffer.from("This is a test to see improvements to IndexOfAny. How'd they work?") }),
-  categories: ['arrays_strings'], meta: SPAN,
+  categories: ['arrays_strings'], meta: { ...SPAN,
+    fidelity: 'partial: Buffer has no IndexOfAny; two Buffer.indexOf and the smaller index' },
 });
 
 // string.Join(", ", List<string>) ↔ Array.prototype.join.
@@ -102,22 +103,25 @@ group('SequenceCompareTo', {
     return { orig, same: Buffer.from(orig), last };
   },
 }, () => {
-  bench('CompareSame', ({ orig, same }) => Buffer.compare(orig, same), { categories: ['arrays_strings'], meta: SPAN });
-  bench('CompareDifferLast', ({ orig, last }) => Buffer.compare(orig, last), { categories: ['arrays_strings'], meta: SPAN });
+  bench('CompareSame', ({ orig, same }) => Buffer.compare(orig, same), { categories: ['arrays_strings'], meta: { ...SPAN, fidelity: 'faithful' } });
+  bench('CompareDifferLast', ({ orig, last }) => Buffer.compare(orig, last), { categories: ['arrays_strings'], meta: { ...SPAN, fidelity: 'faithful' } });
 });
 
 // string.Equals(a, b, StringComparison.OrdinalIgnoreCase) ↔ toLowerCase on both sides (inputs
 // alternating, see above).
 bench('EqualsIC', ({ a, b }) => next(a).toLowerCase() === next(b).toLowerCase(), {
   setup: () => ({ a: alternating('Some string')(), b: alternating('sOME sTrinG')() }),
-  categories: ['arrays_strings'], meta: S003,
+  categories: ['arrays_strings'], meta: { ...S003,
+    fidelity: 'partial: no case-insensitive compare in JavaScript; toLowerCase() makes two new strings, then ===' },
 });
 
 bench('ToUpperInvariant', (s) => next(s).toUpperCase(), {
-  setup: alternating('This is a source string that needs to be capitalized.'), categories: ['arrays_strings'], meta: SPAN,
+  setup: alternating('This is a source string that needs to be capitalized.'), categories: ['arrays_strings'],
+  meta: { ...SPAN, fidelity: 'partial: toUpperCase() allocates a new string; the seed writes into a reused char buffer' },
 });
 
 // string.Trim ↔ String.prototype.trim (the case's Data is the benchmark's argument).
 bench('Trim', ({ Data }) => Data.trim(), {
-  params: { Data: ['', ' abcdefg ', 'abcdefg'] }, categories: ['arrays_strings'], meta: SPAN,
+  params: { Data: ['', ' abcdefg ', 'abcdefg'] }, categories: ['arrays_strings'],
+  meta: { ...SPAN, fidelity: 'partial: trim() makes a new string when it trims; the seed returns a span' },
 });

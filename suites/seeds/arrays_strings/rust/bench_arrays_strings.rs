@@ -142,7 +142,8 @@ fn compare_differ_last(b: &mut Bencher) {
     b.iter(move || black_box(&orig[..]).cmp(black_box(&last[..])));
 }
 
-/// Equals(…, OrdinalIgnoreCase) ↔ `str::eq_ignore_ascii_case` (std's case-insensitive equality).
+/// Equals(…, OrdinalIgnoreCase) ↔ `str::eq_ignore_ascii_case` (std's case-insensitive equality; the
+/// seed's strings are ASCII, where OrdinalIgnoreCase takes its ASCII path).
 fn equals_ic() -> bool {
     black_box("Some string").eq_ignore_ascii_case(black_box("sOME sTrinG"))
 }
@@ -165,7 +166,11 @@ pub fn register(r: &mut Registry) {
         .meta("seed", "003")
         .meta("section", S003)
         .meta("fidelity", "faithful");
-    r.func("IndexOfAny", index_of_any).category("arrays_strings").meta("seed", "003").meta("section", SPAN);
+    r.func("IndexOfAny", index_of_any)
+        .category("arrays_strings")
+        .meta("seed", "003")
+        .meta("section", SPAN)
+        .meta("fidelity", "partial: std has no IndexOfAny for bytes; iter().position with either byte (no vectorised search)");
     r.func("Join", join).category("arrays_strings").meta("seed", "000").meta("section", S000).meta("fidelity", "faithful");
     for (name, setup) in [
         ("Yell", yell as fn(&mut Bencher)),
@@ -201,18 +206,25 @@ pub fn register(r: &mut Registry) {
         .group("SequenceCompareTo")
         .category("arrays_strings")
         .meta("seed", "003")
-        .meta("section", SPAN);
+        .meta("section", SPAN)
+        .meta("fidelity", "faithful");
     r.bench("CompareDifferLast", compare_differ_last)
         .param("Length", &[16, 256])
         .group("SequenceCompareTo")
         .category("arrays_strings")
         .meta("seed", "003")
-        .meta("section", SPAN);
-    r.func("EqualsIC", equals_ic).category("arrays_strings").meta("seed", "003").meta("section", S003);
-    r.func("ToUpperInvariant", to_upper_invariant).category("arrays_strings").meta("seed", "003").meta("section", SPAN);
+        .meta("section", SPAN)
+        .meta("fidelity", "faithful");
+    r.func("EqualsIC", equals_ic).category("arrays_strings").meta("seed", "003").meta("section", S003).meta("fidelity", "faithful");
+    r.func("ToUpperInvariant", to_upper_invariant)
+        .category("arrays_strings")
+        .meta("seed", "003")
+        .meta("section", SPAN)
+        .meta("fidelity", "partial: str::to_uppercase allocates a new String; the seed writes into a reused char buffer");
     r.bench("Trim", trim)
         .param("Data", &["", " abcdefg ", "abcdefg"])
         .category("arrays_strings")
         .meta("seed", "003")
-        .meta("section", SPAN);
+        .meta("section", SPAN)
+        .meta("fidelity", "faithful");
 }

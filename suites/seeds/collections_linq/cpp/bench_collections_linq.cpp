@@ -106,6 +106,7 @@ PERFLAB_BENCH(RangeSelectToArray, perflab::category("collections"), SEED_META("0
 
 // TakeLast(10).Sum() over 1000 ints ↔ std::accumulate over the last 10.
 PERFLAB_BENCH(SumLast10, perflab::category("collections"), SEED_META("003", "LINQ"),
+              perflab::meta("fidelity", "partial: C++17 has no lazy ranges; std::accumulate over a vector's last 10, where the seed's TakeLast goes through a lazy Select"),
               perflab::setup([](perflab::State&) { std::iota(s_takelast.begin(), s_takelast.end(), 0); })) {
     perflab::do_not_optimize(s_takelast.data());
     long long sum = std::accumulate(s_takelast.end() - 10, s_takelast.end(), 0LL);
@@ -126,12 +127,18 @@ PERFLAB_BENCH(EnqueueDequeue, perflab::param("n", {1000}), perflab::category("co
     perflab::clobber_memory();
 }
 
-// ConcurrentQueue Enqueue/Count/Dequeue ↔ a std::deque under a std::mutex (std has no concurrent queue).
-PERFLAB_BENCH(EnqueueCountDequeue, perflab::category("collections"), SEED_META("003", "Collections")) {
+// ConcurrentQueue Enqueue/Count/Dequeue ↔ a std::deque under a std::mutex (std has no concurrent queue),
+// holding 100 items (the seed's GlobalSetup).
+PERFLAB_BENCH(EnqueueCountDequeue, perflab::category("collections"), SEED_META("003", "Collections"),
+              perflab::meta("fidelity", "partial: C++ std has no concurrent queue; a std::deque holding 100 under a std::mutex, locked for each operation"),
+              perflab::setup([](perflab::State&) {
+                  s_queue.clear();
+                  for (int i = 0; i < 100; ++i) s_queue.push_back(i);
+              })) {
     size_t n;
     {
         std::lock_guard<std::mutex> lock(s_queue_lock);
-        s_queue.push_back(1);
+        s_queue.push_back(42);
     }
     {
         std::lock_guard<std::mutex> lock(s_queue_lock);

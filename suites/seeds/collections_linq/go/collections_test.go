@@ -174,7 +174,9 @@ func init() {
 			s += v
 		}
 		return s
-	}, collections, meta("003", "LINQ"), perflab.Description("TakeLast(10).Sum() over 1000 ints ↔ sum of the last 10 of a slice"))
+	}, collections, meta("003", "LINQ"),
+		perflab.Meta("fidelity", "partial: no LINQ in Go's std; a loop over a slice's last 10, where the seed's TakeLast goes through a lazy Select"),
+		perflab.Description("TakeLast(10).Sum() over 1000 ints ↔ sum of the last 10 of a slice"))
 
 	perflab.Register(perflab.Benchmark{Name: "EnqueueDequeue", Group: "PriorityQueue", Categories: []string{"collections"},
 		Meta:        map[string]string{"extra": "true", "related": "000 · " + s000},
@@ -187,5 +189,6 @@ func init() {
 		<-queue
 		return n
 	}, collections, meta("003", "Collections"),
+		perflab.Meta("fidelity", "partial: no concurrent queue type in Go's std; a buffered channel (a ring under a lock) holding 100 stands for the lock-free ConcurrentQueue"),
 		perflab.Description("ConcurrentQueue Enqueue/Count/TryDequeue ↔ send, len, receive on a buffered channel holding 100"))
 }

@@ -101,6 +101,7 @@ public class CollectionsLinqBench {
         }
 
         @Benchmark(categories = {"collections"}, description = "TakeLast(10).Sum() of 1000 ints ↔ subList + stream sum")
+        @Meta("fidelity=partial: streams have no takeLast; a stream over a list's last 10 (subList), where the seed's TakeLast goes through a lazy Select")
         public int SumLast10() {
             return takeLast.subList(takeLast.size() - 10, takeLast.size()).stream().mapToInt(Integer::intValue).sum();
         }
@@ -132,11 +133,16 @@ public class CollectionsLinqBench {
     @Meta({"seed=003", "section=Collections"})
     public static class ConcurrentQueues {
         final ConcurrentLinkedQueue<Integer> q = new ConcurrentLinkedQueue<>();
-        final Integer one = 1;
+        final Integer fortyTwo = 42;
 
-        @Benchmark(categories = {"collections"}, description = "offer, size (O(n) in Java, on a one-element queue), poll")
+        @Setup public void setup() {
+            for (int i = 0; i < 100; i++) q.offer(i);   // the seed's GlobalSetup: 100 items queued
+        }
+
+        @Benchmark(categories = {"collections"}, description = "offer, size (O(n) in Java: it walks the 101 nodes), poll")
+        @Meta("fidelity=faithful")
         public int EnqueueCountDequeue() {
-            q.offer(one);
+            q.offer(fortyTwo);
             int n = q.size();
             q.poll();
             return n;

@@ -52,15 +52,18 @@ bench('RangeSelectToArray', ({ n }) => Array.from({ length: n }, (_, i) => i * 2
 
 // TakeLast(10).Sum() over 1000 ints ↔ slice(-10) + reduce.
 bench('SumLast10', ({ list }) => list.slice(-10).reduce((a, b) => a + b, 0),
-  { setup: () => ({ list: Array.from({ length: 1000 }, (_, i) => i) }), categories: ['collections'], meta: meta('003', 'LINQ') });
+  { setup: () => ({ list: Array.from({ length: 1000 }, (_, i) => i) }), categories: ['collections'],
+    meta: { ...meta('003', 'LINQ'), fidelity: "partial: no lazy sequences with a take-last in JavaScript; slice(-10) + reduce over an Array, where the seed's TakeLast goes through a lazy Select" } });
 
-// ConcurrentQueue Enqueue/Count/Dequeue ↔ an Array used as a queue: push / length / shift.
+// ConcurrentQueue Enqueue/Count/Dequeue ↔ an Array used as a queue: push / length / shift, on a queue
+// holding 100 items (the seed's GlobalSetup).
 bench('EnqueueCountDequeue', ({ q }) => {
-  q.push(1);
+  q.push(42);
   const n = q.length;
   q.shift();
   return n;
-}, { setup: () => ({ q: [] }), categories: ['collections'], meta: meta('003', 'Collections') });
+}, { setup: () => ({ q: Array.from({ length: 100 }, (_, i) => i) }), categories: ['collections'],
+  meta: { ...meta('003', 'Collections'), fidelity: 'partial: no concurrent queue in JavaScript (one thread per isolate); an Array\'s push, length and shift' } });
 
 // Not ported: EnqueueDequeue (PriorityQueue, new in .NET 6) — JavaScript's standard library has no
 // priority queue or heap.

@@ -260,7 +260,8 @@ PERFLAB_BENCH(SeekBackward, perflab::param("fileSize", {KiB}), perflab::param("b
 
 // Open the file, then ask for its length 1024 times (ops = 1024): fstat, or seekg(0, end) + restore.
 PERFLAB_BENCH(GetLength, perflab::param("how", {"fstat", "seek_end"}), perflab::ops(KiB),
-              perflab::category("file_io"), FIXTURE, SEED002("Length")) {
+              perflab::category("file_io"), FIXTURE, SEED002("Length"),
+              perflab::meta("fidelity", "partial: how=fstat/seek_end replaces the seed's FileShare axis (nothing caches the length)")) {
     long long length = 0;
     if (state.param("how") == "fstat") {
         int fd = ::open(F.src.c_str(), O_RDONLY);

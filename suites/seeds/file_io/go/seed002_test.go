@@ -412,7 +412,8 @@ func init() {
 		Description: "Seek to every offset counted from the end (io.SeekEnd)",
 		Params:      seekAxes, Setup: seekBench(true), Teardown: teardown002})
 
-	perflab.Register(perflab.Benchmark{Name: "GetLength", Ops: kib, Categories: fileIO, Meta: meta002("Length"),
+	perflab.Register(perflab.Benchmark{Name: "GetLength", Ops: kib, Categories: fileIO,
+		Meta:        with(meta002("Length"), "partial: how=fstat/seek_end replaces the seed's FileShare axis (nothing caches the length)"),
 		Description: "Open the file, then ask for its length 1024 times: f.Stat().Size() or Seek(0, io.SeekEnd) and back",
 		Params:      []perflab.Axis{{Name: "how", Values: []string{"fstat", "seek_end"}}},
 		Setup:       getLength, Teardown: teardown002})

@@ -132,6 +132,7 @@ public class FileIoBench {
         @Benchmark(categories = {"file_io"},
                 description = "Open the file, then ask for its length 1024 times: FileChannel.size (fstat) or RandomAccessFile.length")
         @OperationsPerInvocation(KiB)
+        @Meta("fidelity=partial: how replaces the seed's FileShare axis (nothing caches the length); both forms are an fstat (FileChannel.size, RandomAccessFile.length)")
         public long GetLength() throws IOException {
             long length = 0;
             if (how.equals("fstat")) {

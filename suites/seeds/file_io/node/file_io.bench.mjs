@@ -95,7 +95,9 @@ bench('GetLength', ({ src }) => {
   } finally {
     fs.closeSync(fd);
   }
-}, cases({ params: { how: ['fstat'] }, ops: KiB, categories: ['file_io'], meta: meta('Length') }));
+}, cases({ params: { how: ['fstat'] }, ops: KiB, categories: ['file_io'], meta: meta('Length', {
+  fidelity: "partial: how=fstat replaces the seed's FileShare axis (nothing caches the length); each query builds an fs.Stats",
+}) }));
 
 // -- Read & Write, sync and async ----------------------------------------------------------------
 

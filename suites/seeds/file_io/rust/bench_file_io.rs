@@ -412,7 +412,7 @@ pub fn register(r: &mut Registry) {
     audited(d, "Seek/Position", FAITHFUL);
     let d = r.bench("GetLength", get_length).param("how", &["fstat", "seek_end"]).ops(KIB as u64);
     d.category("file_io");
-    meta(d, "Length");
+    audited(d, "Length", "partial: how=fstat/seek_end replaces the seed's FileShare axis (nothing caches the length)");
 
     // Read & Write, ReadAsync, WriteAsync: 1 KiB and 1 MiB × {512, 4096, 16384}
     type Setup = fn(&mut Bencher);

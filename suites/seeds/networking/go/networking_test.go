@@ -200,7 +200,7 @@ func teardownHTTP() {
 	httpState.srv, httpState.client, httpState.done = nil, nil, nil
 }
 
-var value = uint64(0x0123456789ABCDEF)
+var value = uint64(1234567890123456789) // the seed's _value
 
 func init() {
 	perflab.Register(perflab.Benchmark{Name: "ConnectAcceptAsync", Ops: connects, Categories: networking,
@@ -229,6 +229,6 @@ func init() {
 		var b [8]byte
 		binary.BigEndian.PutUint64(b[:], value)
 		return binary.NativeEndian.Uint64(b[:])
-	}, perflab.Categories(networking...), perflab.Meta("seed", "003", "section", "Networking"),
+	}, perflab.Categories(networking...), perflab.Meta("seed", "003", "section", "Networking", "fidelity", "faithful"),
 		perflab.Description("IPAddress.HostToNetworkOrder(long) ↔ the value's big-endian bytes read back in native order"))
 }

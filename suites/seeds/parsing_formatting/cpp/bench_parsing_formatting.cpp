@@ -55,9 +55,9 @@ int NOW_MICROS = 123456;
 std::string R_TEXT = "Thu, 18 Apr 2019 13:45:30 GMT";     // DateTime "r" (RFC 1123)
 std::string O_TEXT = "2019-04-18T13:45:30.123456+00:00";  // the round-trip ISO 8601 form ("o")
 
-// TimeSpan(1 day, 2:03:04.005) ↔ std::chrono::milliseconds.
-std::chrono::milliseconds TS = std::chrono::hours(24 + 2) + std::chrono::minutes(3) + std::chrono::seconds(4) +
-                               std::chrono::milliseconds(5);
+// the seed's TimeSpan(3, 10, 2, 34, 567) ↔ std::chrono::milliseconds.
+std::chrono::milliseconds TS = std::chrono::hours(3 * 24 + 10) + std::chrono::minutes(2) + std::chrono::seconds(34) +
+                               std::chrono::milliseconds(567);
 double DEC_VALUE = 12345.6789;
 int DIGIT = 7;
 std::array<int, 4> VERSION = {6, 1, 21412, 16};
@@ -100,7 +100,8 @@ PERFLAB_BENCH(ParseInt32Hex, perflab::category("parsing_formatting"), SEED_META(
 }
 
 // Guid.ParseExact(s, "D") ↔ std::sscanf of the 11 hex fields.
-PERFLAB_BENCH(ParseGuid, perflab::category("parsing_formatting"), SEED_META("003", S003)) {
+PERFLAB_BENCH(ParseGuid, perflab::category("parsing_formatting"), SEED_META("003", S003),
+              perflab::meta("fidelity", "partial: C++ std has no Guid; std::sscanf of the 11 hex fields into the port's struct")) {
     Guid g = parse_guid(GUID_TEXT);
     perflab::do_not_optimize(g);
 }
@@ -117,7 +118,8 @@ PERFLAB_BENCH(GuidToString, perflab::category("parsing_formatting"), perflab::me
 }
 
 // guid.TryWriteBytes(buffer); guid = new Guid(buffer) ↔ std::memcpy both ways.
-PERFLAB_BENCH(GuidToFromBytes, perflab::category("parsing_formatting"), SEED_META("003", S003)) {
+PERFLAB_BENCH(GuidToFromBytes, perflab::category("parsing_formatting"), SEED_META("003", S003),
+              perflab::meta("fidelity", "partial: C++ std has no Guid; std::memcpy of the port's 16-byte struct into the reused buffer and back")) {
     std::memcpy(GUID_BYTES.data(), &GUID_VALUE, sizeof(Guid));
     perflab::clobber_memory();
     std::memcpy(&GUID_VALUE, GUID_BYTES.data(), sizeof(Guid));
@@ -169,7 +171,8 @@ PERFLAB_BENCH(ParseO, perflab::category("parsing_formatting"), perflab::category
 }
 
 // DateTime.ToString() ↔ std::strftime("%Y-%m-%d %H:%M:%S") plus the microseconds, into a std::string.
-PERFLAB_BENCH(DateTimeToString, perflab::category("parsing_formatting"), SEED_META("003", S003)) {
+PERFLAB_BENCH(DateTimeToString, perflab::category("parsing_formatting"), SEED_META("003", S003),
+              perflab::meta("fidelity", "partial: C++17 has no date formatter beyond std::strftime; strftime + snprintf of the ISO form with microseconds; the seed's ToString() is the culture's \"G\" pattern (date and time to the second, no zone)")) {
     perflab::do_not_optimize(NOW_TM);
     char buf[64];
     size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &NOW_TM);
@@ -179,7 +182,8 @@ PERFLAB_BENCH(DateTimeToString, perflab::category("parsing_formatting"), SEED_ME
 }
 
 // TimeSpan.ToString() ("c": [d.]hh:mm:ss[.fffffff]) ↔ std::chrono arithmetic + std::snprintf.
-PERFLAB_BENCH(TimeSpanToString, perflab::category("parsing_formatting"), SEED_META("003", S003)) {
+PERFLAB_BENCH(TimeSpanToString, perflab::category("parsing_formatting"), SEED_META("003", S003),
+              perflab::meta("fidelity", "partial: C++17 has no duration formatter; std::chrono arithmetic + std::snprintf of the seed's \"c\" form")) {
     using namespace std::chrono;
     milliseconds ts = TS;
     perflab::do_not_optimize(ts);
@@ -198,7 +202,8 @@ PERFLAB_BENCH(TimeSpanToString, perflab::category("parsing_formatting"), SEED_ME
 }
 
 // 12345.6789m.ToString() ↔ std::to_chars of the double 12345.6789 (shortest round trip; no decimal type).
-PERFLAB_BENCH(DecimalToString, perflab::category("parsing_formatting"), SEED_META("003", S003)) {
+PERFLAB_BENCH(DecimalToString, perflab::category("parsing_formatting"), SEED_META("003", S003),
+              perflab::meta("fidelity", "partial: C++ has no decimal type; std::to_chars of the double 12345.6789 (shortest round trip)")) {
     double v = DEC_VALUE;
     perflab::do_not_optimize(v);
     char buf[32];

@@ -22,12 +22,13 @@ func meta(seed, section string) perflab.Option { return perflab.Meta("seed", see
 
 var parsing = perflab.Categories("parsing_formatting")
 
+// span: the seed's TimeSpan(3, 10, 2, 34, 567), 3 days and 10 hours being 82 hours.
 var (
 	dec, hexText = "12345678", "BC614E"
 	now          = time.Date(2019, 4, 18, 13, 45, 30, 123456000, time.UTC)
 	textR        = now.Format("Mon, 02 Jan 2006 15:04:05 GMT") // .NET's "r": Thu, 18 Apr 2019 13:45:30 GMT
 	textO        = "2019-04-18T13:45:30.1234560Z"              // .NET's "o" of that UTC DateTime
-	span         = 26*time.Hour + 3*time.Minute + 4*time.Second + 5*time.Millisecond
+	span         = 82*time.Hour + 2*time.Minute + 34*time.Second + 567*time.Millisecond
 	digit        = 7
 	version      = [4]int{6, 1, 21412, 16}
 	// The seed's string.Format arguments: 'a', (Rune)'b', (nint)'c', (nuint)'d' → "a b 99 100"; boxed into
@@ -55,9 +56,13 @@ func init() {
 		perflab.Categories("parsing_formatting", "quick"), meta("003", s003), perflab.Meta("fidelity", "faithful"),
 		perflab.Description("DateTime.ParseExact(s, \"o\") ↔ time.Parse(time.RFC3339Nano, s)"))
 	perflab.Func("DateTimeToString", func() string { return now.String() },
-		parsing, meta("003", s003), perflab.Description("DateTime.ToString() ↔ time.Time.String()"))
+		parsing, meta("003", s003),
+		perflab.Meta("fidelity", "partial: time.Time.String() is Go's fixed form with fraction and zone; the seed's ToString() is the culture's \"G\" pattern (date and time to the second, no zone)"),
+		perflab.Description("DateTime.ToString() ↔ time.Time.String()"))
 	perflab.Func("TimeSpanToString", func() string { return span.String() },
-		parsing, meta("003", s003), perflab.Description("TimeSpan.ToString() ↔ time.Duration.String()"))
+		parsing, meta("003", s003),
+		perflab.Meta("fidelity", "partial: time.Duration.String() (\"82h2m34.567s\"); the seed's ToString() is the \"c\" form 3.10:02:34.5670000"),
+		perflab.Description("TimeSpan.ToString() ↔ time.Duration.String()"))
 	perflab.Func("SingleDigitToString", func() string { return strconv.Itoa(digit) },
 		parsing, meta("003", s003), perflab.Meta("fidelity", "faithful"), perflab.Description("7.ToString() ↔ strconv.Itoa(7)"))
 	perflab.Func("VersionToString", func() string {

@@ -34,7 +34,9 @@ bench('ParseO', ({ s }) => Date.parse(s), {
 
 // DateTime.ToString() ↔ Date.prototype.toString() (the default text form, with the zone's name).
 bench('DateTimeToString', ({ d }) => d.toString(), {
-  setup: state({ d: NOW }), categories: ['parsing_formatting'], meta: S003,
+  setup: state({ d: NOW }), categories: ['parsing_formatting'],
+  meta: { ...S003, fidelity: 'partial: Date.prototype.toString() converts to the local zone and names it; '
+    + 'the seed\'s ToString() is the culture\'s "G" pattern (date and time to the second, no zone)' },
 });
 
 // int.ToString() of a single digit ↔ Number.prototype.toString.

@@ -33,7 +33,7 @@ def parse_int32_hex():
 _GUID = str(uuid.UUID(int=0x1F2E3D4C5B6A79880123456789ABCDEF))
 
 
-@perflab.benchmark(name="ParseGuid", categories=["parsing_formatting"], meta=_meta("003", S003))
+@perflab.benchmark(name="ParseGuid", categories=["parsing_formatting"], meta=_meta("003", S003, "faithful"))
 def parse_guid():
     """Guid.ParseExact(s, "D") ↔ uuid.UUID(s)."""
     return uuid.UUID(_GUID)
@@ -48,7 +48,9 @@ def guid_to_string():
     return str(_GUID_VALUE)
 
 
-@perflab.benchmark(name="GuidToFromBytes", categories=["parsing_formatting"], meta=_meta("003", S003))
+@perflab.benchmark(name="GuidToFromBytes", categories=["parsing_formatting"], meta=_meta(
+    "003", S003, "partial: UUID.bytes makes a new bytes object and UUID(bytes=) a new UUID; the seed writes into a "
+    "reused 16-byte buffer and reads a struct back"))
 def guid_to_from_bytes():
     return uuid.UUID(bytes=_GUID_VALUE.bytes)
 
@@ -69,15 +71,20 @@ def parse_o():
     return datetime.datetime.fromisoformat(_O)
 
 
-@perflab.benchmark(name="DateTimeToString", categories=["parsing_formatting"], meta=_meta("003", S003))
+@perflab.benchmark(name="DateTimeToString", categories=["parsing_formatting"], meta=_meta(
+    "003", S003, "partial: str(datetime) is the ISO form with microseconds and offset; the seed's ToString() "
+    "is the culture's \"G\" pattern (date and time to the second, no zone)"))
 def date_time_to_string():
     return str(_NOW)
 
 
-_TS = datetime.timedelta(days=1, hours=2, minutes=3, seconds=4, milliseconds=5)
+# the seed's TimeSpan(3, 10, 2, 34, 567)
+_TS = datetime.timedelta(days=3, hours=10, minutes=2, seconds=34, milliseconds=567)
 
 
-@perflab.benchmark(name="TimeSpanToString", categories=["parsing_formatting"], meta=_meta("003", S003))
+@perflab.benchmark(name="TimeSpanToString", categories=["parsing_formatting"], meta=_meta(
+    "003", S003, 'partial: str(timedelta) ("3 days, 10:02:34.567000"); the seed\'s ToString() is the "c" form '
+    '3.10:02:34.5670000'))
 def time_span_to_string():
     return str(_TS)
 
@@ -85,7 +92,7 @@ def time_span_to_string():
 _DEC = decimal.Decimal("12345.6789")
 
 
-@perflab.benchmark(name="DecimalToString", categories=["parsing_formatting"], meta=_meta("003", S003))
+@perflab.benchmark(name="DecimalToString", categories=["parsing_formatting"], meta=_meta("003", S003, "faithful"))
 def decimal_to_string():
     return str(_DEC)
 

@@ -68,9 +68,9 @@ fn guid_to_from_bytes() -> u128 {
     u128::from_be_bytes(black_box(bytes))
 }
 
-/// TimeSpan(1, 2, 3, 4, 5).ToString() ↔ the `Debug` formatting of a `Duration` (std's only one).
+/// TimeSpan(3, 10, 2, 34, 567).ToString() ↔ the `Debug` formatting of a `Duration` (std's only one).
 fn time_span_to_string() -> String {
-    let ts = black_box(Duration::from_millis(((24 + 2) * 60 + 3) * 60_000 + 4_005));
+    let ts = black_box(Duration::from_millis(((3 * 24 + 10) * 60 + 2) * 60_000 + 34_567));
     format!("{:?}", ts)
 }
 
@@ -96,10 +96,22 @@ pub fn register(r: &mut Registry) {
     let cat = "parsing_formatting";
     r.func("ParseInt32Dec", parse_int32_dec).category(cat).meta("seed", "003").meta("section", S003).meta("fidelity", "faithful");
     r.func("ParseInt32Hex", parse_int32_hex).category(cat).meta("seed", "003").meta("section", S003).meta("fidelity", "faithful");
-    r.func("ParseGuid", parse_guid).category(cat).meta("seed", "003").meta("section", S003);
+    r.func("ParseGuid", parse_guid)
+        .category(cat)
+        .meta("seed", "003")
+        .meta("section", S003)
+        .meta("fidelity", "partial: std has no Guid; the port's check of the five hex groups, parsed with u128::from_str_radix");
     r.func("GuidToString", guid_to_string).category(cat).meta("extra", true).meta("related", format!("000 · {S000}"));
-    r.func("GuidToFromBytes", guid_to_from_bytes).category(cat).meta("seed", "003").meta("section", S003);
-    r.func("TimeSpanToString", time_span_to_string).category(cat).meta("seed", "003").meta("section", S003);
+    r.func("GuidToFromBytes", guid_to_from_bytes)
+        .category(cat)
+        .meta("seed", "003")
+        .meta("section", S003)
+        .meta("fidelity", "partial: std has no Guid; a u128 to and from its 16 bytes (to_be_bytes/from_be_bytes)");
+    r.func("TimeSpanToString", time_span_to_string)
+        .category(cat)
+        .meta("seed", "003")
+        .meta("section", S003)
+        .meta("fidelity", "partial: std's only Duration text is Debug (\"295354.567s\"); the seed's ToString() is the \"c\" form 3.10:02:34.5670000");
     r.func("SingleDigitToString", single_digit_to_string)
         .category(cat)
         .meta("seed", "003")

@@ -375,7 +375,10 @@ PERFLAB_BENCH(Increment, perflab::category("threading"), SEED_META("001", "Threa
 }
 
 // await Task.Yield() ↔ std::this_thread::yield() (C++17 has no coroutines).
-PERFLAB_BENCH(YieldOnce, perflab::category("threading"), SEED_META("001", "Tasks")) { std::this_thread::yield(); }
+PERFLAB_BENCH(YieldOnce, perflab::category("threading"), SEED_META("001", "Tasks"),
+              perflab::meta("fidelity", "different: C++17 has no coroutines or thread pool; std::this_thread::yield() (a sched_yield) stands for the task's hop to the pool")) {
+    std::this_thread::yield();
+}
 
 PERFLAB_BENCH(CurrentThread, perflab::category("threading"), SEED_META("003", "Threading"),
               perflab::meta("fidelity", "partial: C++ has no current-thread object; std::this_thread::get_id() returns an id")) {

@@ -184,7 +184,7 @@ public class ThreadingBench {
         }
 
         @Benchmark(categories = {"threading"}, description = "await Task.Yield() ↔ hop to the common pool and back (runAsync + join)")
-        @Meta({"seed=001", "section=Tasks"})
+        @Meta({"seed=001", "section=Tasks", "fidelity=faithful"})
         public void YieldOnce() {
             CompletableFuture.runAsync(NOTHING, ForkJoinPool.commonPool()).join();
         }

@@ -276,7 +276,10 @@ group('Parallel', { params: { count: [1000] } }, () => {
 // -- Tasks (001) -------------------------------------------------------------------------------------
 
 // await Task.Yield() ↔ await a setImmediate: the continuation is queued behind the event loop's I/O.
-bench('YieldOnce', async () => { await yieldToLoop(); }, { categories: ['threading'], meta: meta('001', 'Tasks') });
+bench('YieldOnce', async () => { await yieldToLoop(); }, {
+  categories: ['threading'], meta: meta('001', 'Tasks', { fidelity: 'partial: one thread: the continuation waits '
+    + "for the event loop's setImmediate phase; the seed's runs on a pool thread while BenchmarkDotNet blocks on the task" }),
+});
 
 // Not ported: Increment (001 ThreadStatic) — every module variable is already per thread (each
 // worker is its own isolate), so there is no thread-local lookup to time; CurrentThread (003) —

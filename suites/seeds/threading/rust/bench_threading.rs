@@ -482,7 +482,11 @@ pub fn register(r: &mut Registry) {
         .meta("seed", "001")
         .meta("section", "ThreadStatic")
         .meta("fidelity", "faithful");
-    r.bench("YieldOnce", yield_once).category("threading").meta("seed", "001").meta("section", "Tasks");
+    r.bench("YieldOnce", yield_once)
+        .category("threading")
+        .meta("seed", "001")
+        .meta("section", "Tasks")
+        .meta("fidelity", "different: std has no async runtime; the port's block_on polls a self-waking future twice on the calling thread (no pool hop, no allocation)");
     r.func("CurrentThread", current_thread)
         .category("threading")
         .meta("seed", "003")
