@@ -586,19 +586,8 @@ def _count_marker():
     time it returns); None outside count mode, where the loop is called directly.
 
     `sys.call_tracing(fn, args)` is CPython's `_PyEval_CallTracing`: nothing else calls it, and it only
-    saves and restores the tracing state around the call. An interpreter stripped of its local
-    symbols (Debian's) still exports `PyEval_CallObjectWithKeywords`, which nothing calls either: the
-    host then names it in PERFLAB_COUNT_MARKER and it is reached through ctypes."""
-    if os.environ.get("PERFLAB_COUNT") != "1":
-        return None
-    name = os.environ.get("PERFLAB_COUNT_MARKER", "_PyEval_CallTracing")
-    if name == "_PyEval_CallTracing":
-        return sys.call_tracing
-    import ctypes
-    fn = getattr(ctypes.pythonapi, name)  # PyDLL: holds the GIL, raises the callee's exception
-    fn.restype = ctypes.py_object
-    fn.argtypes = (ctypes.py_object, ctypes.py_object, ctypes.c_void_p)  # callable, args, kwargs
-    return fn
+    saves and restores the tracing state around the call."""
+    return sys.call_tracing if os.environ.get("PERFLAB_COUNT") == "1" else None
 
 
 _COUNT_MARKER = _count_marker()
