@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 # workerkit before perflab: it puts the source tree on sys.path when perflab is not installed
-from workerkit import write
+from workerkit import REPO
 from workerkit import private_cache  # noqa: F401 (autouse: builds go to a temporary perflab cache)
 
 from perflab.engine.worker import BenchmarkError
@@ -24,6 +24,8 @@ from perflab.runtimes.python import describe
 from perflab.toolchains.go import GoToolchain
 from perflab.toolchains.python import PythonToolchain
 
+# the benchmarks counted: work(n) with n = [N, 2N], and one that fails
+WORKLOADS = REPO / "bench" / "workloads" / "count"
 INVOCATIONS = 16
 # one warmup (CPython 3.11+ specialises its bytecode on the first run), then overhead and workload
 RUNS = [("warmup", INVOCATIONS, 1), ("overhead", INVOCATIONS, 1), ("workload", INVOCATIONS, 1)]
@@ -39,20 +41,6 @@ def per_op(dumps: list[dict[str, int]]) -> float:
 # Python
 # ------------------------------------------------------------------------------------------------
 
-PY_BENCH = """
-    from itertools import repeat
-    import perflab
-
-    @perflab.params(n=[1000, 2000])
-    def bench_work(n):
-        x = 0
-        for _ in repeat(None, n):
-            x = x + 1 if x < 100 else 0   # small ints only: no allocation, the same cost every pass
-        return x
-
-    def bench_fails():
-        raise ValueError("boom under the count")
-"""
 
 
 def python_runtime():
@@ -70,7 +58,7 @@ def python_counted(tmp: Path) -> "Counted":
     rt, profile = python_runtime()
     if isinstance(profile, str):
         pytest.skip(profile)
-    src = write(tmp / "bench_count.py", PY_BENCH)
+    src = WORKLOADS / "python" / "bench_count.py"
     tc = PythonToolchain()
     spec = tc.count_spec(tc.prepare(rt, [src], tmp), rt, profile)  # as the host launches it
     return Counted(spec, profile, tmp, "bench_count.bench_work", "bench_count.bench_fails")
@@ -85,7 +73,8 @@ def test_a_stripped_interpreter_is_not_countable_and_says_why(tmp_path):
     with pytest.raises(NotCountable, match="python3.11 .* is stripped.*_PyEval_CallTracing"):
         PythonToolchain().count_profile(rt)
     # its libpython (pyenv's layout) holds the marker: countable
-    write(tmp_path / "lib" / "libpython3.11.so.1.0", "x\0_PyEval_CallTracing\0y")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "libpython3.11.so.1.0").write_bytes(b"x\0_PyEval_CallTracing\0y")
     assert PythonToolchain().count_profile(rt).marker == "_PyEval_CallTracing"
 
 
@@ -102,50 +91,14 @@ def test_pypy_is_not_countable_and_says_why():
 # Go
 # ------------------------------------------------------------------------------------------------
 
-GO_BENCH = """
-    package work
-
-    import (
-        "strconv"
-        "testing"
-    )
-
-    var sink uint64
-
-    //go:noinline
-    func step(x uint64) uint64 { return x*6364136223846793005 + 1442695040888963407 }
-
-    // BenchmarkWork: a sub-benchmark per n, so the count goes through b.Run's hook too.
-    func BenchmarkWork(b *testing.B) {
-        for _, n := range []int{1000, 2000} {
-            b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
-                for i := 0; i < b.N; i++ {
-                    x := uint64(3)
-                    for j := 0; j < n; j++ {
-                        x = step(x)
-                    }
-                    sink = x
-                }
-            })
-        }
-    }
-
-    func BenchmarkFails(b *testing.B) {
-        panic("boom under the count")
-    }
-"""
-
-
 def go_counted(tmp: Path) -> "Counted":
     tc = GoToolchain()
     runtimes = [r for r in tc.discover_runtimes() if r.installed and r.executable]
     if not runtimes:
         pytest.skip("no Go toolchain installed")
     rt = runtimes[-1]
-    write(tmp / "go.mod", "module example.com/countwork\n\ngo 1.21\n")
-    write(tmp / "work" / "work_test.go", GO_BENCH)
     profile = tc.count_profile(rt)
-    spec = tc.count_spec(tc.prepare(rt, tc.find_sources(tmp / "work"), tmp), rt, profile)
+    spec = tc.count_spec(tc.prepare(rt, tc.find_sources(WORKLOADS / "go" / "work"), tmp), rt, profile)
     return Counted(spec, profile, tmp, "example.com/countwork/work.BenchmarkWork",
                    "example.com/countwork/work.BenchmarkFails")
 
@@ -218,3 +171,11 @@ def test_pinned_environment(counted):
     else:
         assert "asyncpreemptoff=1" in env["GODEBUG"] and env["GOMAXPROCS"] == "1"
         assert env["GOGC"] == "off"
+
+
+@pytest.mark.parametrize("counted", ["go"], indirect=True)
+def test_go_native_api_is_counted_like_testing_b(counted):
+    native = count_runs(counted.spec, counted.profile, counted.tmp / "native",
+                        "example.com/countwork/work.NativeWork", {"n": 0}, RUNS)
+    # the same loop as BenchmarkWork/n=1000: the same count per operation, within its loop's shape
+    assert per_op(native) == pytest.approx(per_op(counted.runs["n"]), rel=0.01)
