@@ -439,6 +439,16 @@ class _Case:
         empty = self._loop("overhead", unroll) if overhead is not None else None
         outer = invocations // unroll
         samples = []
+        if _COUNT_MARKER is not None:  # count mode: the whole loop inside one call of the marker
+            _COUNT_MARKER(self._iterate, (iterations, outer, loop, target, empty, samples, cpu,
+                                          overhead, overhead_cpu))
+        else:
+            self._iterate(iterations, outer, loop, target, empty, samples, cpu, overhead,
+                          overhead_cpu)
+        return samples
+
+    def _iterate(self, iterations, outer, loop, target, empty, samples, cpu, overhead,
+                 overhead_cpu):
         repeat = itertools.repeat
         clock = time.perf_counter_ns
         cpu_clock = _thread_time_ns or _zero
@@ -455,7 +465,6 @@ class _Case:
                 ns, cpu_ns = empty(repeat(None, outer), self.noop, clock, cpu_clock, *args)
                 overhead.append(ns)
                 overhead_cpu.append(cpu_ns)
-        return samples
 
 
 def _axis_label(name):
@@ -569,6 +578,19 @@ def _user_frame(exc, default_file=""):
 
 def _zero():
     return 0
+
+
+def _count_marker():
+    """How each run's timed loop is called in count mode (environment PERFLAB_COUNT=1: the worker runs
+    under valgrind's callgrind, which counts only inside a C function it sees by name and dumps each
+    time it returns); None outside count mode, where the loop is called directly.
+
+    `sys.call_tracing(fn, args)` is CPython's `_PyEval_CallTracing`: nothing else calls it, and it only
+    saves and restores the tracing state around the call."""
+    return sys.call_tracing if os.environ.get("PERFLAB_COUNT") == "1" else None
+
+
+_COUNT_MARKER = _count_marker()
 
 
 def _thread_cpu_clock():

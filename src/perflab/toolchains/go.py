@@ -273,6 +273,26 @@ def _worker_digest(h) -> None:
         h.update(p.read_bytes())
 
 
+# Counting (`--measure instructions`, measures/callgrind.py). callgrind dumps after each return of the
+# worker's measuredRegion, which wraps one `run` request's loop; collection flips on every entry and exit
+# of each --toggle-collect function (per OS thread): measuredRegion turns it on, uncounted (entered at
+# once) off again, and the benchmark function's own call (countedNative for the native API,
+# testing.perflabCounted in the testing overlay) on for its duration, on whatever thread it runs.
+COUNT_MARKER = "perflab.dev/go/perflab.measuredRegion"
+COUNT_VALGRIND_ARGS = ("--toggle-collect=perflab.dev/go/perflab.uncounted",
+                       "--toggle-collect=testing.perflabCounted",
+                       "--toggle-collect=perflab.dev/go/perflab.countedNative",
+                       # several packages run behind perflab-go-mux: the counted test binary is its child
+                       "--trace-children=yes")
+# asyncpreemptoff: the runtime's preemption signal (SIGURG) aborts callgrind 3.19 (threads.c:247
+# post_signal assertion). memprofilerate=0: no randomly sampled allocation is profiled (a stack walk
+# in the count). GOGC=off: no collection runs during a counted call (runN's runtime.GC() before each
+# round still does, outside it); GOMEMLIMIT bounds the heap that lets grow. GOMAXPROCS=1: one P, so
+# no other goroutine runs beside the counted one, and fewer threads for valgrind to serialise.
+COUNT_GODEBUG = "asyncpreemptoff=1,memprofilerate=0"
+COUNT_PINNED = {"GOMAXPROCS": "1", "GOGC": "off", "GOMEMLIMIT": "1GiB"}
+
+
 class GoToolchain(Toolchain):
     language = "go"
     patterns = "packages with Benchmark functions in *_test.go"
@@ -325,6 +345,15 @@ class GoToolchain(Toolchain):
             argv += [f"{pkg.dir}={binary}"]
         root = os.path.commonpath([str(p.dir) for _, p in binaries])
         return LaunchSpec(argv=argv, env=run_env, cwd=root, load_paths=load_paths, root=root)
+
+    def count_profile(self, runtime: Runtime):
+        """The worker's measuredRegion (a dump per run), counting only inside the benchmark
+        function's own call; see workers/go/perflab/worker.go (countMode) and COUNT_PINNED."""
+        from ..measures.callgrind import CountProfile
+        godebug = [v for v in (dict(runtime.env).get("GODEBUG") or os.environ.get("GODEBUG"),) if v]
+        env = {**COUNT_PINNED, "GODEBUG": ",".join(godebug + [COUNT_GODEBUG])}
+        return CountProfile(marker=COUNT_MARKER, valgrind_args=COUNT_VALGRIND_ARGS, env=env,
+                            note="Go: counted inside the benchmark function's call (GC off, one P)")
 
     @staticmethod
     def test_flags() -> list[str]:

@@ -13,6 +13,7 @@ from ..cache import cache_dir
 from ..model import Runtime
 from ..paths import worker_dir
 from ..runtimes import python as pyruntimes
+from . import python_count
 from .base import LaunchSpec, Toolchain, common_root, walk_files
 
 
@@ -53,6 +54,12 @@ class PythonToolchain(Toolchain):
             starts_aside=True,
         )
 
+    def count_profile(self, runtime: Runtime):
+        """CPython with its symbols: the timed loop inside `_PyEval_CallTracing`; see python_count."""
+        return python_count.count_profile(runtime)
+
+    def count_spec(self, spec: LaunchSpec, runtime: Runtime, profile) -> LaunchSpec:
+        return python_count.count_spec(spec, runtime)
 
 
 def compiled_worker(runtime: Runtime) -> Path | None:

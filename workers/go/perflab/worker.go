@@ -712,20 +712,31 @@ func (w *worker) onRun(id any, msg map[string]any) {
 		over, overCPU = make([]int64, 0, its), make([]int64, 0, its)
 	}
 	ns, cpu := make([]int64, 0, its), make([]int64, 0, its)
-	for i := 0; i < its; i++ {
-		t, berr := iteration(inv)
-		if berr != nil {
-			w.fail(id, berr)
-			return
-		}
-		ns, cpu = append(ns, t.ns), append(cpu, t.cpu)
-		if empty != nil {
-			if t, berr = empty(inv); berr != nil {
-				w.fail(id, berr)
-				return
+	loop := func() *benchErr {
+		for i := 0; i < its; i++ {
+			t, berr := iteration(inv)
+			if berr != nil {
+				return berr
 			}
-			over, overCPU = append(over, t.ns), append(overCPU, t.cpu)
+			ns, cpu = append(ns, t.ns), append(cpu, t.cpu)
+			if empty != nil {
+				if t, berr = empty(inv); berr != nil {
+					return berr
+				}
+				over, overCPU = append(over, t.ns), append(overCPU, t.cpu)
+			}
 		}
+		return nil
+	}
+	var berr *benchErr
+	if countMode {
+		berr = measuredRegion(loop)
+	} else {
+		berr = loop()
+	}
+	if berr != nil {
+		w.fail(id, berr)
+		return
 	}
 	reply := map[string]any{"id": id, "type": "samples", "stage": stage, "invocations": inv, "ns": ns}
 	if hasCPUClock {
@@ -739,6 +750,29 @@ func (w *worker) onRun(id any, msg map[string]any) {
 	}
 	w.send(reply)
 }
+
+// countMode: the worker runs under valgrind's callgrind (`perflab run --measure instructions`;
+// environment PERFLAB_COUNT=1). callgrind counts only inside the marker functions below, each seen
+// by name (--toggle-collect: collection flips on every entry and exit, per OS thread):
+//
+//   - measuredRegion wraps the timed loop of one `run` request; callgrind dumps the counts each
+//     time it returns (--dump-after), one dump per run. Entering it turns counting on, and
+//   - uncounted, entered at once, turns it off again: the harness between iterations (runtime.GC()
+//     before each testing.B round, goroutine hand-offs) is not counted;
+//   - countedNative (here) and testing.perflabCounted (the testing overlay) wrap the benchmark
+//     function's own call: only that is counted, on the thread it runs on.
+//
+// So the count of a run is its benchmark calls, whatever threads its goroutines ran on.
+var countMode = os.Getenv("PERFLAB_COUNT") == "1"
+
+//go:noinline
+func measuredRegion(loop func() *benchErr) *benchErr { return uncounted(loop) }
+
+//go:noinline
+func uncounted(loop func() *benchErr) *benchErr { return loop() }
+
+//go:noinline
+func countedNative(fn func(int), n int) { fn(n) }
 
 // timing is one iteration: wall ns, and the CPU ns the measuring thread got meanwhile.
 type timing struct{ ns, cpu int64 }
@@ -781,7 +815,11 @@ func timeNative(fn func(int), n int) (t timing, e *benchErr) {
 	}()
 	c0 := threadCPU()
 	t0 := time.Now()
-	fn(n)
+	if countMode {
+		countedNative(fn, n)
+	} else {
+		fn(n)
+	}
 	ns := int64(time.Since(t0))
 	return timing{ns, threadCPU() - c0}, nil
 }

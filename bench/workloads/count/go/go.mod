@@ -1,0 +1,3 @@
+module example.com/countwork
+
+go 1.21
