@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _conditions  # noqa: E402
 from _common import perflab_run  # noqa: E402
+from perflab.count_verdicts import judge_counts  # noqa: E402
 
 N = 1000
 THRESHOLD = 0.001  # the count-fit threshold: a change under 0.1 % is "same"
@@ -67,7 +68,90 @@ SOURCES = {
             r.bench("work_plus", |b| b.iter(|| work_of(1010)));
         }
     '''),
+    "python": ("bench_count.py", r'''
+        from itertools import repeat
+
+        import perflab
+
+
+        def _work(n):
+            x = 0
+            for _ in repeat(None, n):
+                x = x + 1 if x < 100 else 0   # small ints only: no allocation, the same cost every pass
+            return x
+
+
+        def bench_noop():
+            pass
+
+
+        @perflab.params(n=[1000, 2000])
+        def bench_work(n):
+            return _work(n)
+
+
+        def bench_work_plus():
+            return _work(1010)
+    '''),
+    # a module of its own (perflab builds Go module packages): go.mod beside the benchmark file
+    "go": ({"go.mod": "module example.com/countbench\n\ngo 1.21\n"}, "count/count_test.go", r'''
+        package count
+
+        import (
+            "strconv"
+
+            "perflab.dev/go/perflab"
+        )
+
+        var sink uint64
+
+        //go:noinline
+        func step(x uint64) uint64 { return x*6364136223846793005 + 1442695040888963407 }
+
+        func work(size int) func(int) {
+            return func(n int) {
+                for i := 0; i < n; i++ {
+                    x := uint64(3)
+                    for j := 0; j < size; j++ {
+                        x = step(x)
+                    }
+                    sink = x
+                }
+            }
+        }
+
+        func init() {
+            perflab.Register(perflab.Benchmark{Name: "noop", Setup: func(map[string]string) func(int) {
+                return func(n int) {
+                    for i := 0; i < n; i++ {
+                    }
+                }
+            }})
+            perflab.Register(perflab.Benchmark{
+                Name:   "work",
+                Params: []perflab.Axis{{Name: "n", Values: []string{"1000", "2000"}}},
+                Setup: func(p map[string]string) func(int) {
+                    size, _ := strconv.Atoi(p["n"])
+                    return work(size)
+                },
+            })
+            perflab.Register(perflab.Benchmark{Name: "work_plus", Setup: func(map[string]string) func(int) {
+                return work(1010)
+            }})
+        }
+    '''),
 }
+
+
+def write_sources(folder, lang: str) -> None:
+    """A language's benchmark file (and, for Go, the go.mod of its module) under `folder`."""
+    entry = SOURCES[lang]
+    extra, (name, text) = (entry[0], entry[1:]) if isinstance(entry[0], dict) else ({}, entry)
+    sub = folder / lang if extra else folder
+    for rel_name, body in [*extra.items(), (name, textwrap.dedent(text).lstrip())]:
+        path = sub / rel_name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body)
 
 
 def countable_languages(wanted: list[str]) -> dict[str, str]:
@@ -107,6 +191,12 @@ def ir(rec: dict | None) -> float | None:
     return (rec or {}).get("per_op", {}).get("Ir") if rec and rec.get("per_op") else None
 
 
+def verdict(old: dict | None, new: dict | None) -> str:
+    """perflab compare's verdict on two counts records at the count threshold ("" when neither)."""
+    judged = judge_counts(old, new, THRESHOLD)
+    return judged.verdict if judged is not None else ""
+
+
 def rel(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None or a == 0 else b / a - 1
 
@@ -126,8 +216,7 @@ def main() -> None:
     src = study.folder / "src"
     src.mkdir(exist_ok=True)
     for lang in langs:
-        name, text = SOURCES[lang]
-        (src / name).write_text(textwrap.dedent(text).lstrip())
+        write_sources(src, lang)
     # a case counts in about 5 s (two launches under valgrind); four cases per language, two runs a trial
     study.estimate(study.repeat, 2 * 4 * 5.0 * len(langs) + 30, 2 * 4 * 20.0 * len(langs) + 60)
     trials: dict[str, list[dict]] = {c: [] for c in study.conditions}
@@ -145,8 +234,10 @@ def main() -> None:
                                                      for r in a.values()} if x)}
             row["ratio"] = (row["work2"] / row["work"]) if row["work"] and row["work2"] else None
             aa, planted = rel(row["work"], row["work_b"]), rel(row["work"], row["plus_b"])
-            row["aa_different"] = aa is not None and abs(aa) > THRESHOLD
-            row["planted_found"] = planted is not None and planted > THRESHOLD
+            # the verdicts perflab compare gives (count_verdicts), not a threshold of this script's own
+            work_a = a.get((lang, f"work(n={N})"))
+            row["aa_different"] = verdict(work_a, b.get((lang, f"work(n={N})"))) in ("slower", "faster")
+            row["planted_found"] = verdict(work_a, b.get((lang, "work_plus"))) == "slower"
             trials[cond].append(row)
             print(f"{cond:6} rep {rep + 1} {lang}: noop {row['noop']} (B {row['noop_b']}), work {row['work']} "
                   f"(B {row['work_b']}), ratio {row['ratio']}, planted {planted}, noop wall {row['noop_wall']}"
