@@ -338,3 +338,17 @@ def test_a_bad_measure_is_one_line_naming_the_flag_or_the_file(tmp_path):
     (tmp_path / ".git").mkdir()
     r = _perflab("run", cwd=tmp_path)
     assert r.returncode == 2 and "perflab.toml" in r.stderr and "'measure'" in r.stderr, r.stderr
+
+
+def test_dumps_are_read_from_the_one_process_that_called_the_marker(tmp_path):
+    """A launcher in front of the worker (Go's mux) writes only its final dump; the worker's numbered
+    dumps are the runs. Numbered dumps from two processes in one launch folder are an error."""
+    from perflab.measures.callgrind import DumpMismatch, dump_files
+    (tmp_path / "callgrind.100").write_text("events: Ir\nsummary: 5\n")  # the launcher, at exit
+    for n in (2, 1, 10):
+        (tmp_path / f"callgrind.101.{n}").write_text(f"events: Ir\nsummary: {n}\n")
+    assert [p.name for p in dump_files(tmp_path)] == ["callgrind.101.1", "callgrind.101.2", "callgrind.101.10"]
+    assert dump_files(tmp_path, 100) == []
+    (tmp_path / "callgrind.102.1").write_text("events: Ir\nsummary: 1\n")
+    with pytest.raises(DumpMismatch, match="2 processes"):
+        dump_files(tmp_path)

@@ -118,18 +118,24 @@ def parse_dump(text: str) -> dict[str, int]:
     return dict(zip(events, totals))
 
 
-def dump_files(out_dir: Path, pid: int) -> list[Path]:
-    """The dumps the marker's returns wrote for process `pid`, in the order they were written
-    (the final dump at exit, `callgrind.PID` without a number, is not one of them)."""
-    found = []
+def dump_files(out_dir: Path, pid: int | None = None) -> list[Path]:
+    """The dumps the marker's returns wrote, in the order they were written (the final dump at exit,
+    `callgrind.PID` without a number, is not one of them): those of process `pid`, or with None those
+    of whichever process of the launch called the marker — a launcher in front of the worker (Go's
+    mux of several packages starts the worker as its child, traced with --trace-children=yes) never
+    calls it. Dumps from two processes in one launch folder are a DumpMismatch."""
+    found: dict[int, list[tuple[int, Path]]] = {}
     for p in out_dir.iterdir():
         m = _DUMP.match(p.name)
-        if m and int(m.group(1)) == pid:
-            found.append((int(m.group(2)), p))
-    return [p for _, p in sorted(found)]
+        if m and (pid is None or int(m.group(1)) == pid):
+            found.setdefault(int(m.group(1)), []).append((int(m.group(2)), p))
+    if len(found) > 1:
+        raise DumpMismatch(f"callgrind dumps from {len(found)} processes ({', '.join(map(str, sorted(found)))}): "
+                           "the marker must run in one process of a launch", "")
+    return [p for _, p in sorted(next(iter(found.values()), []))]
 
 
-def read_dumps(out_dir: Path, pid: int) -> list[dict[str, int]]:
+def read_dumps(out_dir: Path, pid: int | None = None) -> list[dict[str, int]]:
     return [parse_dump(p.read_text(errors="replace")) for p in dump_files(out_dir, pid)]
 
 
@@ -163,7 +169,7 @@ class CountSession:
     def run(self, stage: str, invocations: int, iterations: int) -> dict[str, int]:
         self.worker.run(stage, invocations, iterations, self.timeout)
         self.runs += 1
-        dumps = dump_files(self.out_dir, self.worker.proc.pid)
+        dumps = dump_files(self.out_dir)  # the worker's, or its child's behind a launcher
         if len(dumps) != self.runs:
             raise DumpMismatch(f"callgrind wrote {len(dumps)} dump(s) for {self.runs} run(s): the "
                                f"worker's marker {self.profile.marker!r} was not called exactly once per "
