@@ -231,7 +231,7 @@ def main() -> None:
                    "work2": ir(a.get((lang, f"work(n={2 * N})"))), "plus_b": ir(b.get((lang, "work_plus"))),
                    "noop_wall": (a.get((lang, "noop")) or {}).get("wall_s"),
                    "note": "; ".join(str(x) for x in {(r or {}).get("note") or (r or {}).get("case_error") or ""
-                                                     for r in a.values()} if x)}
+                                                     for (lg, _), r in a.items() if lg == lang} if x)}
             row["ratio"] = (row["work2"] / row["work"]) if row["work"] and row["work2"] else None
             aa, planted = rel(row["work"], row["work_b"]), rel(row["work"], row["plus_b"])
             # the verdicts perflab compare gives (count_verdicts), not a threshold of this script's own
