@@ -179,21 +179,22 @@ def uncached(db: Path, names: list[str]) -> None:
 def render(base: str, pages: dict[str, str], repeat: int) -> bool:
     from playwright.sync_api import sync_playwright
     ok = True
-    print("rendered in Chromium (from the navigation's start to the load event and every chart drawn, "
+    print("rendered in Chromium (from the navigation's start to the load event and every chart painted, "
           "as the page's own clock says):")
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1300, "height": 900})
 
         def once(path: str) -> float:
-            """Measured by the page itself, from its navigation's start: the load event, or the last
-            chart drawn (perflab.js notes the time) when that is later; not Playwright's round trips."""
+            """Measured by the page itself, from its navigation's start: the load event, or the
+            frame that shows every chart painted (perflab.js notes the time: the canvases are
+            rasterised after its script) when that is later; not Playwright's round trips."""
             page.goto(base + path, wait_until="load")
             if "/benchmark" in path:
-                page.wait_for_selector("body[data-charts-drawn]")
+                page.wait_for_selector("body[data-charts-painted-ms]")
             return page.evaluate("""() => Math.max(
                 performance.getEntriesByType('navigation')[0].loadEventEnd,
-                Number(document.body.dataset.chartsDrawnMs || 0))""") / 1000
+                Number(document.body.dataset.chartsPaintedMs || 0))""") / 1000
         for name, path in pages.items():
             cold = once(path)
             ok &= report(name, cold, [once(path) for _ in range(repeat)], RENDER_TARGET_S)
