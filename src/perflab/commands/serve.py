@@ -1,6 +1,7 @@
 """`perflab serve`: the history as a read-only web dashboard (perflab.web), on loopback by default."""
 from __future__ import annotations
 
+import gc
 import ipaddress
 import socket
 import threading
@@ -74,6 +75,10 @@ def _warm_up(url: str, history) -> None:
             found = history.warm(store)
         finally:
             store.close()
+        # what the warm-up built lives as long as the server: out of the collector's sight, a
+        # page's thousands of new rows no longer make it walk all of that (a benchmark page's
+        # first answer took twice as long, bench/serve.py)
+        gc.freeze()
         err.print(Text(f"perflab serve: runs and change points ready ({found} change points, "
                        f"{time.perf_counter() - started:.1f} s)"), soft_wrap=True)
     except Exception:  # noqa: BLE001 - the pages compute what the warm-up could not

@@ -178,6 +178,12 @@ def create_app(store: Store, *, allowed_hosts: list[str] | None = None) -> Starl
     return app
 
 
+def _plotted(ns: float | None) -> float | None:
+    """A figure as the chart needs it: 6 significant digits are far below a pixel and the tooltip's
+    4, and the page carries a third of the digits (bench/serve.py: 1,000 runs × 4 series)."""
+    return None if ns is None else float(f"{ns:.6g}")
+
+
 def _charts(series) -> list[dict[str, Any]]:
     """One chart per parameter combination, one line (with its interval band) per runtime, on a
     shared axis of the runs that measured the benchmark. Plain data: the page's script draws it."""
@@ -191,16 +197,14 @@ def _charts(series) -> list[dict[str, Any]]:
         labels = [""] * len(run_ids)
         lines = []
         for s in group:
-            mean, low, high, status = ([None] * len(run_ids) for _ in range(4))
+            mean, low, high = ([None] * len(run_ids) for _ in range(3))
             for p in s.points:
                 i = at[p.run_id]
                 labels[i] = p.x
-                ok = p.status == "ok" and p.mean is not None
-                mean[i] = p.mean if ok else None
-                low[i], high[i] = (p.low, p.high) if ok else (None, None)
-                status[i] = p.status
+                if p.status == "ok" and p.mean is not None:  # a failed case has no point to draw
+                    mean[i], low[i], high[i] = _plotted(p.mean), _plotted(p.low), _plotted(p.high)
             changes = [at[c.after_run] for c in s.changes]
             lines.append({"runtime": s.runtime, "key": s.key, "mean": mean, "low": low,
-                          "high": high, "status": status, "changes": changes})
+                          "high": high, "changes": changes})
         charts.append({"params": params, "runs": run_ids, "labels": labels, "lines": lines})
     return charts
