@@ -82,7 +82,6 @@ def synthetic(n: int, folder: Path) -> tuple[float, int]:
     from perflab.jobs import get_job
     from perflab.model import Benchmark, Case, CaseResult, LaunchSamples, ParamAxis, Runtime
     from perflab.recording import Recorder
-    from perflab.results import row_to_json
     from perflab.store import open_store
     benches = [Benchmark(id=f"bench_trivial.trivial_{j}", name=f"trivial_{j}", group="bench_trivial",
                          language="python", params=(ParamAxis("i", tuple(map(str, range(PER_BENCHMARK)))),))
@@ -93,7 +92,7 @@ def synthetic(n: int, folder: Path) -> tuple[float, int]:
     run_id = store.begin_run(command=[], args={}, job=job.__dict__, environment={}, fingerprint="")
     rec = Recorder(job=job, environment={}, command=[], started=dt.datetime.now(dt.timezone.utc),
                    runtime_order=[rt.label], json_path=folder / "out" / "perflab-synthetic.json",
-                   on_rows=lambda rows: [store.add_case(run_id, row_to_json(r)) for r in rows])
+                   on_cases=lambda cases: store.add_cases(run_id, cases))
     results = []
     for bench in benches:
         for combo in bench.expand():

@@ -27,7 +27,7 @@ def recorder(tmp_path, clock, interval=30.0, rows=None):
     job = get_job("short")
     return Recorder(job=job, environment={}, command=["perflab"], started=dt.datetime.now(dt.timezone.utc),
                     runtime_order=["rt1", "rt2"], json_path=tmp_path / "r.json",
-                    on_rows=(rows.extend if rows is not None else lambda r: None), interval_s=interval,
+                    on_cases=(rows.extend if rows is not None else lambda r: None), interval_s=interval,
                     baseline_groups={("fake", "g")},
                     clock=clock)
 
@@ -86,7 +86,7 @@ def test_a_case_is_judged_with_its_neighbours_as_the_whole_run_judges_it(tmp_pat
         assert r.baseline_key == f.baseline_key
         assert (r.ratio.value if r.ratio else None) == (f.ratio.value if f.ratio else None)
     assert rows[1].ratio is not None and abs(rows[1].ratio.value - 2.0) < 0.1
-    assert [r.key for r in stored] == [c.case.key for c in cases]  # the store gets each case once
+    assert [c["key"] for c in stored] == [c.case.key for c in cases]  # the store gets each case once
 
 
 def test_read_log_skips_a_line_cut_short_and_keeps_the_last_of_a_key(tmp_path):

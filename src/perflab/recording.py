@@ -45,14 +45,14 @@ def neighbourhood(result: CaseResult, baseline_groups: set = frozenset()) -> tup
 class Recorder:
     def __init__(self, *, job: Job, environment: dict, command: list[str], started: dt.datetime,
                  runtime_order: list[str], json_path: Path | None,
-                 on_rows: Callable[[list[Row]], None] = lambda rows: None,
+                 on_cases: Callable[[list[dict]], None] = lambda cases: None,
                  baseline_groups: set = frozenset(),
                  interval_s: float = DOCUMENT_INTERVAL_S, clock: Callable[[], float] = time.monotonic):
         self.job, self.environment, self.command, self.started = job, environment, command, started
         self.runtime_order = runtime_order
         self.json_path = json_path
         self.log_path = json_path.with_suffix(".jsonl") if json_path is not None else None
-        self.on_rows = on_rows
+        self.on_cases = on_cases  # each finished case's JSON, as the log has it (the store takes it)
         self.baseline_groups = set(baseline_groups)
         self.interval_s, self.clock = interval_s, clock
         self.results: list[CaseResult] = []
@@ -82,20 +82,21 @@ class Recorder:
         near = self._near[neighbourhood(result, self.baseline_groups)]
         rows = self._analyse(near)
         mine = next(r for r in rows if r.result is result)
-        self._append_log(mine)
-        self.on_rows([mine])
+        case = row_to_json(mine)  # once: the log and the store take the same JSON
+        self._append_log(case)
+        self.on_cases([case])
         if self.clock() >= self._next_write:
             self.write(complete=False)
         return mine
 
-    def _append_log(self, row: Row) -> None:
+    def _append_log(self, case: dict) -> None:
         if self.log_path is None:
             return
         if self._log is None:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             self._log = open(self.log_path, "a", encoding="utf-8")
         # flushed to the kernel: a killed host (kill -9) loses nothing; a power cut is the store's job
-        self._log.write(json.dumps(row_to_json(row), allow_nan=True) + "\n")
+        self._log.write(json.dumps(case, allow_nan=True) + "\n")
         self._log.flush()
 
     def write(self, complete: bool) -> list[Row]:

@@ -114,12 +114,11 @@ def cmd_run(args) -> int:
                                      label=args.label)
     store_failed = []
 
-    def to_store(result_rows):
+    def to_store(cases: list[dict]):
         if store is None or store_failed:
             return
         try:
-            for row in result_rows:
-                store.add_case(run_id, row_to_json(row))
+            store.add_cases(run_id, cases)  # one transaction for a batch
         except StoreError as exc:  # keep measuring; the JSON document still has everything
             store_failed.append(str(exc))
             err.print(f"[red]history store failed:[/red] {markup(str(exc))}; results stay in the JSON "
@@ -138,7 +137,7 @@ def cmd_run(args) -> int:
 
     recorder = Recorder(job=job, environment=env, command=sys.argv, started=started,
                         runtime_order=[p.runtime.label for p in prepared],
-                        json_path=json_path if "json" in exporters else None, on_rows=to_store,
+                        json_path=json_path if "json" in exporters else None, on_cases=to_store,
                         baseline_groups=baseline_groups(plan))
     recorder.extend(results)
 
@@ -173,7 +172,7 @@ def cmd_run(args) -> int:
             recorder.close()
             raise
     rows = recorder.finish()
-    to_store(rows)  # final judgement (ratios need every case) replaces the provisional one
+    to_store([row_to_json(r) for r in rows])  # the final judgement (ratios need every case) replaces the provisional one
     if store is not None and not store_failed:
         store.finish_run(run_id)
     # table order: as discovered (group, benchmark, params), runtimes in the order given
