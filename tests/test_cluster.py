@@ -12,21 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from loopback_cluster import ENV, loopback_cluster
 from perflab.store import open_store
 
 ray = pytest.importorskip("ray")
-# the driver's node address is loopback too; no usage reports
-ENV = {**os.environ, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0"}
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    proc = subprocess.Popen([sys.executable, "-m", "perflab.cluster.loopback", "2"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=ENV)
-    try:
-        line = proc.stdout.readline()
-        assert line, "the loopback Ray cluster did not start"
-        address = json.loads(line)["address"]
+    with loopback_cluster("2") as (proc, address):
         assert address.startswith("127.0.0.1:")
 
         def kill_second_node():
@@ -34,14 +28,6 @@ def cluster():
             proc.stdin.flush()
             assert proc.stdout.readline().strip() == "killed"
         yield {"address": address, "kill_second_node": kill_second_node}
-    finally:
-        try:
-            proc.stdin.write("stop\n")
-            proc.stdin.close()
-            proc.wait(timeout=120)
-        except (OSError, subprocess.TimeoutExpired):
-            proc.kill()
-            proc.wait()
 
 
 BENCH = """

@@ -5,7 +5,6 @@ an environment variable of that node only).
 Deterministic: while the group is submitted, the only free slot is the lacking node's (the test holds
 the other node's slot with a task of its own), so the group must go there first and be refused; the
 test frees the other slot only once the driver has recorded the refusal."""
-import json
 import os
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from rich.console import Console
 
 ray = pytest.importorskip("ray")
 
+from loopback_cluster import loopback_cluster  # noqa: E402
 from perflab.cluster import SLOT  # noqa: E402
 from perflab.cluster.driver import Driver  # noqa: E402
 from perflab.commands.common import prepare_all  # noqa: E402
@@ -26,7 +26,6 @@ from perflab.jobs import get_job  # noqa: E402
 from perflab.progress import Reporter  # noqa: E402
 
 LACKS = "PERFLAB_TEST_NO_PYTHON_HERE"
-LOOPBACK_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0"}
 WRAPPER = f"""#!/bin/sh
 # a Python that exists on some machines only: where {LACKS} is set, it cannot start
 if [ -n "${LACKS}" ]; then echo "no python on this machine" >&2; exit 127; fi
@@ -48,22 +47,8 @@ def two():
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     """Two loopback nodes: the head (node 0) has the runtime, node 1 does not."""
-    env = {**os.environ, **LOOPBACK_ENV}
-    proc = subprocess.Popen([sys.executable, "-m", "perflab.cluster.loopback", "2", "--env", f"1:{LACKS}=1"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            text=True, env=env)
-    try:
-        line = proc.stdout.readline()
-        assert line, "the loopback Ray cluster did not start"
-        yield json.loads(line)["address"]
-    finally:
-        try:
-            proc.stdin.write("stop\n")
-            proc.stdin.close()
-            proc.wait(timeout=120)
-        except (OSError, subprocess.TimeoutExpired):
-            proc.kill()
-            proc.wait()
+    with loopback_cluster("2", "--env", f"1:{LACKS}=1") as (_, address):
+        yield address
 
 
 class Progress:
