@@ -81,16 +81,19 @@ SOURCES = {
             return x
 
 
-        def bench_noop():
+        @perflab.benchmark
+        def noop():
             pass
 
 
         @perflab.params(n=[1000, 2000])
-        def bench_work(n):
+        @perflab.benchmark
+        def work(n):
             return _work(n)
 
 
-        def bench_work_plus():
+        @perflab.benchmark
+        def work_plus():
             return _work(1010)
     '''),
     # a module of its own (perflab builds Go module packages): go.mod beside the benchmark file
