@@ -381,13 +381,18 @@ namespace Perflab.Worker
             var cpu = new long[iterations];
             var overNs = withOverhead ? new long[iterations] : null;
             var overCpu = withOverhead ? new long[iterations] : null;
-            for (long it = 0; it < iterations; it++)
+            Action iterate = () =>
             {
-                c.BeforeIteration();
-                Time(loop, invocations, out ns[it], out cpu[it]);
-                c.AfterIteration();
-                if (withOverhead) Time(c.Overhead, invocations, out overNs[it], out overCpu[it]);
-            }
+                for (long it = 0; it < iterations; it++)
+                {
+                    c.BeforeIteration();
+                    Time(loop, invocations, out ns[it], out cpu[it]);
+                    c.AfterIteration();
+                    if (withOverhead) Time(c.Overhead, invocations, out overNs[it], out overCpu[it]);
+                }
+            };
+            if (CountRegion.On) CountRegion.Run(iterate);  // count mode: all iterations in one marker call
+            else iterate();
             var msg = Reply(id, "samples");
             msg["stage"] = stage;
             msg["invocations"] = invocations;
