@@ -36,6 +36,7 @@ def net_counts(toolchain, runtime, source, benchmark_id, tmp_path):
     dumps = count_runs(toolchain.count_spec(spec, runtime, profile), profile, tmp_path / "cg",
                        benchmark_id, {}, RUNS, timeout=900)
     ir = [d["Ir"] for d in dumps]
+    print(f"{runtime.name}: Ir per run {ir}")  # shown with -s: the figures in docs/instructions-languages.md
     return (ir[2] - ir[1]) / N, (ir[4] - ir[3]) / (2 * N), (ir[6] - ir[5]) / N
 
 

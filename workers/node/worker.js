@@ -46,6 +46,13 @@ function cpuStepNs() {
   return Number.isFinite(best) ? Math.max(1, Math.round(best)) : Infinity;
 }
 
+// hello's cpu_clock in count mode: none, and cpuNs reads nothing (no clock noise in the counted loop).
+function noCpuClock() {
+  const zero = { user: 0, system: 0 };
+  cpuUsage = () => zero;
+  return null;
+}
+
 // hello's cpu_clock; sets the clock cpuNs reads.
 function chooseCpuClock() {
   if (threadCpuUsage) {
@@ -385,7 +392,9 @@ class Case {
       return;
     }
     const start = performance.now();  // no natives: give V8's concurrent compiler time instead
-    for (let pass = 0; pass < 1000 && performance.now() - start < 30; pass++) await call(calls);
+    // (count mode: a fixed number of passes, and --single-threaded V8 compiles on the spot)
+    const passes = COUNT_MODE ? 64 : 1000;
+    for (let pass = 0; pass < passes && (COUNT_MODE || performance.now() - start < 30); pass++) await call(calls);
   }
 
   // `iterations` timed iterations of the stage's loop. With `withOverhead` (workload only) each is
@@ -534,7 +543,8 @@ class Worker {
       runtime: { name: 'Node.js', version: process.versions.node, executable: process.execPath,
         v8: process.versions.v8, arch: process.arch, platform: process.platform },
       clock: { resolution_ns: clockResolutionNs(), source: 'process.hrtime.bigint' },
-      cpu_clock: chooseCpuClock(),
+      // count mode: no CPU clock (under valgrind a thread's CPU time is valgrind's, not the program's)
+      cpu_clock: COUNT_MODE ? noCpuClock() : chooseCpuClock(),
       capabilities: ['with_overhead', ...(HAS_GC_PROFILER ? ['alloc', 'gc'] : [])],
       unroll: UNROLL, pid: process.pid,
     });
@@ -670,7 +680,7 @@ class Worker {
       ? await this.case.countIterations(stage, invocations, iterations)
       : await this.case.timeIterations(stage, invocations, iterations, withOverhead);
     throwStray();
-    this.send({ id, type: 'samples', stage, invocations, ns, cpu_ns: cpu,
+    this.send({ id, type: 'samples', stage, invocations, ns, ...(!COUNT_MODE && { cpu_ns: cpu }),
       ...(overheadNs && { overhead_ns: overheadNs, overhead_cpu_ns: overheadCpuNs }) });
   }
 

@@ -65,7 +65,8 @@ namespace Perflab.Worker
         public Worker(TextWriter output, string manifest)
         {
             this.output = output;
-            cpuClock = Clocks.HasThreadCpu();
+            // count mode: no CPU clock (under valgrind a thread's CPU time is valgrind's, and may exceed wall time)
+            cpuClock = !CountRegion.On && Clocks.HasThreadCpu();
             // GC.GetAllocatedBytesForCurrentThread: in Mono since 6.0, exact per-thread byte count
             var m = typeof(GC).GetMethod("GetAllocatedBytesForCurrentThread", Type.EmptyTypes);
             if (m != null) allocatedBytes = (Func<long>)Delegate.CreateDelegate(typeof(Func<long>), m);
