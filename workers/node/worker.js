@@ -6,6 +6,7 @@ import net from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
+import vm from 'node:vm';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as nodeModule from 'node:module';
@@ -45,6 +46,13 @@ function cpuStepNs() {
   return Number.isFinite(best) ? Math.max(1, Math.round(best)) : Infinity;
 }
 
+// hello's cpu_clock in count mode: none, and cpuNs reads nothing (no clock noise in the counted loop).
+function noCpuClock() {
+  const zero = { user: 0, system: 0 };
+  cpuUsage = () => zero;
+  return null;
+}
+
 // hello's cpu_clock; sets the clock cpuNs reads.
 function chooseCpuClock() {
   if (threadCpuUsage) {
@@ -78,6 +86,43 @@ const NATIVES = (() => {
     v8.setFlagsFromString('--no-allow-natives-syntax');
   }
 })();
+
+// ---------------------------------------------------------------------------------------------
+// Count mode (PERFLAB_COUNT=1, `perflab run --measure instructions`): the host runs this worker under
+// valgrind's callgrind, which counts only inside one native function seen by name, the *marker*, and
+// writes one dump each time it returns. JIT code has no symbols, so the timed loop is entered through
+// V8's C++ API: a precompiled vm.Script whose run calls `v8::Script::Run(v8::Local<v8::Context>)`,
+// and whose only statement calls the function left in COUNT_SLOT. Nothing else in the worker runs a
+// vm.Script, so each `run` request is exactly one marker call (a benchmark that runs a vm.Script
+// itself adds dumps, and the host says so).
+// ---------------------------------------------------------------------------------------------
+const COUNT_MODE = process.env.PERFLAB_COUNT === '1';
+const COUNT_SLOT = Symbol.for('perflab.countRegion');
+const COUNT_SCRIPT = COUNT_MODE ? makeCountScript() : null;
+
+function makeCountScript() {
+  Object.defineProperty(globalThis, COUNT_SLOT, { value: null, writable: true, enumerable: false });
+  const script = new vm.Script(`globalThis[Symbol.for('perflab.countRegion')]();`,
+    { filename: 'perflab-count-region' });
+  // Not run here: callgrind dumps at every return of the marker, so a run outside a `run` request
+  // would be one dump too many. The host's first run request of a launch (a warmup) pays its first run.
+  return script;
+}
+
+// `region()` inside exactly one marker call; its result, or what it threw.
+function inCountRegion(region) {
+  let result, error, threw = false;
+  globalThis[COUNT_SLOT] = () => {
+    try { result = region(); } catch (err) { error = err; threw = true; }
+  };
+  try {
+    COUNT_SCRIPT.runInThisContext();
+  } finally {
+    globalThis[COUNT_SLOT] = null;
+  }
+  if (threw) throw error;
+  return result;
+}
 
 // ---------------------------------------------------------------------------------------------
 // The black hole: every call's result is stored into one of these, a distinct slot per unrolled
@@ -334,9 +379,11 @@ class Case {
     };
     const once = await call(UNROLL);
     const perCall = once / UNROLL;
-    if (perCall > 100_000) return;  // ≥ 0.1 ms a call: the loop's own tier cannot matter; spare the calls
+    // Count mode: the same tier-up every launch, whatever the clock says (valgrind slows it 50×).
+    if (perCall > 100_000 && !COUNT_MODE) return;  // ≥ 0.1 ms a call: the loop's own tier cannot matter; spare the calls
     // about 5 ms a pass, in whole unrolled passes
-    const calls = UNROLL * Math.max(1, Math.min(64, Math.floor(5e6 / Math.max(perCall, 1) / UNROLL)));
+    const calls = COUNT_MODE ? UNROLL * 4
+      : UNROLL * Math.max(1, Math.min(64, Math.floor(5e6 / Math.max(perCall, 1) / UNROLL)));
     if (NATIVES) {
       NATIVES.prepare(loop);
       for (let pass = 0; pass < 3; pass++) await call(calls);
@@ -345,7 +392,9 @@ class Case {
       return;
     }
     const start = performance.now();  // no natives: give V8's concurrent compiler time instead
-    for (let pass = 0; pass < 1000 && performance.now() - start < 30; pass++) await call(calls);
+    // (count mode: a fixed number of passes, and --single-threaded V8 compiles on the spot)
+    const passes = COUNT_MODE ? 64 : 1000;
+    for (let pass = 0; pass < passes && (COUNT_MODE || performance.now() - start < 30); pass++) await call(calls);
   }
 
   // `iterations` timed iterations of the stage's loop. With `withOverhead` (workload only) each is
@@ -375,6 +424,33 @@ class Case {
       }
     }
     return { ns, cpuNs, overheadNs, overheadCpuNs };
+  }
+
+  // Count mode: the same iterations, all inside one marker call, so they must run synchronously (an
+  // await would leave the marker with the loop unfinished): async benchmarks and hooks cannot be counted.
+  async countIterations(stage, invocations, iterations) {
+    await this.resolveKind();
+    if (this.isAsync) throw new Error('async benchmarks cannot be counted under valgrind: the timed loop awaits, which leaves the native marker function the count is taken in');
+    const loop = stage === 'overhead' ? this.loops.overhead : this.loops.workload;
+    const fn = stage === 'overhead' ? this.loops.empty : this.bench.fn;
+    const { iterationSetup, iterationTeardown } = this.bench;
+    const hook = (h) => {
+      const r = h(this.state, this.values);
+      if (r !== null && typeof r === 'object' && typeof r.then === 'function') {
+        throw new Error('async iteration hooks cannot be counted under valgrind: counting needs the whole loop synchronous');
+      }
+    };
+    const ns = new Array(iterations);
+    const cpuNs = new Array(iterations);
+    inCountRegion(() => {
+      for (let i = 0; i < iterations; i++) {
+        if (iterationSetup) hook(iterationSetup);
+        ns[i] = loop(fn, this.state, invocations);
+        cpuNs[i] = Math.max(0, Math.round(CPU_OUT[0]));
+        if (iterationTeardown) hook(iterationTeardown);
+      }
+    });
+    return { ns, cpuNs, overheadNs: null, overheadCpuNs: null };
   }
 }
 
@@ -467,7 +543,8 @@ class Worker {
       runtime: { name: 'Node.js', version: process.versions.node, executable: process.execPath,
         v8: process.versions.v8, arch: process.arch, platform: process.platform },
       clock: { resolution_ns: clockResolutionNs(), source: 'process.hrtime.bigint' },
-      cpu_clock: chooseCpuClock(),
+      // count mode: no CPU clock (under valgrind a thread's CPU time is valgrind's, not the program's)
+      cpu_clock: COUNT_MODE ? noCpuClock() : chooseCpuClock(),
       capabilities: ['with_overhead', ...(HAS_GC_PROFILER ? ['alloc', 'gc'] : [])],
       unroll: UNROLL, pid: process.pid,
     });
@@ -596,10 +673,14 @@ class Worker {
     if (!['pilot', 'warmup', 'overhead', 'workload'].includes(stage)) {
       return this.error(id, 'protocol', `unknown stage '${stage}'`);
     }
-    const { ns, cpuNs: cpu, overheadNs, overheadCpuNs } =
-      await this.case.timeIterations(stage, invocations, iterations, withOverhead);
+    if (COUNT_MODE && withOverhead) {
+      return this.error(id, 'protocol', 'with_overhead is not available in count mode (PERFLAB_COUNT=1)');
+    }
+    const { ns, cpuNs: cpu, overheadNs, overheadCpuNs } = COUNT_MODE
+      ? await this.case.countIterations(stage, invocations, iterations)
+      : await this.case.timeIterations(stage, invocations, iterations, withOverhead);
     throwStray();
-    this.send({ id, type: 'samples', stage, invocations, ns, cpu_ns: cpu,
+    this.send({ id, type: 'samples', stage, invocations, ns, ...(!COUNT_MODE && { cpu_ns: cpu }),
       ...(overheadNs && { overhead_ns: overheadNs, overhead_cpu_ns: overheadCpuNs }) });
   }
 

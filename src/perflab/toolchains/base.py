@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,6 +75,12 @@ class Toolchain(ABC):
         """The launch to count with, before valgrind wraps it: `spec` with the profile's runtime_args
         put where this runtime reads them (the default: `spec` as it is)."""
         return spec
+
+
+def after_executable(spec: LaunchSpec, args) -> LaunchSpec:
+    """`spec` with `args` right after its executable, before the runtime's own flags (a JVM, V8 or
+    Mono reads its options there; the user's runtime flags, later on the line, still win)."""
+    return dataclasses.replace(spec, argv=[spec.argv[0], *args, *spec.argv[1:]])
 
 
 def walk_files(path: Path, suffixes: tuple[str, ...], name_ok) -> list[Path]:

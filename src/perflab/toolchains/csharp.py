@@ -32,7 +32,7 @@ from ..errors import PrepareError
 from ..model import Runtime
 from ..paths import worker_dir
 from ..runtimes import mono as monoruntimes
-from .base import LaunchSpec, Toolchain, walk_files
+from .base import LaunchSpec, Toolchain, after_executable, walk_files
 
 BUILD_VERSION = "1"  # bump when the build steps change
 WORKER_EXE = "perflab-worker.exe"
@@ -140,6 +140,10 @@ def reference_flags(mcs: Path) -> list[str]:
     if fw is not None:
         flags += [f"-r:{fw / 'Facades' / name}" for name in FACADES if (fw / "Facades" / name).is_file()]
     return flags
+
+
+# The native function each counted timed loop runs inside (see workers/csharp/src/CountRegion.cs).
+COUNT_MARKER = "lfind"
 
 
 class CSharpToolchain(Toolchain):
@@ -252,6 +256,16 @@ class CSharpToolchain(Toolchain):
                     entry["benchmarks"] = declared_benchmarks(source_text)
                 (out / "result.json").write_text(json.dumps(entry))
         return json.loads((out / "result.json").read_text())
+
+    def count_profile(self, runtime: Runtime):
+        """Counted inside libc's `lfind`: in count mode the worker runs each run's timed loop in the
+        comparison callback of a one-element lfind (workers/csharp/src/CountRegion.cs). Mono compiles a
+        method once, at its first call, into anonymous memory: hence --smc-check=all-non-file."""
+        from ..measures.callgrind import CountProfile
+        return CountProfile(marker=COUNT_MARKER, valgrind_args=("--smc-check=all-non-file",))
+
+    def count_spec(self, spec: LaunchSpec, runtime: Runtime, profile) -> LaunchSpec:
+        return after_executable(spec, profile.runtime_args)
 
     def prepare(self, runtime: Runtime, sources: list[Path], workdir: Path) -> LaunchSpec:
         mono, mcs = self._mono(runtime)

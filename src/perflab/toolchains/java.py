@@ -30,7 +30,7 @@ from ..errors import PrepareError
 from ..model import Runtime
 from ..paths import worker_dir
 from ..runtimes import java as javaruntimes
-from .base import LaunchSpec, Toolchain, tree_digest, walk_files
+from .base import LaunchSpec, Toolchain, after_executable, tree_digest, walk_files
 
 GEN_VERSION = "1"  # bump when the build steps or the generated code change
 BLACKHOLE_FLAGS = ["-XX:+UnlockExperimentalVMOptions", "-XX:CompileCommand=quiet",
@@ -135,6 +135,21 @@ def absence_reason(runtime: Runtime, load_error: dict | None) -> str | None:
 
 def worker_sources() -> list[Path]:
     return sorted((worker_dir("java") / "src").rglob("*.java"))
+
+
+# The native function each counted timed loop runs inside, and the JVM flags that pin when code is
+# compiled: one compiler (C2 only, no tiers) that compiles while the thread waits (-Xbatch), so a
+# method is replaced by its compiled code at the same call every launch; the serial collector, whose
+# pauses run on the VM thread (callgrind counts only the thread inside the marker). The worker calls
+# each loop past CompileThreshold before its first counted run (CountRegion.tierUp). Implicit null
+# checks (a fault in compiled code, turned into a branch by the JVM's signal handler) crash C2 code
+# under valgrind (JDK 17: SIGSEGV at address 0xc in ConcurrentHashMap.putVal), so C2 tests explicitly;
+# no periodic safepoint (once a second by the wall clock) stops the counted thread at a random point.
+COUNT_MARKER = "JVM_CallStackWalk"
+COUNT_JVM_FLAGS = ("-XX:+UseSerialGC", "-XX:-TieredCompilation", "-XX:CompileThreshold=100", "-Xbatch",
+                   "-XX:CICompilerCount=1", "-XX:-UsePerfData",
+                   "-XX:+UnlockDiagnosticVMOptions", "-XX:-ImplicitNullChecks",
+                   "-XX:GuaranteedSafepointInterval=0")
 
 
 class JavaToolchain(Toolchain):
@@ -298,6 +313,18 @@ class JavaToolchain(Toolchain):
             if jar is not None:
                 cp.append(str(jar))
         return cp
+
+    def count_profile(self, runtime: Runtime):
+        """Counted inside `JVM_CallStackWalk`: in count mode the worker runs each run's timed loop inside
+        StackWalker.walk (workers/java/src/perflab/internal/CountRegion.java). The JVM writes its
+        compiled code into anonymous memory, hence --smc-check=all-non-file; COUNT_JVM_FLAGS make
+        compilation happen at the same points every launch."""
+        from ..measures.callgrind import CountProfile
+        return CountProfile(marker=COUNT_MARKER, valgrind_args=("--smc-check=all-non-file",),
+                            runtime_args=COUNT_JVM_FLAGS)
+
+    def count_spec(self, spec: LaunchSpec, runtime: Runtime, profile) -> LaunchSpec:
+        return after_executable(spec, profile.runtime_args)
 
     def prepare(self, runtime: Runtime, sources: list[Path], workdir: Path) -> LaunchSpec:
         java, javac = self._jdk(runtime)

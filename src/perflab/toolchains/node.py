@@ -20,7 +20,7 @@ from ..errors import PrepareError
 from ..model import Runtime
 from ..paths import worker_dir
 from ..runtimes import node as noderuntimes
-from .base import LaunchSpec, Toolchain, common_root, walk_files
+from .base import LaunchSpec, Toolchain, after_executable, common_root, walk_files
 
 SUFFIXES = (".js", ".mjs", ".ts", ".mts")
 TYPESCRIPT = "typescript@5"
@@ -96,6 +96,26 @@ class NodeToolchain(Toolchain):
             # may use: started on one CPU of two, node 20 starts the same 7 threads as on both.
             starts_aside=True,
         )
+
+    def count_profile(self, runtime: Runtime):
+        """Counted inside `v8::Script::Run(v8::Local<v8::Context>)`: in count mode the worker enters each
+        run's timed loop through a precompiled vm.Script (see workers/node/worker.js). V8 writes its
+        machine code into anonymous memory, hence --smc-check=all-non-file; --single-threaded keeps
+        compilation and GC on the main thread at fixed points, and the hash seed is fixed."""
+        from ..measures.callgrind import CountProfile
+        return CountProfile(marker=COUNT_MARKER, valgrind_args=("--smc-check=all-non-file",),
+                            runtime_args=COUNT_V8_FLAGS,
+                            note="V8 under valgrind: about a minute per launch")
+
+    def count_spec(self, spec: LaunchSpec, runtime: Runtime, profile) -> LaunchSpec:
+        """The profile's V8 flags right after the executable (the user's runtime flags still win)."""
+        return after_executable(spec, profile.runtime_args)
+
+
+# The native function each counted timed loop runs inside (its name as callgrind demangles it). Exact,
+# not a wildcard: Script::Run(context) calls its sibling overload, and two matches would toggle twice.
+COUNT_MARKER = "v8::Script::Run(v8::Local<v8::Context>)"
+COUNT_V8_FLAGS = ("--single-threaded", "--hash-seed=1")
 
 
 def ensure_typescript() -> Path:

@@ -62,6 +62,13 @@ namespace Perflab.Worker
             // compile both loops now (a loop of zero calls), so no JIT work lands in a timed iteration
             Loop(0);
             Overhead(0);
+            // count mode: also run each loop's first call now (what it calls is compiled at that call),
+            // so no counted run carries one-time JIT work; not the benchmark's if it has iteration hooks
+            if (CountRegion.On)
+            {
+                Overhead(1);
+                if (iterationSetup.Count == 0 && iterationCleanup.Count == 0) Loop(1);
+            }
         }
 
         public void GlobalCleanup()

@@ -65,7 +65,8 @@ namespace Perflab.Worker
         public Worker(TextWriter output, string manifest)
         {
             this.output = output;
-            cpuClock = Clocks.HasThreadCpu();
+            // count mode: no CPU clock (under valgrind a thread's CPU time is valgrind's, and may exceed wall time)
+            cpuClock = !CountRegion.On && Clocks.HasThreadCpu();
             // GC.GetAllocatedBytesForCurrentThread: in Mono since 6.0, exact per-thread byte count
             var m = typeof(GC).GetMethod("GetAllocatedBytesForCurrentThread", Type.EmptyTypes);
             if (m != null) allocatedBytes = (Func<long>)Delegate.CreateDelegate(typeof(Func<long>), m);
@@ -381,13 +382,18 @@ namespace Perflab.Worker
             var cpu = new long[iterations];
             var overNs = withOverhead ? new long[iterations] : null;
             var overCpu = withOverhead ? new long[iterations] : null;
-            for (long it = 0; it < iterations; it++)
+            Action iterate = () =>
             {
-                c.BeforeIteration();
-                Time(loop, invocations, out ns[it], out cpu[it]);
-                c.AfterIteration();
-                if (withOverhead) Time(c.Overhead, invocations, out overNs[it], out overCpu[it]);
-            }
+                for (long it = 0; it < iterations; it++)
+                {
+                    c.BeforeIteration();
+                    Time(loop, invocations, out ns[it], out cpu[it]);
+                    c.AfterIteration();
+                    if (withOverhead) Time(c.Overhead, invocations, out overNs[it], out overCpu[it]);
+                }
+            };
+            if (CountRegion.On) CountRegion.Run(iterate);  // count mode: all iterations in one marker call
+            else iterate();
             var msg = Reply(id, "samples");
             msg["stage"] = stage;
             msg["invocations"] = invocations;

@@ -19,6 +19,8 @@ public final class CpuClock {
     public static long last;
 
     private static boolean enable() {
+        // count mode: none (under valgrind a thread's CPU time is valgrind's, and may exceed wall time)
+        if (CountRegion.ON) return false;
         try {
             if (!BEAN.isCurrentThreadCpuTimeSupported()) return false;
             if (!BEAN.isThreadCpuTimeEnabled()) BEAN.setThreadCpuTimeEnabled(true);

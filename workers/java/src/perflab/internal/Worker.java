@@ -39,6 +39,7 @@ public final class Worker {
         Object instance;
         Harness harness;
         Blackhole bh = new Blackhole();
+        boolean tieredUp;  // count mode: its loops compiled before the first counted run (CountRegion)
     }
 
     Worker(Socket sock) throws IOException {
@@ -569,7 +570,7 @@ public final class Worker {
         long[] overheadNs = withOverhead ? new long[(int) iterations] : null;
         long[] overheadCpuNs = withOverhead ? new long[(int) iterations] : null;
         long[] cpu = new long[1];
-        try {
+        CountRegion.Body iterate = () -> {
             for (int it = 0; it < iterations; it++) {
                 ns[it] = timeIteration(cs, invocations, overhead, cpu);
                 cpuNs[it] = cpu[0];
@@ -579,6 +580,14 @@ public final class Worker {
                     overheadCpuNs[it] = cpu[0];
                 }
             }
+        };
+        try {
+            // count mode: all iterations inside one marker call (see CountRegion)
+            if (CountRegion.ON) {
+                CountRegion.tierUp(cs);
+                CountRegion.run(iterate);
+            }
+            else iterate.run();
         } catch (Throwable t) {
             Throwable u = unwrap(t);
             activity = "idle";
