@@ -207,3 +207,11 @@ def test_a_counted_benchmark_lists_its_instructions_beside_the_time_and_marks_a_
     assert "Instructions per operation" not in get(client, f"/benchmark?name={SHIFTING}")
     cmp_ = get(client, f"/compare?old={ids[1]}&new={ids[2]}")
     assert "<th>Ir verdict</th>" in cmp_ and "instructions: 0 fewer, 1 more" in cmp_
+
+
+def test_an_unbounded_interval_is_plotted_without_its_band_not_as_invalid_json():
+    """A case measured in one process has no interval (high = inf): the chart data must stay JSON."""
+    from perflab.web.app import _plotted
+    assert _plotted(float("inf")) is None and _plotted(float("-inf")) is None and _plotted(float("nan")) is None
+    assert _plotted(None) is None and _plotted(1234567.891) == 1234570.0
+    json.loads(json.dumps([_plotted(v) for v in (1.0, float("inf"))], allow_nan=False))

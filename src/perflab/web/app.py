@@ -181,7 +181,9 @@ def create_app(store: Store, *, allowed_hosts: list[str] | None = None) -> Starl
 def _plotted(ns: float | None) -> float | None:
     """A figure as the chart needs it: 6 significant digits are far below a pixel and the tooltip's
     4, and the page carries a third of the digits (bench/serve.py: 1,000 runs × 4 series)."""
-    return None if ns is None else float(f"{ns:.6g}")
+    # an unbounded interval (one process: no interval) has no band; JSON has no Infinity, and the page's
+    # JSON.parse failed on it, leaving every chart of the page blank
+    return None if ns is None or not math.isfinite(ns) else float(f"{ns:.6g}")
 
 
 def _charts(series) -> list[dict[str, Any]]:

@@ -98,9 +98,10 @@
         interaction: {mode: "nearest", intersect: true},
         scales: {y: {title: {display: true, text: "mean per operation"},
                      ticks: {callback: function (v) { return time(v); }}},
-                 x: {type: "linear", min: 0, max: Math.max(last, 1), offset: false,
+                 // one run alone sits in the middle of the axis, not on its edge
+                 x: {type: "linear", min: last ? 0 : -1, max: last ? last : 1, offset: false,
                      ticks: {maxRotation: 60, maxTicksLimit: 12, sampleSize: 12, precision: 0,
-                             callback: function (v) { return Number.isInteger(v) ? chart.labels[v] : ""; }}}},
+                             callback: function (v) { return Number.isInteger(v) ? (chart.labels[v] || "") : ""; }}}},
         plugins: {
           decimation: {enabled: true, algorithm: "min-max"},
           tooltip: {callbacks: {
