@@ -111,8 +111,10 @@ def test_json_document_keeps_raw_samples_and_environment(tmp_path):
     launch = case["launches"][0]
     assert launch["pilot"] and launch["warmup"] and launch["overhead"] and launch["workload"]
     n = sum(len(ln["workload"]) for ln in case["launches"])
-    est = case["estimate"]  # every iteration is kept or set aside for a reason (stats/clean.py)
-    assert est["n"] + est["outliers_upper_removed"] + est["outliers_lower"] + est["preempted"] == n
+    est = case["estimate"]  # every iteration is kept or set aside for a reason (stats/clean.py);
+    # a CPU-timed case keeps its preempted iterations at their CPU time
+    aside = est["outliers_upper_removed"] + est["outliers_lower"] + (0 if est["cpu_timed"] else est["preempted"])
+    assert est["n"] + aside == n
     assert case["contention"]["level"] in ("quiet", "heavy", "changing")
     assert doc["environment"]["contention"]["cases"] == 1
     assert case["benchmark"]["ops_per_invoke"] == 10

@@ -85,6 +85,11 @@ def test_cpu_times_round_trip_through_the_results_document():
     assert [ln.overhead_cpu for ln in back.launches] == [ln.overhead_cpu for ln in res.launches]
     assert any(ln.workload_cpu for ln in back.launches)
     assert back.worker_runtime["cpu_clock"] == {"source": "fake", "scope": "thread", "resolution_ns": 1.0}
+    assert [ln.cpu_scope for ln in back.launches] == ["thread"] * len(res.launches)
+    # a document from before launches kept their clock's scope: the case's clock says it
+    for ln in doc["launches"]:
+        del ln["cpu_scope"]
+    assert {ln.cpu_scope for ln in case_result_from_json(doc).launches} == {"thread"}
 
 
 def test_slack_is_the_largest_of_the_floor_two_clock_steps_and_one_percent_of_wall():

@@ -151,7 +151,10 @@ def _judge(row: Row, target: float, overhead: bool) -> None:
                                 "the benchmark is noisy")
     if est.launches < 2 and res.stop_reason != "dry run":
         row.notes.append("one process: no interval")
-    aside = {"preempted": est.preempted, "slow": est.outliers_upper_removed, "fast": est.outliers_lower}
+    if est.cpu_timed and est.preempted:  # CPU-bound: their CPU time is the code's (stats/clean.py)
+        row.notes.append(f"{est.preempted} preempted iteration(s) timed by their thread's CPU time")
+    aside = {"preempted": 0 if est.cpu_timed else est.preempted, "slow": est.outliers_upper_removed,
+             "fast": est.outliers_lower}
     if any(aside.values()):
         row.notes.append("set aside: " + ", ".join(f"{n} {why}" for why, n in aside.items() if n)
                          + " iteration(s)")

@@ -30,8 +30,7 @@ from .count_verdicts import DEFAULT_COUNT_THRESHOLD, CountVerdict, format_count,
 from .environment import fingerprint_parts
 from .machines import case_machine_parts, has_machines
 from .errors import UsageError
-from .model import LaunchSamples
-from .results import DocumentError, load_document
+from .results import DocumentError, launches_from_json, load_document
 from .stats.contention import contention_differs
 from .stats.distributions import f_survival, t_quantile
 from .stats.estimate import Estimate, estimate
@@ -103,20 +102,9 @@ def load_side(ref: str, store_url: str | None) -> tuple[str, dict]:
         raise UsageError(str(exc)) from None
 
 
-def _launches(case: dict) -> list[LaunchSamples]:
-    out = []
-    for ln in case.get("launches", []):
-        ls = LaunchSamples(index=ln["index"], invocations=ln["invocations"])
-        for k in ("workload", "overhead", "workload_rounds", "overhead_rounds", "workload_cpu",
-                  "overhead_cpu"):
-            setattr(ls, k, list(ln.get(k, [])))
-        out.append(ls)
-    return out
-
-
 def _side(case: dict, overhead: bool) -> tuple[Estimate | None, int]:
     """A case's estimate from its raw samples, as `perflab run` makes it, and its sample count."""
-    launches = _launches(case)
+    launches = launches_from_json(case)
     est = estimate(launches, case["benchmark"].get("ops_per_invoke", 1), subtract_overhead=overhead,
                    modality=False)
     return est, sum(len(ln.workload) for ln in launches)

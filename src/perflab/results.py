@@ -223,9 +223,27 @@ def counts_problem(counts) -> str:
     return ""
 
 
+def launches_from_json(c: dict[str, Any]) -> list:
+    """A case's raw launches from its JSON form. A document written before launches recorded their
+    CPU clock's scope takes it from the case's `worker_runtime.cpu_clock`."""
+    from .model import LaunchSamples
+    scope = ((c.get("worker_runtime") or {}).get("cpu_clock") or {}).get("scope")
+    launches = []
+    for ln in c.get("launches", []):
+        ls = LaunchSamples(index=ln["index"], invocations=ln["invocations"], pid=ln.get("pid", 0),
+                           cpu=ln.get("cpu"), cpu_share=ln.get("cpu_share"),
+                           cpu_scope=ln.get("cpu_scope", scope))
+        ls.pilot = [tuple(p) for p in ln.get("pilot", [])]
+        for k in ("warmup", "overhead", "workload", "workload_rounds", "overhead_rounds",
+                  "workload_cpu", "overhead_cpu"):
+            setattr(ls, k, list(ln.get(k, [])))
+        launches.append(ls)
+    return launches
+
+
 def case_result_from_json(c: dict[str, Any]):
     """Rebuild a CaseResult (raw samples included) from its JSON form, e.g. to resume a run."""
-    from .model import Benchmark, Case, CaseResult, Diagnostics, LaunchSamples, Runtime
+    from .model import Benchmark, Case, CaseResult, Diagnostics, Runtime
     bench = Benchmark.from_json(c["benchmark"], c["benchmark"].get("language", ""))
     rt = c["runtime"]
     runtime = Runtime(name=rt["name"], language=rt["language"], version=rt["version"],
@@ -234,15 +252,7 @@ def case_result_from_json(c: dict[str, Any]):
                       implementation=rt.get("implementation", ""))
     indices = {a.name: a.values.index(c["params"][a.name]) for a in bench.params}
     case = Case(bench, tuple(indices.items()), runtime)
-    launches = []
-    for ln in c.get("launches", []):
-        ls = LaunchSamples(index=ln["index"], invocations=ln["invocations"], pid=ln.get("pid", 0),
-                           cpu=ln.get("cpu"), cpu_share=ln.get("cpu_share"))
-        ls.pilot = [tuple(p) for p in ln.get("pilot", [])]
-        for k in ("warmup", "overhead", "workload", "workload_rounds", "overhead_rounds",
-                  "workload_cpu", "overhead_cpu"):
-            setattr(ls, k, list(ln.get(k, [])))
-        launches.append(ls)
+    launches = launches_from_json(c)
     d = c.get("diagnostics")
     diag = Diagnostics(**{k: d.get(k) for k in ("alloc_bytes_per_op", "allocs_per_op",
                                                 "gc_per_1000_ops", "code_size", "code_address",

@@ -260,7 +260,9 @@ class Engine:
         index = len(st.launches)
         if handle is None:
             handle = self._timed(st, self.launcher, case, index)
-        launch = _Launch(handle, LaunchSamples(index=index, pid=handle.hello.pid))
+        clock = handle.hello.cpu_clock
+        launch = _Launch(handle, LaunchSamples(index=index, pid=handle.hello.pid,
+                                               cpu_scope=clock.scope if clock is not None else None))
         st.launches.append(launch)
         if index == 0:
             st.result.clock_resolution_ns = handle.hello.clock_resolution_ns

@@ -4,8 +4,8 @@ confident verdict.
 Per case, from its samples (stats/clean.py's one definition of a preempted iteration) and from the
 host readings the engine takes when the case's group starts and ends (engine/host.py):
 
-- `preempted_share`: the share of its workload iterations set aside as preempted (CPU time per wall
-  second well under the case's unhindered share); None when the worker did not report CPU times.
+- `preempted_share`: the share of its workload iterations that were preempted (CPU time per wall
+  second well under the case's unhindered share; set aside, or timed by their CPU time); None when the worker did not report CPU times.
 - `cpu_share`: the mean CPU time per wall second of its iterations (None: not reported). Recorded,
   not judged on its own: a benchmark that blocks by nature (I/O, a lock) has a low share on a quiet
   machine; the preempted share compares each iteration with the case's own unhindered share.
@@ -49,7 +49,7 @@ def case_contention(launches: list[LaunchSamples], host_start: dict | None, host
     with_cpu = [c for c in cleaned if c.cpu_shares is not None]
     if with_cpu:
         raw = sum(c.raw for c in with_cpu)
-        out["preempted_share"] = sum(c.set_aside["preempted"] for c in with_cpu) / raw
+        out["preempted_share"] = sum(c.preempted for c in with_cpu) / raw
         out["cpu_share"] = float(np.mean(np.concatenate([c.cpu_shares for c in with_cpu])))
     if host_start and host_end:
         cpus = max(1, int(host_start.get("cpus") or 1))

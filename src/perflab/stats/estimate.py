@@ -42,7 +42,8 @@ class Estimate:
     percentiles: dict[str, float] = field(default_factory=dict)
     outliers_upper_removed: int = 0  # slow samples set aside (stats/clean.py)
     outliers_lower: int = 0  # fast samples set aside
-    preempted: int = 0  # iterations set aside because their thread waited for a CPU
+    preempted: int = 0  # iterations whose thread waited for a CPU (set aside, or CPU-timed and kept)
+    cpu_timed: bool = False  # timed by the measuring thread's CPU time (stats/clean.py rule 0)
     processes_set_aside: int = 0  # whole processes far from the others (stats/clean.outlying_units)
     overhead_per_op: float = 0.0
     # how much the empty loop itself varies, per op: the larger of one overhead iteration's standard
@@ -124,8 +125,8 @@ def estimate_cleaned(cleaned: list[CleanLaunch], launches: list[LaunchSamples],
         median=float(np.median(allx)), min=float(np.min(allx)), max=float(np.max(allx)),
         n=n, launches=L, confidence=confidence, se=se, df=df,
         percentiles={f"p{int(q)}": float(v) for q, v in zip(PERCENTILES, pct)},
-        outliers_upper_removed=aside["slow"], outliers_lower=aside["fast"], preempted=aside["preempted"],
-        processes_set_aside=int(far.sum()),
+        outliers_upper_removed=aside["slow"], outliers_lower=aside["fast"], preempted=aside["waited"],
+        cpu_timed=bool(used[0].cpu_timed), processes_set_aside=int(far.sum()),
         overhead_per_op=float(np.mean(overheads)),
         overhead_noise=max(float(np.std(overheads, ddof=1)) if L > 1 else 0.0,
                            float(np.median([c.overhead_sd for c in used]))),
