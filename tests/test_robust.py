@@ -314,3 +314,62 @@ def test_a_launch_pair_hit_throughout_does_not_move_the_ratio():
         b = side(rng, 1000.0, launches=30)
         _, _, r = judged(a, b)
         assert r.ci_low <= 1.0 <= r.ci_high and abs(r.value - 1.0) < 0.02
+
+
+def _host(busy, own_s, total=40_000, loadavg=3.5):
+    return {"cpus": 2, "loadavg": loadavg, "ticks_total": total, "ticks_busy": busy, "ticks_steal": 0,
+            "clk_tck": 100, "own_cpu_s": own_s}
+
+
+def test_perflabs_own_load_is_not_contention_but_other_work_is():
+    """The load average counts perflab's own processes: on a quiet machine the main job's workers,
+    their runtimes' threads and starts ahead pushed it past 1.5 per CPU, and every case was flagged.
+    The machine's busy time minus perflab's own CPU time is what other work did."""
+    from perflab.stats.contention import case_contention, contention_differs, foreign_cpus
+    rng = np.random.default_rng(32)
+    launches = side(rng, 1e5, launches=4, rounds=10, scope="thread")
+    # 10 s on 2 CPUs (2,000 ticks): perflab used 15 s of CPU, the machine was busy 1,500 ticks
+    own = case_contention(launches, _host(10_000, 100.0), _host(11_500, 115.0, total=42_000))
+    assert own["foreign_cpus"] == pytest.approx(0.0) and own["level"] == "quiet"
+    # one busy loop beside it (1 CPU's worth): it fits beside the measuring CPU
+    loop = case_contention(launches, _host(10_000, 100.0), _host(12_500, 115.0, total=42_000))
+    assert loop["foreign_cpus"] == pytest.approx(1.0) and loop["level"] == "quiet"
+    # other work taking both CPUs' spare time and more: heavy, and it says how much
+    stressed = case_contention(launches, _host(10_000, 100.0), _host(11_960, 105.0, total=42_000))
+    assert stressed["foreign_cpus"] == pytest.approx(1.46) and stressed["level"] == "heavy"
+    assert "other work used 1.5 of 2 CPUs" in stressed["reasons"]
+    # a fifth of the iterations preempted with no other work about: perflab's own threads (a
+    # runtime's GC on the pinned CPU) did it; judged by preemption only without that reading
+    hit = side(rng, 1e5, launches=6, rounds=20, preempted=0.2, scope="thread")
+    assert case_contention(hit, _host(10_000, 100.0), _host(11_500, 115.0, total=42_000))["level"] == "quiet"
+    unknown = {k: v for k, v in _host(10_000, 100.0, loadavg=0.5).items() if k != "own_cpu_s"}
+    assert case_contention(hit, unknown, {**unknown, "ticks_total": 42_000})["level"] == "heavy"
+    # a reading without perflab's own CPU time falls back on the load average
+    old = {k: v for k, v in _host(10_000, 100.0).items() if k != "own_cpu_s"}
+    assert foreign_cpus(old, _host(11_500, 115.0)) is None
+    fallback = case_contention(launches, old, {**old, "ticks_total": 42_000})
+    assert fallback["level"] == "heavy" and "load 1.8 per CPU" in fallback["reasons"]
+    assert contention_differs({"level": "quiet", "foreign_cpus_max": 0.1, "load_per_cpu_max": 2.0},
+                              {"level": "quiet", "foreign_cpus_max": 1.2, "load_per_cpu_max": 0.2})
+    assert not contention_differs({"level": "quiet", "foreign_cpus_max": 0.1, "load_per_cpu_max": 2.0},
+                                  {"level": "quiet", "foreign_cpus_max": 0.3, "load_per_cpu_max": 0.2})
+
+
+def test_perflabs_own_cpu_time_counts_its_children_live_and_ended():
+    import subprocess
+    import sys
+    from perflab.engine.host import own_cpu_seconds
+    code = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass"
+    before = own_cpu_seconds()
+    subprocess.run([sys.executable, "-c", code], check=True)  # ended and reaped: in RUSAGE_CHILDREN
+    # spins, then stays alive waiting on its stdin: its CPU time shows through /proc
+    child = subprocess.Popen([sys.executable, "-c", code + "\ninput()"], stdin=subprocess.PIPE)
+    try:
+        import time
+        deadline = time.monotonic() + 60
+        while own_cpu_seconds() - before < 0.55 and time.monotonic() < deadline:
+            time.sleep(0.05)  # the live child's CPU time shows through /proc while it runs
+        assert own_cpu_seconds() - before >= 0.55
+    finally:
+        child.kill()
+        child.wait()

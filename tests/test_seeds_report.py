@@ -126,8 +126,9 @@ def test_claims_are_checked_against_our_figures(tmp_path):
     gather = [l for l in md.splitlines() if l.startswith("| Ubuntu: Write 96.62")]
     assert len(gather) == 2 and "| contradicted |" in gather[0] and "| for reference |" in gather[1]
     seek = [l for l in md.splitlines() if l.startswith("| SeekForward: 447.915")]
-    assert len(seek) == 1 and "CPython 3.8 → 3.13 SeekForward()" in seek[0] and "| inconclusive |" in seek[0]
-    assert "confirmed: 1" in md and "contradicted: 1" in md and "inconclusive: 1" in md
+    # ×1.00 [0.99–1.01] against a claimed ×0.04: no speed-up is left, the claim is ruled out
+    assert len(seek) == 1 and "CPython 3.8 → 3.13 SeekForward()" in seek[0] and "| contradicted |" in seek[0]
+    assert "confirmed: 1" in md and "contradicted: 2" in md
     assert "checked as CPython 3.8 → 3.13 SeekForward()" in md
     assert 'class="v-confirmed"' in page and 'class="v-contradicted"' in page
     assert "confirmed</b> when that whole interval" in page  # the rule is stated
@@ -138,6 +139,12 @@ def test_verdict_rule():
     assert cl.verdict(R(0.5, 0.4, 0.6), "faster") == "confirmed"
     assert cl.verdict(R(1.5, 1.2, 1.8), "faster") == "contradicted"
     assert cl.verdict(R(0.9, 0.7, 1.1), "faster") == "inconclusive"
+    # no speed-up beyond the 5 % band is left: the claimed change is not there
+    assert cl.verdict(R(1.0, 0.97, 1.03), "faster") == "contradicted"
+    assert cl.verdict(R(0.97, 0.94, 1.01), "faster") == "inconclusive"  # 6 % faster is still possible
+    assert cl.verdict(R(0.98, 0.96, 0.995), "faster") == "confirmed"  # surely faster, if by little
+    assert cl.verdict(R(1.0, 0.97, 1.03), "slower") == "contradicted"
+    assert cl.verdict(R(1.03, 0.99, 1.06), "slower") == "inconclusive"
     assert cl.verdict(R(0.5, None, None), "faster") == "inconclusive"
     assert cl.verdict(R(1.5, 1.2, 1.8), "slower") == "confirmed"
     assert cl.verdict(R(1.0, 0.98, 1.02), "same") == "confirmed"
@@ -329,13 +336,13 @@ def _claims(tmp_path, cases, runtimes):
 
 
 def test_a_version_claim_is_not_confirmed_by_an_intermediate_version(tmp_path):
-    """python3.8 → 3.11 is much faster, but the family's pair is 3.8 → 3.13, where it is not: the
-    claim stays inconclusive and 3.11 is shown for reference only."""
+    """python3.8 → 3.11 is much faster, but the family's pair is 3.8 → 3.13, where it is not: that
+    pair decides the claim (contradicted: no speed-up is left), and 3.11 is shown for reference only."""
     cs = [case("HttpDownload", "python3.8", 10e6, meta=HTTP),
           case("HttpDownload", "python3.11", 5e6, meta=HTTP),
           case("HttpDownload", "python3.13", 10.01e6, meta=HTTP)]
     [(_, claim)] = _claims(tmp_path, cs, ["python3.8", "python3.11", "python3.13"])["python"].claims
-    assert claim.overall == "inconclusive" and not claim.decided
+    assert claim.overall == "contradicted" and claim.decided
     assert claim.checked_as == "checked as CPython 3.8 → 3.13 HttpDownload()"
     [ref] = [c for c in claim.checks if not c.decides]
     assert ref.after.runtime == "python3.11" and ref.verdict == "confirmed"  # as it would read…

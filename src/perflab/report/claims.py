@@ -36,8 +36,11 @@ CLAIM_RULE = (
     "Our figure is the ratio after/before of those two measurements with its 99.9 % confidence "
     "interval. A claim is **confirmed** when that whole interval lies on the side the seed claims "
     "(below 1 for “faster”, above 1 for “slower”, inside "
-    f"[{SAME_BAND[0]}, {SAME_BAND[1]}] for “same”), **contradicted** when the whole interval lies on "
-    "the other side (for “same”: entirely outside that band), and **inconclusive** otherwise — "
+    f"[{SAME_BAND[0]}, {SAME_BAND[1]}] for “same”), **contradicted** when the interval rules the "
+    f"claim out: for “faster”, no part of it shows a speed-up beyond the {1 - SAME_BAND[0]:.0%} band "
+    f"(its low end at or above {SAME_BAND[0]}: slower, unchanged, or faster by less than a reader "
+    "would notice, and not surely faster); for “slower”, likewise mirrored; for “same”, entirely "
+    "outside that band — and **inconclusive** otherwise — "
     "including when there is no interval (a dry run, a failed case) or either case was measured under "
     "heavy or changing contention (its Notes say so). Every other comparison (another "
     "runtime of the language, a pair that is not a version pair, a port whose fidelity is “different”, "
@@ -138,10 +141,13 @@ def verdict(ratio: Ratio | None, expect: str | None) -> str:
     if ratio is None or not ratio.has_interval or expect not in ("faster", "slower", "same"):
         return "inconclusive"
     lo, hi = ratio.low, ratio.high
+    # A claim of a change is ruled out once the interval leaves no room for a change a reader would
+    # notice (the same band as "same"): with "contradicted" only for the opposite direction, a claim
+    # whose change is absent in a family stayed inconclusive however precisely it was measured.
     if expect == "faster":
-        return "confirmed" if hi < 1 else "contradicted" if lo > 1 else "inconclusive"
+        return "confirmed" if hi < 1 else "contradicted" if lo >= SAME_BAND[0] else "inconclusive"
     if expect == "slower":
-        return "confirmed" if lo > 1 else "contradicted" if hi < 1 else "inconclusive"
+        return "confirmed" if lo > 1 else "contradicted" if hi <= SAME_BAND[1] else "inconclusive"
     if SAME_BAND[0] <= lo and hi <= SAME_BAND[1]:
         return "confirmed"
     return "contradicted" if hi < SAME_BAND[0] or lo > SAME_BAND[1] else "inconclusive"

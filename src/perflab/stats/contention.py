@@ -10,6 +10,10 @@ host readings the engine takes when the case's group starts and ends (engine/hos
   not judged on its own: a benchmark that blocks by nature (I/O, a lock) has a low share on a quiet
   machine; the preempted share compares each iteration with the case's own unhindered share.
 - `load_start`, `load_end`: the host's 1-minute load average per CPU at the group's start and end.
+  Recorded; judged only when `foreign_cpus` cannot be read: it counts perflab's own processes too.
+- `foreign_cpus`: how many CPUs' worth of time *other* work used while the group was measured: the
+  machine's busy CPU time (/proc/stat) minus the CPU time of perflab's own processes (the host, its
+  workers, their runtimes' threads), per second of the group. A steady busy loop is 1.0.
 - `steal_share`: the share of the host's CPU time stolen by a hypervisor meanwhile (/proc/stat).
 
 Cleaning sets aside the iterations interference hit, and the interval across processes widens when
@@ -30,8 +34,11 @@ from .clean import clean_case
 # A tenth of the iterations preempted: interference then came often enough that it also hit the
 # iterations no CPU clock shows it in (cache and frequency effects of the neighbour that preempted).
 HEAVY_PREEMPTED_SHARE = 0.10
-# More runnable tasks than 1.5 per CPU: the measured process must wait its turn at times (perflab and
-# its worker alone make about one runnable task).
+# Other work using more than every CPU but one, by this much: it no longer fits beside the CPU the
+# launches are measured on, and takes turns on it. One busy loop on a 2-CPU machine (1.0) fits.
+HEAVY_FOREIGN_MARGIN = 0.25
+# Without a reading of perflab's own CPU time: more runnable tasks than 1.5 per CPU (perflab and its
+# worker alone make about one runnable task).
 HEAVY_LOAD_PER_CPU = 1.5
 # A twentieth of the CPU time stolen by a hypervisor: a virtual machine whose host is oversubscribed.
 HEAVY_STEAL_SHARE = 0.05
@@ -44,7 +51,7 @@ def case_contention(launches: list[LaunchSamples], host_start: dict | None, host
                     ) -> dict[str, Any]:
     """The contention record of a case (see the module's doc), with its `level` and `reasons`."""
     out: dict[str, Any] = {"preempted_share": None, "cpu_share": None, "load_start": None,
-                           "load_end": None, "steal_share": None}
+                           "load_end": None, "foreign_cpus": None, "steal_share": None}
     cleaned = clean_case(launches, subtract_overhead=False)
     with_cpu = [c for c in cleaned if c.cpu_shares is not None]
     if with_cpu:
@@ -53,28 +60,58 @@ def case_contention(launches: list[LaunchSamples], host_start: dict | None, host
         out["cpu_share"] = float(np.mean(np.concatenate([c.cpu_shares for c in with_cpu])))
     if host_start and host_end:
         cpus = max(1, int(host_start.get("cpus") or 1))
+        out["cpus"] = cpus
         if host_start.get("loadavg") is not None and host_end.get("loadavg") is not None:
             out["load_start"] = host_start["loadavg"] / cpus
             out["load_end"] = host_end["loadavg"] / cpus
         total = host_end.get("ticks_total", 0) - host_start.get("ticks_total", 0)
         if total > 0:
             out["steal_share"] = (host_end.get("ticks_steal", 0) - host_start.get("ticks_steal", 0)) / total
+        out["foreign_cpus"] = foreign_cpus(host_start, host_end)
     out["level"], out["reasons"] = judge(out)
     return out
 
 
+def foreign_cpus(host_start: dict, host_end: dict) -> float | None:
+    """CPUs' worth of time other work than perflab's used between two host readings (None when
+    either lacks the fields): busy ticks minus perflab's own CPU time, over the elapsed ticks."""
+    keys = ("ticks_total", "ticks_busy", "own_cpu_s", "clk_tck")
+    if not all(k in host_start and k in host_end for k in keys):
+        return None
+    total = host_end["ticks_total"] - host_start["ticks_total"]
+    if total <= 0:
+        return None
+    busy = host_end["ticks_busy"] - host_start["ticks_busy"]
+    own = (host_end["own_cpu_s"] - host_start["own_cpu_s"]) * host_end["clk_tck"]
+    cpus = max(1, int(host_start.get("cpus") or 1))
+    return max(0.0, busy - own) / total * cpus
+
+
 def judge(c: dict[str, Any]) -> tuple[str, list[str]]:
-    """'quiet', 'heavy' or 'changing', and why, from a contention record's figures."""
+    """'quiet', 'heavy' or 'changing', and why, from a contention record's figures. Other work's CPU
+    time is judged when it was read; the load average (which counts perflab's own processes) only
+    when it was not."""
     heavy, changing = [], []
-    if c.get("preempted_share") is not None and c["preempted_share"] >= HEAVY_PREEMPTED_SHARE:
+    cpus = c.get("cpus") or 0
+    foreign = c.get("foreign_cpus") if cpus else None
+    # Preemption alone is judged only where other work's CPU time cannot be read: it is perflab's own
+    # too (a runtime's GC or compiler threads on the CPU the launch is pinned to: 74 of 254 cases of
+    # a quiet main job were over a tenth), and a CPU-bound case's CPU time leaves it out anyway.
+    # Other work that spills onto the measuring CPU shows as `foreign_cpus` past the spare ones.
+    if (c.get("preempted_share") is not None and c["preempted_share"] >= HEAVY_PREEMPTED_SHARE
+            and foreign is None):
         heavy.append(f"{c['preempted_share']:.0%} of iterations preempted")
     loads = [x for x in (c.get("load_start"), c.get("load_end")) if x is not None]
-    if loads and max(loads) >= HEAVY_LOAD_PER_CPU:
-        heavy.append(f"load {max(loads):.1f} per CPU")
+    if foreign is not None:
+        if foreign >= cpus - 1 + HEAVY_FOREIGN_MARGIN:
+            heavy.append(f"other work used {c['foreign_cpus']:.1f} of {cpus} CPUs")
+    else:
+        if loads and max(loads) >= HEAVY_LOAD_PER_CPU:
+            heavy.append(f"load {max(loads):.1f} per CPU")
+        if len(loads) == 2 and abs(loads[1] - loads[0]) >= CHANGING_LOAD_PER_CPU:
+            changing.append(f"load per CPU went {loads[0]:.1f} → {loads[1]:.1f}")
     if c.get("steal_share") is not None and c["steal_share"] >= HEAVY_STEAL_SHARE:
         heavy.append(f"{c['steal_share']:.0%} of CPU time stolen")
-    if len(loads) == 2 and abs(loads[1] - loads[0]) >= CHANGING_LOAD_PER_CPU:
-        changing.append(f"load per CPU went {loads[0]:.1f} → {loads[1]:.1f}")
     if heavy:
         return "heavy", heavy + changing
     if changing:
@@ -99,6 +136,7 @@ def run_contention(results: list[CaseResult]) -> dict[str, Any]:
             "preempted_share_max": most("preempted_share"),
             "load_per_cpu_max": max([x for x in (most("load_start"), most("load_end")) if x is not None],
                                     default=None),
+            "foreign_cpus_max": most("foreign_cpus"),
             "steal_share_max": most("steal_share")}
 
 
@@ -110,6 +148,11 @@ def contention_differs(a: dict[str, Any], b: dict[str, Any]) -> str:
     la, lb = a.get("level", "quiet"), b.get("level", "quiet")
     if (la == "heavy") != (lb == "heavy"):
         return f"contention was {la} in one run and {lb} in the other"
+    fa, fb = a.get("foreign_cpus_max"), b.get("foreign_cpus_max")
+    if fa is not None and fb is not None:  # the load average counts perflab's own processes too
+        if abs(fa - fb) >= 1.0:
+            return f"other work used up to {fa:.1f} CPUs in one run and {fb:.1f} in the other"
+        return ""
     pa, pb = a.get("load_per_cpu_max"), b.get("load_per_cpu_max")
     if pa is not None and pb is not None and abs(pa - pb) >= CHANGING_LOAD_PER_CPU:
         return f"load per CPU {pa:.1f} in one run and {pb:.1f} in the other"
