@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from perflab.commands.run import MIN_BUDGET_SCALE, budget_scale
+from perflab.engine.total_budget import MIN_BUDGET_SCALE, budget_scale
 from perflab.report.results_view import load_report
 from test_seeds_report import HTTP, case, doc
 
