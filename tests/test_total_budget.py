@@ -118,3 +118,30 @@ def test_a_failure_that_is_not_a_timeout_is_measured_again(tmp_path):
     crash = make_case("crash")
     store.add_cases(new_run(store), [{**case_doc(crash.key, status="failed"), "error": "worker exited (code 1)"}])
     assert skip_timed_out([[crash]], store) == ([[crash]], [])
+
+
+def test_the_cases_a_claim_stands_on_come_first_with_a_full_share():
+    ref, deciding = (SimpleNamespace(runtime=SimpleNamespace(language="python"), claim=k) for k in (False, True))
+    groups = [[ref, ref], [deciding, deciding], [ref]]
+    clock = FakeClock()
+    tb = TotalBudget(1.5, 0.0, {}, favoured=lambda c: c.claim, clock=clock)
+    ordered = tb.order(groups)
+    assert ordered == [groups[1], groups[0], groups[2]]  # otherwise in the plan's order
+    # weighted nominal: 2×2 + 3×2×0.25 = 5.5 s for 1.5 s: a deciding case gets 4× a reference one
+    first = tb.job_for(get_job("short"), ordered)
+    clock.t += 2 * first.budget_s  # the deciding group took its share
+    second = tb.job_for(get_job("short"), ordered[1:])
+    assert first.budget_s == pytest.approx(2.0 * 1.5 / 5.5) and second.budget_s == pytest.approx(first.budget_s / 4)
+    everyone = TotalBudget(1.5, 0.0, {}, clock=FakeClock())  # nothing favoured: one share for all
+    assert everyone.order(groups) == groups and everyone.job_for(get_job("short"), groups).budget_s == pytest.approx(2.0 * 1.5 / 10)
+
+
+def test_a_planned_case_carries_a_claim_from_its_meta_or_the_registry():
+    from perflab.report.claims import carries_claim
+    case = make_case("GetBytes")
+    assert not carries_claim(case)
+    case.benchmark.meta.update(seed="000", section="Cryptography")  # a registry entry
+    assert carries_claim(case)
+    go = make_case("BenchmarkGetBytes")
+    go.benchmark.meta.update(seed="000", section="Cryptography")  # Go's name for the same method
+    assert carries_claim(go)

@@ -24,6 +24,7 @@ from ..environment import collect
 from ..errors import UsageError
 from ..jobs import get_job, parse_budget
 from ..progress import CaseProgress, Reporter, case_summary
+from ..report.claims import carries_claim
 from ..report.escape import markup
 from ..report.exporters import EXPORTERS, to_csv, to_markdown, to_terminal, write_text_atomic
 from ..report.header import header_lines
@@ -130,7 +131,8 @@ def cmd_run(args) -> int:
     plan.groups = [g for g in plan.groups if g]
     one_budget = None
     if budget_total is not None:
-        one_budget = TotalBudget(budget_total, began, budget_per_language, fixed_timeout=args.timeout is not None)
+        one_budget = TotalBudget(budget_total, began, budget_per_language, fixed_timeout=args.timeout is not None,
+                                 favoured=carries_claim)
         if store is not None and not resumed:
             plan.groups, skipped = skip_timed_out(plan.groups, store)
             plan.failed = list(plan.failed) + skipped  # in the table with their reason, in their place
@@ -177,7 +179,8 @@ def cmd_run(args) -> int:
                 err.print(f"cluster: {stats['submitted']} group task(s); {stats['lost_groups']} lost with "
                           f"their machine, {stats['rerun_cases']} case(s) measured again elsewhere", soft_wrap=True)
             else:
-                measure_here(engine, plan.groups, job, progress, budget_per_language, one_budget)
+                measure_here(engine, one_budget.order(plan.groups) if one_budget else plan.groups, job, progress,
+                             budget_per_language, one_budget)
         except BaseException:
             recorder.write(complete=False)  # an interrupted run's document holds every finished case
             recorder.close()

@@ -13,6 +13,10 @@ Three rules, each tested alone (tests/test_total_budget.py):
   chose `--timeout`; a case that outlasts it fails alone, "timed out after …", as any time-out.
 - **A case that timed out last time is not measured again** (store.last_timeouts): skipped, with the
   run that timed out in its reason; measured alone (without --budget-total) it is tried again.
+- **What decides comes first.** Given `favoured` (the run passes report.claims.carries_claim: the
+  benchmarks a seed claim stands on), the favoured groups are measured first, with a full share; the
+  others (shown for reference) with REFERENCE_WEIGHT of one — still measured, so every row keeps its
+  ratio, only wider.
 """
 from __future__ import annotations
 
@@ -27,18 +31,20 @@ from ..jobs import Job
 MIN_BUDGET_SCALE = 0.1  # past the total, a case still gets a tenth of its budget: measured, roughly
 TIMEOUT_FLOOR_S = 10.0  # a JVM's start and a first call's JIT fit in it
 TIMEOUT_PER_BUDGET = 3.0  # a reply may take three times the case's whole budget, no longer
+REFERENCE_WEIGHT = 0.25  # a case no claim stands on gets a quarter of a deciding case's share
 
 
 def budget_scale(time_left: float, groups: list, budget_s: float, per_language: dict[str, float],
-                 overhead: dict[str, float] | None = None) -> float:
-    """The factor (≤ 1, ≥ MIN_BUDGET_SCALE) on every remaining case's budget so that the remaining
-    groups fit in the time left: each case's overhead (seconds beyond its budget, per language) is
-    charged first, the rest is shared in proportion to the nominal budgets."""
-    overhead = overhead or {}
+                 overhead: dict[str, float] | None = None, weight: Callable[[list], float] | None = None
+                 ) -> float:
+    """The factor (≤ 1, ≥ MIN_BUDGET_SCALE) on every remaining case's budget (× its group's weight)
+    so that the remaining groups fit in the time left: each case's overhead (seconds beyond its
+    budget, per language) is charged first, the rest is shared in proportion to the weighted budgets."""
+    overhead, weight = overhead or {}, weight or (lambda g: 1.0)
     nominal = fixed = 0.0
     for g in groups:
         language = g[0].runtime.language
-        nominal += len(g) * per_language.get(language, budget_s)
+        nominal += len(g) * per_language.get(language, budget_s) * weight(g)
         fixed += len(g) * overhead.get(language, 0.0)
     if nominal <= 0:
         return 1.0
@@ -77,20 +83,31 @@ class TotalBudget:
     started: float  # clock reading when the run began (its builds are charged too)
     budget_per_language: dict[str, float]
     fixed_timeout: bool = False  # the user chose --timeout: it is theirs, not capped
+    favoured: Callable[[object], bool] | None = None  # cases that decide something (see the module)
     clock: Callable[[], float] = time.monotonic
     overheads: Overheads = dataclasses.field(default_factory=Overheads)
 
     def time_left(self) -> float:
         return self.total_s - (self.clock() - self.started)
 
+    def weight(self, group: list) -> float:
+        if self.favoured is None or any(self.favoured(c) for c in group):
+            return 1.0
+        return REFERENCE_WEIGHT
+
+    def order(self, groups: list) -> list:
+        """The groups to measure, favoured ones first (otherwise in the plan's order): when the time
+        runs short, it is the reference cases that get the least."""
+        return sorted(groups, key=lambda g: self.weight(g) < 1.0)
+
     def job_for(self, job: Job, groups_left: list) -> Job:
         """The job for groups_left[0]: its language's budget scaled to its share, and its replies'
         time-out bounded by that share."""
-        language = groups_left[0][0].runtime.language
+        group = groups_left[0]
         languages = {g[0].runtime.language for g in groups_left}
         scale = budget_scale(self.time_left(), groups_left, job.budget_s, self.budget_per_language,
-                             self.overheads.per_case(languages))
-        budget = self.budget_per_language.get(language, job.budget_s) * scale
+                             self.overheads.per_case(languages), self.weight)
+        budget = self.budget_per_language.get(group[0].runtime.language, job.budget_s) * self.weight(group) * scale
         if self.fixed_timeout:
             return dataclasses.replace(job, budget_s=budget)
         cap = reply_timeout(budget)
