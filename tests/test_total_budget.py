@@ -124,14 +124,16 @@ def test_the_cases_a_claim_stands_on_come_first_with_a_full_share():
     ref, deciding = (SimpleNamespace(runtime=SimpleNamespace(language="python"), claim=k) for k in (False, True))
     groups = [[ref, ref], [deciding, deciding], [ref]]
     clock = FakeClock()
-    tb = TotalBudget(1.5, 0.0, {}, favoured=lambda c: c.claim, clock=clock)
+    tb = TotalBudget(3.0, 0.0, {}, favoured=lambda c: c.claim, clock=clock)
     ordered = tb.order(groups)
     assert ordered == [groups[1], groups[0], groups[2]]  # otherwise in the plan's order
-    # weighted nominal: 2×2 + 3×2×0.25 = 5.5 s for 1.5 s: a deciding case gets 4× a reference one
+    # weighted nominal: 2×2 + 3×2×0.25 = 5.5 s for 3 s: a deciding case gets 4× a reference one
     first = tb.job_for(get_job("short"), ordered)
     clock.t += 2 * first.budget_s  # the deciding group took its share
     second = tb.job_for(get_job("short"), ordered[1:])
-    assert first.budget_s == pytest.approx(2.0 * 1.5 / 5.5) and second.budget_s == pytest.approx(first.budget_s / 4)
+    assert first.budget_s == pytest.approx(2.0 * 3.0 / 5.5) and second.budget_s == pytest.approx(first.budget_s / 4)
+    clock.t = 10.0  # overrun: a reference case gets the floor every case has, not a quarter of it
+    assert tb.job_for(get_job("short"), ordered[1:]).budget_s == pytest.approx(2.0 * MIN_BUDGET_SCALE)
     everyone = TotalBudget(1.5, 0.0, {}, clock=FakeClock())  # nothing favoured: one share for all
     assert everyone.order(groups) == groups and everyone.job_for(get_job("short"), groups).budget_s == pytest.approx(2.0 * 1.5 / 10)
 

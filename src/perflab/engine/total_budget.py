@@ -15,8 +15,8 @@ Three rules, each tested alone (tests/test_total_budget.py):
   run that timed out in its reason; measured alone (without --budget-total) it is tried again.
 - **What decides comes first.** Given `favoured` (the run passes report.claims.carries_claim: the
   benchmarks a seed claim stands on), the favoured groups are measured first, with a full share; the
-  others (shown for reference) with REFERENCE_WEIGHT of one — still measured, so every row keeps its
-  ratio, only wider.
+  others (shown for reference) with REFERENCE_WEIGHT of one, and never under the floor every case
+  has (MIN_BUDGET_SCALE of its budget) — still measured, so every row keeps its ratio, only wider.
 """
 from __future__ import annotations
 
@@ -107,7 +107,9 @@ class TotalBudget:
         languages = {g[0].runtime.language for g in groups_left}
         scale = budget_scale(self.time_left(), groups_left, job.budget_s, self.budget_per_language,
                              self.overheads.per_case(languages), self.weight)
-        budget = self.budget_per_language.get(group[0].runtime.language, job.budget_s) * self.weight(group) * scale
+        # the floor is the same for every case: a reference case squeezed by an overrun is still measured
+        factor = max(MIN_BUDGET_SCALE, self.weight(group) * scale)
+        budget = self.budget_per_language.get(group[0].runtime.language, job.budget_s) * factor
         if self.fixed_timeout:
             return dataclasses.replace(job, budget_s=budget)
         cap = reply_timeout(budget)
