@@ -147,3 +147,19 @@ def test_a_planned_case_carries_a_claim_from_its_meta_or_the_registry():
     go = make_case("BenchmarkGetBytes")
     go.benchmark.meta.update(seed="000", section="Cryptography")  # Go's name for the same method
     assert carries_claim(go)
+
+
+def test_run_under_a_total_bounds_a_hang_by_its_share_then_skips_it_next_time(tmp_path):
+    """End to end with the real Python worker: a benchmark that hangs waits the capped time-out, not
+    the job's 60 s; the next run under --budget-total skips it, naming the run, and measures the rest."""
+    from test_cli import FIX, only_json, perflab
+    store = f"sqlite://{tmp_path / 'h.db'}"
+    args = ["run", str(FIX / "faults"), "--job", "dry", "--filter", "*hangs*", "--filter", "*also_fine*",
+            "--budget-total", "60", "--store", store]
+    r = perflab(*args, "-o", str(tmp_path / "1"))
+    cases = {c["benchmark"]["name"]: c for c in only_json(tmp_path / "1")["cases"]}
+    assert cases["hangs"]["error"] == f"timed out after {TIMEOUT_FLOOR_S:.1f}s", r.stderr
+    r = perflab(*args, "-o", str(tmp_path / "2"))
+    cases = {c["benchmark"]["name"]: c for c in only_json(tmp_path / "2")["cases"]}
+    assert cases["hangs"]["error"].startswith(f"{SKIPPED} timed out in run #1 (timed out after 10.0s)")
+    assert cases["also_fine"]["status"] == "ok" and "1 case(s) skipped" in r.stderr
