@@ -179,8 +179,8 @@ def cmd_run(args) -> int:
                 err.print(f"cluster: {stats['submitted']} group task(s); {stats['lost_groups']} lost with "
                           f"their machine, {stats['rerun_cases']} case(s) measured again elsewhere", soft_wrap=True)
             else:
-                measure_here(engine, one_budget.order(plan.groups) if one_budget else plan.groups, job, progress,
-                             budget_per_language, one_budget)
+                groups = one_budget.order(plan.groups) if one_budget is not None else plan.groups
+                measure_here(engine, groups, job, progress, budget_per_language, one_budget)
         except BaseException:
             recorder.write(complete=False)  # an interrupted run's document holds every finished case
             recorder.close()
