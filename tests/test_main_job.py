@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from perflab.commands.run import MIN_BUDGET_SCALE, budget_scale
+from perflab.engine.total_budget import MIN_BUDGET_SCALE, budget_scale
 from perflab.report.results_view import load_report
 from test_seeds_report import HTTP, case, doc
 
@@ -76,7 +76,7 @@ def test_pass2_spends_the_time_left_on_the_inconclusive_claim_only(tmp_path):
     assert rc == 0
     run1, run2, report = calls
     assert _arg(run1, "--runtimes") == "node18,node24,jdk17"  # a lone runtime still gets its tables
-    assert _arg(run1, "--budget-total") == str(round((1200 - 30) * 0.5)) and _arg(run1, "--job") == "short"
+    assert _arg(run1, "--budget-total") == str(round((1200 - 30) * sys.modules["main_job"].PASS1_SHARE)) and _arg(run1, "--job") == "short"
     # pass 2: only the claim's comparison, on the family's pair, with the default job
     assert _arg(run2, "--runtimes") == "node18,node24" and _arg(run2, "--job") == "default"
     assert run2[run2.index("--filter") + 1] == "bench_x.HttpDownload" and run2.count("--filter") == 1

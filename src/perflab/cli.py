@@ -103,8 +103,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--budget", type=budget, help="seconds of measurement per case (overrides the "
                      "job), and per language where it differs: '2,java=6'")
     run.add_argument("--budget-total", type=number(), metavar="SECONDS",
-                     help="seconds of measurement for the whole run: each case's budget shrinks to its "
-                     "share of the time left when the run would overrun (a target, not a hard stop)")
+                     help="seconds of wall time for the whole run, builds and launches included: each "
+                     "case's budget shrinks to its share of the time left, its replies wait at most a few "
+                     "shares, cases that timed out last time are skipped, cases a seed claim stands on "
+                     "come first (a target, not a hard stop; docs/main_job.md)")
     run.add_argument("--target", type=number(maximum=1), help="precision target as a fraction of the "
                      "mean, e.g. 0.02")
     run.add_argument("--iteration-time", type=number(), help="seconds per iteration (overrides the job)")

@@ -13,6 +13,10 @@ class ProtocolError(Exception):
     """A worker broke protocol v2. Fails the launch in which it happened."""
 
 
+# how a case that waited too long for a worker's reply fails (the history knows such cases by it)
+TIMED_OUT = "timed out after"
+
+
 class WorkerFailure(Exception):
     """A worker crashed, exited, timed out or reported a benchmark exception. Fails one case."""
 

@@ -47,6 +47,9 @@ class Job:
     pilot: bool = True
     timeout_s: float = 60.0  # longest wait for any single reply from a worker
     launches_live: int = 0  # processes alive at once per case; 0: the same as launches_max
+    # no reply is awaited longer than this, however slow the calls (0: no cap). Set by --budget-total:
+    # a call that outlasts a case's share would spend other cases' time (engine/total_budget.py)
+    timeout_cap_s: float = 0.0
 
     def __post_init__(self):
         if self.launches_live <= 0:

@@ -19,10 +19,12 @@ from ..measures.callgrind import ValgrindMissing, valgrind_path
 from ..engine.affinity import Placement, check_mode, idle_times
 from ..engine.plan import build_plan, make_launcher
 from ..engine.runner import Engine
+from ..engine.total_budget import TotalBudget, skip_timed_out
 from ..environment import collect
 from ..errors import UsageError
 from ..jobs import get_job, parse_budget
 from ..progress import CaseProgress, Reporter, case_summary
+from ..report.claims import carries_claim
 from ..report.escape import markup
 from ..report.exporters import EXPORTERS, to_csv, to_markdown, to_terminal, write_text_atomic
 from ..report.header import header_lines
@@ -42,6 +44,7 @@ RESUMABLE = ("paths", "runtimes", "filter", "category", "job", "exporters", "out
 
 
 def cmd_run(args) -> int:
+    began = time.monotonic()  # --budget-total counts from here: the builds are part of the run
     measures = check_measures(args)  # a bad --measure or a missing valgrind: before anything runs
     preload()  # scipy.special loads while runtimes are found and the first workers start
     idle_since = idle_times()  # the window that picks the measuring CPU passes meanwhile too
@@ -126,6 +129,16 @@ def cmd_run(args) -> int:
 
     plan.groups = [[c for c in g if c.key not in done_keys] for g in plan.groups]
     plan.groups = [g for g in plan.groups if g]
+    one_budget = None
+    if budget_total is not None:
+        one_budget = TotalBudget(budget_total, began, budget_per_language, fixed_timeout=args.timeout is not None,
+                                 favoured=carries_claim)
+        if store is not None and not resumed:
+            plan.groups, skipped = skip_timed_out(plan.groups, store)
+            plan.failed = list(plan.failed) + skipped  # in the table with their reason, in their place
+            if skipped:
+                err.print(f"--budget-total: {len(skipped)} case(s) skipped: they timed out in the history's "
+                          "latest attempt (reasons in the table)", soft_wrap=True)
     for case, reason in plan.failed:
         if case.key not in done_keys:
             results.append(CaseResult(case=case, error=reason, stop_reason="failed"))
@@ -166,7 +179,8 @@ def cmd_run(args) -> int:
                 err.print(f"cluster: {stats['submitted']} group task(s); {stats['lost_groups']} lost with "
                           f"their machine, {stats['rerun_cases']} case(s) measured again elsewhere", soft_wrap=True)
             else:
-                measure_here(engine, plan.groups, job, progress, budget_per_language, budget_total)
+                groups = one_budget.order(plan.groups) if one_budget is not None else plan.groups
+                measure_here(engine, groups, job, progress, budget_per_language, one_budget)
         except BaseException:
             recorder.write(complete=False)  # an interrupted run's document holds every finished case
             recorder.close()
@@ -238,23 +252,9 @@ def check_measures(args) -> tuple[str, ...]:
     return measures
 
 
-MIN_BUDGET_SCALE = 0.1  # past the total, a case still gets a tenth of its budget: measured, roughly
-
-
-def budget_scale(time_left: float, groups: list, budget_s: float, per_language: dict[str, float]) -> float:
-    """`--budget-total`: the factor (≤ 1) on every remaining case's budget so that the remaining
-    groups' nominal budgets (cases × their language's budget) fit in the time left. Recomputed before
-    each group from the clock, so the time cases really take (launches, warm-up) corrects it."""
-    nominal = sum(len(g) * per_language.get(g[0].runtime.language, budget_s) for g in groups)
-    if nominal <= 0:
-        return 1.0
-    return max(MIN_BUDGET_SCALE, min(1.0, time_left / nominal))
-
-
 def measure_here(engine: Engine, groups: list, job, progress, budget_per_language: dict,
-                 budget_total: float | None) -> None:
+                 total: TotalBudget | None) -> None:
     """The plan's groups one after the other on this machine."""
-    deadline = time.monotonic() + budget_total if budget_total else None
     for i, group in enumerate(groups):
         progress.current(group[0].benchmark.full_name)
         # a group is one language's: a JVM process costs ten times a CPython one, and a budget
@@ -262,11 +262,12 @@ def measure_here(engine: Engine, groups: list, job, progress, budget_per_languag
         language = group[0].runtime.language
         engine.job = (dataclasses.replace(job, budget_s=budget_per_language[language])
                       if language in budget_per_language else job)
-        if deadline is not None:
-            scale = budget_scale(deadline - time.monotonic(), groups[i:], job.budget_s,
-                                 budget_per_language)
-            engine.job = dataclasses.replace(engine.job, budget_s=engine.job.budget_s * scale)
+        if total is not None:
+            engine.job = total.job_for(job, groups[i:])
+        t0 = time.monotonic()
         engine.run_group(group)
+        if total is not None:  # what the group really took: launches, warm-up and time-outs too
+            total.charge(group, engine.job, time.monotonic() - t0)
 
 
 def baseline_groups(plan) -> set[tuple[str, str]]:

@@ -207,7 +207,8 @@ class Engine:
 
     def _run_timeout(self, st: _CaseState, invocations: int, iterations: int) -> float:
         expected = st.per_call_ns * invocations * iterations / 1e9
-        return max(self.job.timeout_s, 10 * expected)
+        wait = max(self.job.timeout_s, 10 * expected)
+        return min(wait, self.job.timeout_cap_s) if self.job.timeout_cap_s > 0 else wait
 
     def _spawn(self, wanted: list[tuple[_CaseState, int]]) -> dict[int, tuple[list, BaseException | None]]:
         """Start worker processes for (case, launch index) pairs concurrently. Per case (by id): its

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ProtocolError, WorkerFailure
+from ..errors import TIMED_OUT, ProtocolError, WorkerFailure
 from .capture import CappedOutput
 from ..model import PROTOCOL_VERSION
 from ..toolchains.base import LaunchSpec
@@ -302,7 +302,7 @@ class WorkerProcess:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self.kill()
-                raise WorkerFailure(f"timed out after {timeout:.1f}s", self.stderr_tail())
+                raise WorkerFailure(f"{TIMED_OUT} {timeout:.1f}s", self.stderr_tail())
             self.sock.settimeout(min(remaining, 1.0))
             try:
                 chunk = self.sock.recv(1 << 16)

@@ -27,7 +27,7 @@ from importlib import resources
 from typing import Any
 
 from .families import KIND_TEXT, Pair, pairs_of
-from .results_view import SAME_BAND, Case, Ratio, Report, Section, _finite, runtime_ratio
+from .results_view import SAME_BAND, Case, Ratio, Report, Section, _finite, method_of, runtime_ratio
 
 CLAIM_RULE = (
     "Each claim is checked by ONE comparison per family — the one the seed made: for a claim about "
@@ -176,10 +176,20 @@ def registry() -> dict[tuple[str, str, str], dict]:
 
 def claim_of(case: Case) -> Any:
     """The case's own `meta["claim"]`, else the registry's claim for its seed, section and method."""
-    if "claim" in case.meta:
-        return case.meta["claim"]
-    m = case.meta
-    return registry().get((str(m.get("seed", "")), str(m.get("section", "")), case.method_name))
+    return claim_for(case.meta, case.method_name)
+
+
+def claim_for(meta: dict, method: str) -> Any:
+    """A benchmark's claim from its meta and method name alone: known before anything is measured."""
+    if "claim" in meta:
+        return meta["claim"]
+    return registry().get((str(meta.get("seed", "")), str(meta.get("section", "")), method))
+
+
+def carries_claim(case) -> bool:
+    """Whether a planned case (perflab.model.Case) stands for a seed claim in some comparison: the ones
+    `--budget-total` measures first and with a full share."""
+    return claim_for(case.benchmark.meta or {}, method_of(case.benchmark.name)) is not None
 
 
 def comparison_of(claim: dict) -> dict:

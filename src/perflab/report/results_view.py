@@ -74,9 +74,7 @@ class Case:
     def method_name(self) -> str:
         """The method alone, as the seeds name it: `Seek.SeekForward` and Go's `BenchmarkSeekForward`
         are `SeekForward` (claims are keyed by it, across languages)."""
-        last = re.split(r"[./]", self.name)[-1]
-        m = re.fullmatch(r"Benchmark_?([A-Z].*)", last)
-        return m.group(1) if m else last
+        return method_of(self.name)
 
     @property
     def group(self) -> str:
@@ -482,3 +480,10 @@ def _ratio_cell(ratio: Ratio | None, has_base: bool, ok: bool) -> str:
     if ratio is not None:
         return format_ratio(ratio.value)
     return "?" if has_base and ok else ""
+
+
+def method_of(name: str) -> str:
+    """A benchmark's method as the seeds name it (see Case.method_name)."""
+    last = re.split(r"[./]", name)[-1]
+    m = re.fullmatch(r"Benchmark_?([A-Z].*)", last)
+    return m.group(1) if m else last

@@ -12,6 +12,8 @@ import json
 from abc import ABC, abstractmethod
 from typing import Any
 
+from ..errors import TIMED_OUT
+
 SCHEMA_VERSION = 4
 
 
@@ -391,6 +393,31 @@ class Store(ABC):
                            "(SELECT COALESCE(MAX(id), 0) FROM cases), "
                            "(SELECT COUNT(*) FROM runs WHERE finished IS NOT NULL)")
         return int(rows[0][0]), int(rows[0][1]), int(rows[0][2])
+
+    def last_timeouts(self, keys: list[str], skipped_prefix: str) -> dict[str, tuple[int, str]]:
+        """Of these case keys, the ones whose latest attempt in the history failed on a reply
+        time-out: key → (run id, error). A row whose error starts with `skipped_prefix` was not an
+        attempt (a run skipped the case): the one before it counts. Index cases_by_key."""
+        latest: dict[str, list[tuple[int, str]]] = {}
+        for i in range(0, len(keys), 500):  # bound the statement's parameters
+            chunk = keys[i:i + 500]
+            rows = self._query("SELECT run_id, case_key, status FROM cases WHERE case_key IN ("
+                               + ", ".join("?" * len(chunk)) + ") ORDER BY run_id DESC", tuple(chunk))
+            for run_id, key, status in rows:
+                latest.setdefault(key, []).append((int(run_id), status))
+        out = {}
+        for key, attempts in latest.items():
+            for run_id, status in attempts:  # newest first
+                if status != "failed":
+                    break
+                docs = self._query("SELECT doc FROM cases WHERE run_id = ? AND case_key = ?", (run_id, key))
+                error = (json.loads(docs[0][0]).get("error") or "") if docs else ""
+                if error.startswith(skipped_prefix):
+                    continue
+                if error.startswith(TIMED_OUT):
+                    out[key] = (run_id, error)
+                break
+        return out
 
     def latest_run_id(self, incomplete_only: bool = False) -> int | None:
         sql = "SELECT MAX(id) FROM runs" + (" WHERE complete = 0" if incomplete_only else "")
