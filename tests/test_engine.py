@@ -11,7 +11,7 @@ from perflab.jobs import get_job
 from perflab.engine.worker import BenchmarkError
 from perflab.errors import WorkerFailure
 
-from fakes import FakeClock, FakeWorker, make_case
+from fakes import FakeClock, FakeWorker, InlineExecutor, make_case
 
 
 def engine_for(job, factory, clock, seed=1):
@@ -271,6 +271,28 @@ def test_a_groups_processes_exit_while_the_next_group_starts_and_before_it_measu
     engine.close()
     assert events == [("started", "g.a"), ("setup", "g.a"), ("started", "g.b"), ("exited", "g.a"),
                       ("setup", "g.b"), ("exited", "g.b")]
+
+
+def test_the_background_pools_live_with_the_engine_and_a_lone_start_needs_no_thread():
+    """Threads made per group were a dry run's largest host cost between cases: the pools are made
+    once per engine, and a one-case group starts its process in the calling thread."""
+    clock = FakeClock()
+    made, starters = [], []
+
+    def executor(n):
+        made.append(n)
+        return InlineExecutor(n)
+
+    def launch(case, i):
+        starters.append(threading.current_thread())
+        return FakeWorker(clock, 10.0)
+
+    engine = Engine(get_job("dry"), launch, clock=clock, rng=random.Random(1), executor=executor)
+    for name in ("a", "b", "c"):
+        engine.run_group([make_case(name)])
+    engine.close()
+    assert len(made) == 2  # a reaper and a starter, for the three groups
+    assert starters == [threading.current_thread()] * 3
 
 
 def test_iteration_setup_benchmarks_get_one_invocation_per_iteration():
