@@ -222,6 +222,10 @@ def test_valgrind_message_prefers_why_the_process_ended():
 class FakeEngine:
     def __init__(self, fail: set[str] = frozenset()):
         self.job, self.on_case_done, self.timed, self.fail = None, "unset", [], fail
+        self.settled = 0
+
+    def settle(self):
+        self.settled += 1
 
     def run_group(self, cases):
         self.timed.append([c.key for c in cases])
@@ -236,6 +240,7 @@ def test_instructions_only_counts_and_times_only_what_cannot_be_counted():
     engine, done = FakeEngine(), []
     out = MeasuringEngine(engine, counter, ("instructions",), on_case_done=done.append).run_group([a, b])
     assert engine.on_case_done is None and engine.timed == [[b.key]]
+    assert engine.settled == 1  # the timed processes gone before counting starts its own
     assert [r.case.key for r in done] == [a.key, b.key]
     assert out[0].counts["agreed"] and out[0].stop_reason == "counts agreed" and out[0].ok
     assert out[1].counts["per_op"] is None and out[1].counts["note"] == "not counted: no marker yet"

@@ -1,6 +1,7 @@
 """The engine's logic, with a fake clock and fake workers: no process, no real time."""
 import math
 import random
+import threading
 
 import pytest
 
@@ -10,7 +11,7 @@ from perflab.jobs import get_job
 from perflab.engine.worker import BenchmarkError
 from perflab.errors import WorkerFailure
 
-from fakes import FakeClock, FakeWorker, make_case
+from fakes import FakeClock, FakeWorker, InlineExecutor, make_case
 
 
 def engine_for(job, factory, clock, seed=1):
@@ -188,7 +189,9 @@ def test_a_crash_during_warmup_fails_the_case_and_closes_its_workers():
         workers.append(FakeWorker(clock, 500.0, crash_stage="warmup"))
         return workers[-1]
 
-    [res] = engine_for(get_job("short"), launch, clock).run_group([make_case()])
+    engine = engine_for(get_job("short"), launch, clock)
+    [res] = engine.run_group([make_case()])
+    engine.close()  # processes exit in the background: gone once the engine closes
     assert res.error == "worker crashed (SIGSEGV)"
     assert all(w.closed for w in workers)
 
@@ -233,6 +236,63 @@ def test_dry_job_runs_each_case_once_without_pilot_warmup_or_overhead():
     stages = [c[1] for c in workers[0].calls if c[0] == "run"]
     assert stages == ["workload"]
     assert res.launches[0].invocations == 1 and len(res.launches[0].workload) == 1
+
+
+def test_a_groups_processes_exit_while_the_next_group_starts_and_before_it_measures():
+    """run_group returns without waiting for its processes to exit; the next group's processes start
+    meanwhile, and it waits for those exits before its first measured stage; close() waits for the last."""
+    clock = FakeClock()
+    events = []
+    next_started = threading.Event()
+
+    class SlowToExit(FakeWorker):
+        def setup(self, benchmark_id, params, timeout):
+            events.append(("setup", benchmark_id))
+            super().setup(benchmark_id, params, timeout)
+
+        def close(self):
+            # this process goes only once the next group's has started (a safety bound, not a timing)
+            next_started.wait(30)
+            events.append(("exited", self.bench))
+            super().close()
+
+    def launch(case, i):
+        events.append(("started", case.benchmark.id))
+        if case.benchmark.id == "g.b":
+            next_started.set()
+        worker = SlowToExit(clock, 10.0)
+        worker.bench = case.benchmark.id
+        return worker
+
+    engine = engine_for(get_job("dry"), launch, clock)
+    engine.run_group([make_case("a")])
+    assert ("exited", "g.a") not in events  # still exiting in the background
+    engine.run_group([make_case("b")])
+    engine.close()
+    assert events == [("started", "g.a"), ("setup", "g.a"), ("started", "g.b"), ("exited", "g.a"),
+                      ("setup", "g.b"), ("exited", "g.b")]
+
+
+def test_the_background_pools_live_with_the_engine_and_a_lone_start_needs_no_thread():
+    """Threads made per group were a dry run's largest host cost between cases: the pools are made
+    once per engine, and a one-case group starts its process in the calling thread."""
+    clock = FakeClock()
+    made, starters = [], []
+
+    def executor(n):
+        made.append(n)
+        return InlineExecutor(n)
+
+    def launch(case, i):
+        starters.append(threading.current_thread())
+        return FakeWorker(clock, 10.0)
+
+    engine = Engine(get_job("dry"), launch, clock=clock, rng=random.Random(1), executor=executor)
+    for name in ("a", "b", "c"):
+        engine.run_group([make_case(name)])
+    engine.close()
+    assert len(made) == 2  # a reaper and a starter, for the three groups
+    assert starters == [threading.current_thread()] * 3
 
 
 def test_iteration_setup_benchmarks_get_one_invocation_per_iteration():
@@ -381,7 +441,9 @@ def test_a_launch_that_fails_to_start_fails_its_case_and_closes_the_others():
         started.append(FakeWorker(clock, 1000.0, noise=0.01, seed=i))
         return started[-1]
 
-    good, bad = engine_for(job, launch, clock).run_group([make_case(runtime="rt1"), make_case(runtime="rt2")])
+    engine = engine_for(job, launch, clock)
+    good, bad = engine.run_group([make_case(runtime="rt1"), make_case(runtime="rt2")])
+    engine.close()
     assert good.ok
     assert bad.error == "worker exited before saying hello (exit status 3)"
     assert all(w.closed for w in started)
@@ -442,7 +504,9 @@ def test_when_processes_disagree_launches_retire_and_fresh_ones_take_their_place
         workers.append(FakeWorker(clock, 2000.0, noise=0.01, seed=i, launch_offset_ns=200.0 * (i % 7 - 3)))
         return workers[-1]
 
-    [res] = engine_for(job, launch, clock).run_group([make_case()])
+    engine = engine_for(job, launch, clock)
+    [res] = engine.run_group([make_case()])
+    engine.close()
     assert job.launches_live < len(res.launches) <= job.launches_max
     per_round = {}
     for ln in res.launches:

@@ -88,4 +88,7 @@ def measure_group(cases: list[Case], sources: dict[str, tuple[str, ...]], job: J
                     on_case_done=done,
                     placement=Placement.choose("auto", idle_times()) if job.warmup_max > 0 else Placement(),
                     starts_aside=lambda case: by_label[case.runtime.label].spec.starts_aside)
-    engine.run_group(local)
+    try:
+        engine.run_group(local)
+    finally:
+        engine.close()

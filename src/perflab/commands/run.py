@@ -185,6 +185,8 @@ def cmd_run(args) -> int:
             recorder.write(complete=False)  # an interrupted run's document holds every finished case
             recorder.close()
             raise
+        finally:
+            engine.close()
     rows = recorder.finish()
     to_store([row_to_json(r) for r in rows])  # the final judgement (ratios need every case) replaces the provisional one
     if store is not None and not store_failed:

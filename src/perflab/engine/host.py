@@ -11,7 +11,6 @@ every case was then flagged as measured under heavy contention.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 
 def read_host() -> dict:
@@ -24,7 +23,8 @@ def read_host() -> dict:
         pass
     try:
         # "cpu  user nice system idle iowait irq softirq steal guest guest_nice" (guest is in user)
-        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()
+        with open("/proc/stat", encoding="ascii") as f:  # its first line: the rest is per CPU and IRQ
+            fields = f.readline().split()
         ticks = [int(x) for x in fields[1:9]]
         out["ticks_total"], out["ticks_steal"] = sum(ticks), ticks[7] if len(ticks) > 7 else 0
         out["ticks_busy"] = out["ticks_total"] - ticks[3] - ticks[4]  # all but idle and iowait

@@ -49,6 +49,9 @@ class MeasuringEngine:
     def job(self, value) -> None:
         self.engine.job = value
 
+    def close(self) -> None:
+        self.engine.close()
+
     def run_group(self, cases: list[Case]) -> list[CaseResult]:
         counting = "instructions" in self.measures and self.counter is not None
         why_not: dict[str, str] = {}
@@ -60,6 +63,8 @@ class MeasuringEngine:
                     why_not[case.key] = str(exc)
         timed = cases if "time" in self.measures or not counting else [c for c in cases if c.key in why_not]
         by_key = {r.case.key: r for r in (self.engine.run_group(timed) if timed else [])}
+        if counting and timed:
+            self.engine.settle()  # the timed processes are gone before counting starts its own
         out = []
         for case in cases:
             result = by_key.get(case.key) or CaseResult(case=case)

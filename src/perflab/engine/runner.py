@@ -120,6 +120,15 @@ class Engine:
         # whether a case's runtime may start while others are measured (see _start_ahead)
         self.starts_aside = starts_aside or (lambda case: False)
         self.executor = executor or (lambda n: ThreadPoolExecutor(max_workers=n))
+        # The background threads live as long as the engine, not a group: making them afresh for
+        # every group (and a pool for every start) cost a dry run about 2 ms of threads per case.
+        # They follow the host's affinity as perflab's main thread does (pin_process: every thread).
+        self._reaper: Executor | None = None  # retired launches exit here
+        self._starter: Executor | None = None  # one start ahead at a time (see _start_ahead)
+        self._spawner: ThreadPoolExecutor | None = None  # starts side by side (see _spawn)
+        # closes under way in the background: the next group waits for them once its processes
+        # have started (see settle), so a group's exits overlap the next one's starts
+        self._closing: list[Future] = []
         # what starting ahead costs the rounds (see ahead.AheadGate)
         self._gate = AheadGate()
         # starts ahead not yet done (a done callback removes each): checked at every round iteration
@@ -137,26 +146,46 @@ class Engine:
         self._host_start = self.host()
         started = self.clock()
         # retired launches exit in the background: waiting for a process to go is not measuring
-        self._reaper = self.executor(MAX_CONCURRENT_STARTS)
-        self._starter = self.executor(1)  # one start ahead at a time (see _start_ahead)
+        if self._reaper is None:
+            self._reaper = self.executor(MAX_CONCURRENT_STARTS)
+            self._starter = self.executor(1)
         try:
             self._run_rounds(states)
         finally:
             for st in states:
-                self._drop_ahead(st)
-            self._starter.shutdown(wait=True)
-            self._reaper.shutdown(wait=True)
+                self._drop_ahead(st)  # a start still under way is closed by the reaper once it is up
             self.placement.release_host()
         elapsed = self.clock() - started
         for st in states:
             st.result.wall_seconds = st.ledger.spent if st.ledger.spent else elapsed / max(1, len(states))
         return [st.result for st in states]
 
+    def settle(self) -> None:
+        """Wait until the processes of the groups measured before are gone. A group's processes exit
+        in the background after run_group returns (a Python worker's exit took 2 ms of the host's time
+        per case when each group waited for its own); the next group waits here once its own
+        processes have started, before anything is measured: exits never run beside measuring."""
+        closing, self._closing = self._closing, []
+        wait(closing)
+
+    def close(self) -> None:
+        """Wait for the last processes, stop the background threads (once every group is measured)."""
+        self.settle()
+        for pool in (self._starter, self._reaper, self._spawner):
+            if pool is not None:
+                pool.shutdown(wait=True)
+        self._reaper = self._starter = self._spawner = None
+
+    def _reap(self, fn, *args) -> None:
+        """Run a close in the background (see settle)."""
+        self._closing.append(self._reaper.submit(fn, *args))
+
     def _run_rounds(self, states: list[_CaseState]) -> None:
         # Every contender's first launches start at once: a process start is mostly waiting (exec,
         # imports, JIT boot) and none of it is measured, so starting them side by side costs one
         # start instead of many. The stages that time something run one launch at a time.
         handles = self._spawn([(st, i) for st in states for i in range(self.job.launches_min)])
+        self.settle()  # the groups before exited while these processes started
         for st in self._shuffled(states):
             self._guard(st, self._attach, st, *handles[id(st)])
         self._start_ahead(self._active(states))
@@ -227,8 +256,12 @@ class Engine:
 
         self.placement.release_host()  # children start with every CPU (see Placement.release_host)
         try:
-            with ThreadPoolExecutor(max_workers=max(1, min(len(wanted), MAX_CONCURRENT_STARTS))) as pool:
-                results = list(pool.map(start, wanted))  # map keeps the order of `wanted`
+            if len(wanted) == 1:  # a lone start (a group of one case) needs no other thread
+                results = [start(wanted[0])]
+            else:
+                if self._spawner is None:
+                    self._spawner = ThreadPoolExecutor(max_workers=MAX_CONCURRENT_STARTS)
+                results = list(self._spawner.map(start, wanted))  # map keeps the order of `wanted`
         finally:
             self.placement.hold_host()
         out: dict[int, tuple[list, BaseException | None]] = {}
@@ -622,7 +655,7 @@ class Engine:
         """Close a finished case's processes started ahead and never used (in the background)."""
         for fut in st.ahead:
             if not fut.cancel():
-                self._reaper.submit(_close_started, fut)
+                self._reap(_close_started, fut)
         st.ahead = []
 
     def _retire(self, st: _CaseState, launches: list[_Launch]) -> None:
@@ -631,7 +664,7 @@ class Engine:
             st.result.output_bytes += _output_bytes(ln.handle)
             ln.retired = True
             self.placement.move_off(ln.samples.pid)
-            self._reaper.submit(ln.handle.close)
+            self._reap(ln.handle.close)
 
     def _group_ratios(self, group: list[_CaseState]) -> list[Ratio | None] | None:
         """Every contender's ratio to its baseline (the group's baseline method, else the same method,
@@ -740,7 +773,7 @@ class Engine:
             else:
                 self.placement.move_off(ln.samples.pid)
             ln.handle.say_bye()  # they exit side by side meanwhile
-            self._reaper.submit(ln.handle.close)
+            self._reap(ln.handle.close)
         self._drop_ahead(st)
         st.result.launches = [ln.samples for ln in st.launches]
 
