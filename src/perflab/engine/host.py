@@ -56,13 +56,18 @@ def own_cpu_seconds() -> float | None:
     children: set[int] = set()
     for tid in tasks:
         try:
-            children.update(int(p) for p in Path(f"/proc/self/task/{tid}/children").read_text().split())
+            children.update(int(p) for p in _read(f"/proc/self/task/{tid}/children").split())
         except (OSError, ValueError):
             continue  # a thread that just ended, or a kernel without the children file
     for pid in children:
         try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            fields = _read(f"/proc/{pid}/stat").rsplit(")", 1)[1].split()
             total += sum(int(x) for x in fields[11:15]) / tck  # utime stime cutime cstime
         except (OSError, ValueError, IndexError):
             continue  # ended between the listing and the read: counted in RUSAGE_CHILDREN once reaped
     return total
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="ascii", errors="replace") as f:
+        return f.read()
