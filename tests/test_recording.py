@@ -57,11 +57,12 @@ def test_a_slow_document_write_is_spaced_to_a_tenth_of_the_time(tmp_path):
     rec = recorder(tmp_path, clock, interval=1.0)
     original = rec._analyse
 
-    def slow(results):
-        clock.t += 5.0  # judging the whole run takes 5 s
-        return original(results)
+    def slow(*args, **kwargs):
+        clock.t += 5.0  # judging what changed takes 5 s
+        return original(*args, **kwargs)
     rec.write(complete=False)
     rec._analyse = slow
+    rec.extend([result("m0")])
     rec.write(complete=False)
     assert rec._next_write - clock.t >= 50.0 - 1e-9
 
@@ -95,3 +96,51 @@ def test_read_log_skips_a_line_cut_short_and_keeps_the_last_of_a_key(tmp_path):
     cases = read_log(path)
     assert {c["key"]: c["v"] for c in cases} == {"a": 2, "b": 1}
     assert read_log(tmp_path / "missing.jsonl") == []
+
+
+def _cases_of(path):
+    return {c["key"]: c for c in json.loads(path.read_text())["cases"]}
+
+
+def test_the_interval_document_judges_every_case_as_the_whole_run_does(tmp_path):
+    # the interval write judges only the neighbourhoods that changed; a runtime that appears later
+    # (a language's second runtime: every case of it gets a runtime ratio) changes them all
+    clock = FakeClock()
+    rec = recorder(tmp_path, clock)
+    first = [result("base", baseline=True, mean=1000, seed=1), result("other", mean=2000, seed=2),
+             result("x", params=(("n", ("1", "2")),), mean=10, seed=3),
+             result("alone", params=(("n", ("3",)),), mean=10, seed=7)]  # no case joins it later
+    later = [result("base", runtime="rt2", baseline=True, mean=500, seed=4),
+             result("x", runtime="rt2", params=(("n", ("1", "2")),), mean=20, seed=5),
+             result("x", params=(("n", ("2", "1")),), mean=30, seed=6)]
+    failed = CaseResult(case=make_case("other", "rt2"), error="boom", stop_reason="failed")
+    for c in first:
+        rec.add(c)
+    rec.write(complete=False)
+    rec.extend([failed])
+    for c in later:
+        rec.add(c)
+    rec.write(complete=False)
+    written = _cases_of(tmp_path / "r.json")
+    everything = first + [failed] + later
+    rows = analyse(everything, rec.job.confidence, rec.job.target_rel_error, rec.job.overhead,
+                   ["rt1", "rt2"])
+    from perflab.results import row_to_json
+    whole = {r.key: json.loads(json.dumps(row_to_json(r))) for r in rows}
+    assert list(written) == [c.case.key for c in first + [failed] + later]  # the run's order
+    assert written == whole
+    assert written[first[3].case.key]["is_runtime_baseline"]  # judged again once rt2 came
+
+
+def test_an_interval_write_judges_only_what_changed_since_the_last(tmp_path):
+    clock = FakeClock()
+    rec = recorder(tmp_path, clock)
+    def one(i):  # a neighbourhood of its own: its parameters (the group has a baseline method)
+        return result("m", params=(("n", (str(i),)),), seed=i)
+    for i in range(20):
+        rec.add(one(i))
+    assert len(rec.write(complete=False)) == 20  # every neighbourhood is new
+    rec.add(one(20))
+    assert [r.key for r in rec.write(complete=False)] == [one(20).case.key]
+    assert len(_cases_of(tmp_path / "r.json")) == 21
+    assert len(rec.finish()) == 21  # the end judges the whole run

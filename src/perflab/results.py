@@ -56,41 +56,60 @@ def row_to_json(row: Row) -> dict[str, Any]:
 
 def document(rows: list[Row], job: Job, environment: dict, command: list[str],
              started: dt.datetime, complete: bool, errors: list[str] | None = None) -> dict[str, Any]:
+    return {**document_head([r.result for r in rows], job, environment, command, started, complete, errors),
+            "cases": [row_to_json(r) for r in rows]}
+
+
+def document_head(results: list, job: Job, environment: dict, command: list[str],
+                  started: dt.datetime, complete: bool, errors: list[str] | None = None) -> dict[str, Any]:
+    """The document's fields but its cases (which come last)."""
     return {
         "schema": SCHEMA, "version": SCHEMA_VERSION, "perflab_version": __version__,
         "started": started.isoformat(timespec="seconds"),
         "written": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "complete": complete, "command": command,
         # the run's contention summary beside the machine it describes (stats/contention.py)
-        "job": job.__dict__, "environment": {**environment, "contention": run_contention([r.result for r in rows])},
+        "job": job.__dict__, "environment": {**environment, "contention": run_contention(results)},
         "errors": errors or [],
-        "cases": [row_to_json(r) for r in rows],
     }
 
 
-def dumps_document(doc: dict[str, Any]) -> str:
+def _compact(value) -> str:
+    return json.dumps(value, allow_nan=True, ensure_ascii=False)
+
+
+def case_line(case: dict[str, Any]) -> str:
+    """One case as the document writes it (its own line)."""
+    return "  " + _compact(case)
+
+
+def dumps_document(doc: dict[str, Any], case_lines: list[str] | None = None) -> str:
     """The document as text: a top-level field per line and a case per line. json's C encoder only
     writes compact JSON (indenting falls back to its Python encoder, 5-10 times slower: most of a
-    large run's host time), and a case per line still reads and diffs line by line."""
-    def compact(value) -> str:
-        return json.dumps(value, allow_nan=True, ensure_ascii=False)
+    large run's host time), and a case per line still reads and diffs line by line. `case_lines`:
+    the cases already as `case_line` wrote them (a document without "cases" then gets them, last)."""
     lines = []
     for key, value in doc.items():
         if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-            items = ",\n".join("  " + compact(v) for v in value)
-            lines.append(f" {compact(key)}: [\n{items}\n ]")
+            lines.append(_list_field(key, [case_line(v) for v in value]))
         else:
-            lines.append(f" {compact(key)}: {compact(value)}")
+            lines.append(f" {_compact(key)}: {_compact(value)}")
+    if case_lines is not None:
+        lines.append(_list_field("cases", case_lines) if case_lines else f" {_compact('cases')}: []")
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
-def write_atomic(path: Path, doc: dict[str, Any]) -> None:
+def _list_field(key: str, items: list[str]) -> str:
+    return f" {_compact(key)}: [\n" + ",\n".join(items) + "\n ]"
+
+
+def write_atomic(path: Path, doc: dict[str, Any], case_lines: list[str] | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes it 0600; a results file is an ordinary file
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(dumps_document(doc))
+            f.write(dumps_document(doc, case_lines))
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
