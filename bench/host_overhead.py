@@ -1,6 +1,7 @@
 """The host's own cost per case, as a run grows: it must stay flat (target ≤ 5 ms per case).
 
     .venv/bin/python bench/host_overhead.py [--cases 100,1000] [--store none|PATH]
+    .venv/bin/python bench/host_overhead.py --synthetic 100,1000,10000 [--case-seconds 0.22]
 
 For each N, a Python benchmark file of N/10 trivial benchmarks over 10 parameter values (N cases) is
 run with the dry job (one call per case). Host overhead = the command's wall time minus the time the
@@ -74,9 +75,12 @@ def measure(n: int, store: str) -> tuple[float, float, float, int]:
     return wall, in_cases, float(spent.read_text()), len(doc["cases"])
 
 
-def synthetic(n: int, folder: Path) -> tuple[float, int]:
+def synthetic(n: int, folder: Path, case_s: float = 0.0) -> tuple[float, int]:
     """The recording alone, in this process, for n finished cases with dry-run-like samples (no
-    worker runs): (seconds spent recording, document writes). Stores into a fresh SQLite history."""
+    worker runs): (seconds spent recording, document writes). Stores into a fresh SQLite history.
+    `case_s`: the recorder's clock moves on that much per case besides the time recording takes,
+    as if each case had been measured for that long: the interval document is then written as often
+    as in a real run of that many cases."""
     import datetime as dt
 
     from perflab.jobs import get_job
@@ -90,9 +94,11 @@ def synthetic(n: int, folder: Path) -> tuple[float, int]:
     store = open_store(f"sqlite:///{folder / 'history.db'}")
     job = get_job("dry")
     run_id = store.begin_run(command=[], args={}, job=job.__dict__, environment={}, fingerprint="")
+    measured = [0.0]  # the cases' simulated time so far
     rec = Recorder(job=job, environment={}, command=[], started=dt.datetime.now(dt.timezone.utc),
                    runtime_order=[rt.label], json_path=folder / "out" / "perflab-synthetic.json",
-                   on_cases=lambda cases: store.add_cases(run_id, cases))
+                   on_cases=lambda cases: store.add_cases(run_id, cases),
+                   clock=lambda: time.monotonic() + measured[0])
     results = []
     for bench in benches:
         for combo in bench.expand():
@@ -102,6 +108,7 @@ def synthetic(n: int, folder: Path) -> tuple[float, int]:
     t0 = time.perf_counter()
     for r in results:
         rec.add(r)
+        measured[0] += case_s
     rec.finish()
     return time.perf_counter() - t0, rec.document_writes
 
@@ -111,13 +118,17 @@ def main() -> None:
     ap.add_argument("--cases", default="100,1000", help="comma-separated run sizes")
     ap.add_argument("--synthetic", metavar="SIZES",
                     help="time the recording alone (no workers) for these run sizes, e.g. 100,1000,10000")
+    ap.add_argument("--case-seconds", type=float, default=0.0, metavar="S",
+                    help="with --synthetic: each case counts as measured for S seconds (a dry Python "
+                         "case takes about 0.22 s here), so the document is written as often as in a "
+                         "real run of that size")
     ap.add_argument("--store", default="temp", help="'temp' (a fresh SQLite store), 'none', or a path")
     args = ap.parse_args()
     if args.synthetic:
         print("| cases | recording (s) | per case (ms) | document writes |")
         print("| ---: | ---: | ---: | ---: |")
         for n in [int(x) for x in args.synthetic.split(",")]:
-            spent, writes = synthetic(n, Path(tempfile.mkdtemp(prefix="perflab-host-")))
+            spent, writes = synthetic(n, Path(tempfile.mkdtemp(prefix="perflab-host-")), args.case_seconds)
             print(f"| {n} | {spent:.2f} | {1000 * spent / n:.2f} | {writes} |", flush=True)
         return
     sizes = [int(x) for x in args.cases.split(",")]

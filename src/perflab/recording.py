@@ -68,7 +68,7 @@ class Recorder:
         # the document's text of each case (by id: self.results holds the objects), as its
         # neighbourhood was last judged; the neighbourhoods with cases since then (`_dirty`), and
         # their latest judgements when `add` made them
-        self._lines: dict[int, str] = {}
+        self._lines: dict[int, bytes] = {}
         self._dirty: set[tuple] = set()
         self._judged: dict[tuple, list[Row]] = {}
         self._estimates: dict = {}  # finished cases' estimates: samples never change once finished
