@@ -87,6 +87,7 @@ def test_a_case_is_judged_with_its_neighbours_as_the_whole_run_judges_it(tmp_pat
         assert r.baseline_key == f.baseline_key
         assert (r.ratio.value if r.ratio else None) == (f.ratio.value if f.ratio else None)
     assert rows[1].ratio is not None and abs(rows[1].ratio.value - 2.0) < 0.1
+    rec.close()  # fast cases go to the store in batches: the rest of this one
     assert [c["key"] for c in stored] == [c.case.key for c in cases]  # the store gets each case once
 
 
@@ -144,3 +145,51 @@ def test_an_interval_write_judges_only_what_changed_since_the_last(tmp_path):
     assert [r.key for r in rec.write(complete=False)] == [one(20).case.key]
     assert len(_cases_of(tmp_path / "r.json")) == 21
     assert len(rec.finish()) == 21  # the end judges the whole run
+
+
+def test_fast_cases_are_stored_in_batches_and_a_killed_run_resumes_every_finished_one(tmp_path):
+    from perflab.recording import STORE_INTERVAL_S, resumable
+    clock = FakeClock()
+    batches = []
+    rec = Recorder(job=get_job("short"), environment={}, command=["perflab"],
+                   started=dt.datetime.now(dt.timezone.utc), runtime_order=["rt1"],
+                   json_path=tmp_path / "r.json", on_cases=batches.append, clock=clock)
+
+    def one(i):
+        return result("m", params=(("n", (str(i),)),), seed=i)
+    rec.add(one(0))  # the first goes at once
+    for i in range(1, 10):  # nine more within the interval: held
+        clock.t += STORE_INTERVAL_S / 20
+        rec.add(one(i))
+    assert [len(b) for b in batches] == [1]
+    clock.t += STORE_INTERVAL_S
+    rec.add(one(10))  # the interval is up: the held ones and this one, together
+    assert [len(b) for b in batches] == [1, 10]
+    for i in range(11, 14):  # then killed before the next interval (no close: kill -9)
+        rec.add(one(i))
+    stored = [c for b in batches for c in b]
+    assert len(stored) == 11
+    cases = resumable(stored, tmp_path / "r.jsonl")  # what --resume finds: the store, then the log
+    assert [c["key"] for c in cases] == [one(i).case.key for i in range(14)]
+    assert resumable(stored, None) == stored and resumable(stored, tmp_path / "missing.jsonl") == stored
+    rec.close()  # a run that ends (or is interrupted by an exception) stores what it held
+    assert [len(b) for b in batches] == [1, 10, 3]
+
+
+def test_slow_cases_and_cases_without_a_log_are_stored_one_by_one(tmp_path):
+    from perflab.recording import STORE_INTERVAL_S
+    clock = FakeClock()
+    batches = []
+    slow = recorder(tmp_path, clock, rows=None)
+    slow.on_cases = batches.append
+    for i in range(3):
+        clock.t += STORE_INTERVAL_S
+        slow.add(result(f"m{i}", seed=i))
+    assert [len(b) for b in batches] == [1, 1, 1]
+    unlogged = []
+    rec = Recorder(job=get_job("short"), environment={}, command=["perflab"],
+                   started=dt.datetime.now(dt.timezone.utc), runtime_order=["rt1"], json_path=None,
+                   on_cases=unlogged.append, clock=clock)
+    for i in range(3):
+        rec.add(result(f"m{i}", seed=i))  # no time passes, but nothing else would keep them
+    assert [len(b) for b in unlogged] == [1, 1, 1]
