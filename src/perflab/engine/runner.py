@@ -44,7 +44,7 @@ from .host import read_host
 from .ledger import Ledger
 from .stop import CaseSnapshot, enough_iterations, judge_group, may_renew
 # the warmup and pilot rules, re-exported: callers and tests import them from the engine
-from .warmup import (_off_level, is_stable, iteration_target_ns, later_warmup, pick_invocations,  # noqa: F401
+from .warmup import (_off_level, far_above, is_stable, iteration_target_ns, later_warmup, pick_invocations,  # noqa: F401
                      repilot_invocations, settled_after)
 from .worker import WITH_OVERHEAD, BenchmarkError, Hello, Timings
 
@@ -354,6 +354,7 @@ class Engine:
         cap = WARMUP_BUDGET_SHARE * job.budget_s / max(1, job.launches_min)
         if launch.probe is None and launch.samples.cpu_share is None:
             launch.probe = self.placement.probe(launch.samples.pid)
+        level = self._settled_level(st) if launch.samples.index > 0 else None
         if launch.samples.index > 0 and st.later_warmup:
             # the first launch showed that this code settles within that many iterations; a
             # process whose last one is still off the first's settled level gets the full check
@@ -373,10 +374,18 @@ class Engine:
         while len(warm) < job.warmup_max and (job.budget_s <= 0 or self.clock() - started < cap):
             if len(warm) >= least:
                 looks += 1
-                if is_stable(warm, least=least):
+                if is_stable(warm, least=least) and not far_above(warm, level):
                     break
             warm += self._stage(st, launch, "warmup", n, min(step, job.warmup_max - len(warm)))
         return looks == 1
+
+    @staticmethod
+    def _settled_level(st: _CaseState) -> float | None:
+        """The level (ns an iteration) the case's first process settled at: its measured iterations'
+        median, or before it has any, its warmup's second half's."""
+        first = st.launches[0].samples
+        times = first.workload or first.warmup[len(first.warmup) // 2:]
+        return float(np.median(times)) if times else None
 
     def _repilot(self, st: _CaseState, launch: _Launch) -> bool:
         """A JIT can make calls many times faster during warmup (a JVM compiling after the pilot saw
