@@ -51,6 +51,7 @@ class Check:
     benchmarks: list[str]
     need_s: float | None  # measuring seconds a case needs to decide (None: not known)
     cases: int = 2        # cases a run filtered on its benchmarks measures (parameters: more)
+    runtimes: list[str] = field(default_factory=list)  # its sides' (one for a methods/param check)
 
 
 @dataclass
@@ -69,9 +70,11 @@ class Remeasure:
         return out
 
     def only(self, items: list[Check]) -> "Remeasure":
-        """The same family restricted to some of its checks."""
+        """The same family restricted to some of its checks: their benchmarks on their runtimes
+        (a check without runtimes: the family's)."""
         benchmarks = [b for b in self.benchmarks if any(b in c.benchmarks for c in items)]
-        return Remeasure(self.language, list(self.runtimes), benchmarks, len(items), list(items))
+        runtimes = [rt for rt in self.runtimes if any(rt in (c.runtimes or self.runtimes) for c in items)]
+        return Remeasure(self.language, runtimes, benchmarks, len(items), list(items))
 
 
 def _glob_escape(name: str) -> str:
@@ -151,10 +154,11 @@ def inconclusive(report) -> list[Remeasure]:
                 r.checks += 1
                 spent = [c.raw.get("wall_seconds") for c in (ch.before, ch.after)]
                 spent_s = max((x for x in spent if isinstance(x, (int, float))), default=None)
-                ids, sides = {ch.before.bench_id, ch.after.bench_id}, {ch.before.runtime, ch.after.runtime}
-                r.items.append(Check(sorted(ids), need_s(ch.ratio, claim.expect, spent_s,
-                                                         degrees_of_freedom(ch.after, ch.before)),
-                                     max(2, sum(c.bench_id in ids and c.runtime in sides for c in report.cases))))
+                r.items.append(Check(sorted({ch.before.bench_id, ch.after.bench_id}),
+                                     need_s(ch.ratio, claim.expect, spent_s,
+                                            degrees_of_freedom(ch.after, ch.before)),
+                                     runtimes=sorted({ch.before.runtime, ch.after.runtime},
+                                                     key=report.runtimes.index)))
                 for c in (ch.before, ch.after):
                     if c.runtime not in r.runtimes:
                         r.runtimes.append(c.runtime)
@@ -163,6 +167,10 @@ def inconclusive(report) -> list[Remeasure]:
         if r.checks:
             # runtimes in the report's order: the older one stays the baseline of the pass-2 run
             r.runtimes.sort(key=report.runtimes.index)
+            for item in r.items:  # what a run filtered on its benchmarks measures: every parameter
+                # case of them on its runtimes
+                item.cases = max(2, sum(c.bench_id in item.benchmarks and c.runtime in item.runtimes
+                                        for c in report.cases))
             out.append(r)
     return out
 

@@ -10,7 +10,7 @@ import pytest
 
 from perflab.engine.total_budget import MIN_BUDGET_SCALE, budget_scale
 from perflab.report.results_view import load_report
-from test_seeds_report import HTTP, case, doc
+from test_seeds_report import HTTP, PREALLOC, case, doc
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
@@ -131,6 +131,27 @@ def test_need_is_the_time_taken_times_how_much_too_wide_the_interval_is_squared(
     assert mj.need_s(Ratio(1.0, None, None), "faster", 10) is None
     assert mj.need_s(_ratio(0.95 / 1.1, 0.95 * 1.1), "same", 10) is None
     assert mj.need_s(_ratio(0.92, 1.09), "faster", None) is None
+
+
+def test_a_check_counts_every_case_its_run_measures_and_only_its_own_runtimes(tmp_path):
+    """A parameter claim is judged on the newest runtime: its run measures the benchmark's
+    parameter cases there (a run's cost counts them all), not on the family's older runtime."""
+    mj = load("main_job")
+    cs = [case("PreallocationSize", rt, mean, params={"specifyPreallocationSize": flag},
+               meta=PREALLOC, se=mean * 0.3)
+          for rt in ("python3.8", "python3.13") for flag, mean in (("False", 10e6), ("True", 9e6))]
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(doc(cs, runtimes=["python3.8", "python3.13"])))
+    [r] = mj.inconclusive(load_report([str(p)], "t"))
+    [item] = r.items
+    assert r.runtimes == item.runtimes == ["python3.13"] and item.cases == 2
+    cs += [case("HttpDownload", "python3.8", 10e6, meta=HTTP, se=3e6),
+           case("HttpDownload", "python3.13", 8e6, meta=HTTP, se=3e6)]
+    p.write_text(json.dumps(doc(cs, runtimes=["python3.8", "python3.13"])))
+    [r] = mj.inconclusive(load_report([str(p)], "t"))
+    assert r.runtimes == ["python3.8", "python3.13"] and r.checks == 2
+    alone = r.only([c for c in r.items if "bench_x.PreallocationSize" in c.benchmarks])
+    assert alone.runtimes == ["python3.13"] and alone.benchmarks == ["bench_x.PreallocationSize"]
 
 
 def _todo(mj, *needs):
