@@ -181,8 +181,9 @@ def pass2_plan(todo: list[Remeasure], time_left: float, round_: int,
 
     1. Each check's cases get the time it needs (`need_s`), at least the round's floor (doubling
        each round: what was not decided needs more) and at most the cap; not known: the cap.
-    2. The checks that need least come first, as many as fit in the time left (at least one): a
-       check that needs a minute a case must not starve ten that need five seconds.
+    2. The checks that need least come first, as many as fit in the time left (at least one, with
+       the time left if it needs more): a check that needs a minute a case must not starve ten
+       that need five seconds.
     3. Unless no round can follow (`last`), a round spends only what its checks need, and what is
        left pays for the next round, on what is then still inconclusive. The last round spreads
        all the time left over its checks (each still at most the cap).
@@ -195,8 +196,10 @@ def pass2_plan(todo: list[Remeasure], time_left: float, round_: int,
                      for i, r in enumerate(todo) for c in r.items), key=lambda x: (x[0], x[1]))
     chosen, spent = [], 0.0
     for need, i, c in ranked:
-        if chosen and spent + need * c.cases > time_left:
-            break  # ranked by need: what follows costs more
+        if spent + need * c.cases > time_left:
+            if chosen:
+                break  # ranked by need: what follows costs more
+            need = time_left / c.cases  # the one check a round always measures: what time there is
         chosen.append((need, i, c))
         spent += need * c.cases
     stretch = max(1.0, time_left / spent) if last and spent > 0 else 1.0

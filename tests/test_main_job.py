@@ -180,8 +180,11 @@ def test_a_round_measures_the_checks_that_need_least_first_and_keeps_the_rest_fo
     plan = mj.pass2_plan([both], 1000.0, 1, last=False)
     assert [(r.benchmarks, per_case) for r, _, per_case in plan] == [(["a"], 5.0), (["b"], 50.0)]
     # however short the time, a round measures one check
-    [(r, _, per_case)] = mj.pass2_plan(_todo(mj, 30.0, 40.0), 10.0, 1, last=False)
+    [(r, seconds, per_case)] = mj.pass2_plan(_todo(mj, 30.0, 40.0), 100.0, 1, last=False)
     assert r.benchmarks == ["b0"] and per_case == 30.0
+    # …within the time left
+    [(r, seconds, per_case)] = mj.pass2_plan(_todo(mj, 50.0, None), 70.0, 1, last=True)
+    assert r.benchmarks == ["b0"] and (seconds, per_case) == (70.0, 35.0)
 
 
 def test_pass2_keeps_time_for_a_second_round_when_the_first_does_not_need_it_all(tmp_path):
