@@ -111,7 +111,7 @@ def _ratio(low, high):
 def test_need_is_the_time_taken_times_how_much_too_wide_the_interval_is_squared():
     """A claim of 'faster' measured 1.00 [0.92, 1.09] in 10 s: it decides (contradicted) once the
     interval's low end reaches 0.95, a log half-width of 0.051 (x NEED_MARGIN), from 0.085 now."""
-    mj = load("main_job")
+    mj = load("main_job_plan")
     import math
     r = _ratio(0.92, 1.09)
     centre = math.log(r.value)
@@ -136,7 +136,7 @@ def test_need_is_the_time_taken_times_how_much_too_wide_the_interval_is_squared(
 def test_a_check_counts_every_case_its_run_measures_and_only_its_own_runtimes(tmp_path):
     """A parameter claim is judged on the newest runtime: its run measures the benchmark's
     parameter cases there (a run's cost counts them all), not on the family's older runtime."""
-    mj = load("main_job")
+    mj = load("main_job_plan")
     cs = [case("PreallocationSize", rt, mean, params={"specifyPreallocationSize": flag},
                meta=PREALLOC, se=mean * 0.3)
           for rt in ("python3.8", "python3.13") for flag, mean in (("False", 10e6), ("True", 9e6))]
@@ -160,7 +160,7 @@ def _todo(mj, *needs):
 
 
 def test_a_round_measures_the_checks_that_need_least_first_and_keeps_the_rest_for_the_next():
-    mj = load("main_job")
+    mj = load("main_job_plan")
     lo, hi = mj.PASS2_CASE_BUDGET
     # 150 s: the two cheap checks (2 x 5 s and 2 x 20 s a check) fit, the unknown one (the cap,
     # 2 x 60 s) waits; not the last round, so the round spends only what they need
@@ -212,12 +212,12 @@ def test_pass2_keeps_time_for_a_second_round_when_the_first_does_not_need_it_all
     runs = [c for c in perflab.calls if c[3] == "run"][1:]
     assert len(runs) >= 2
     first = float(_arg(runs[0], "--budget"))
-    assert first < mj.PASS2_CASE_BUDGET[1] and float(_arg(runs[0], "--budget-total")) < 1000
+    assert first < load("main_job_plan").PASS2_CASE_BUDGET[1] and float(_arg(runs[0], "--budget-total")) < 1000
     assert float(_arg(runs[1], "--budget")) >= first
 
 
 def test_inconclusive_ignores_ports_that_cannot_decide(tmp_path):
-    mj = load("main_job")
+    mj = load("main_job_plan")
     meta = {**HTTP, "fidelity": "different: sockets, not HTTP"}
     cs = [case("HttpDownload", "node18", 10e6, se=3e6, meta=meta),
           case("HttpDownload", "node24", 8e6, se=3e6, meta=meta)]
@@ -234,7 +234,7 @@ def test_inconclusive_ignores_ports_that_cannot_decide(tmp_path):
 
 def test_filters_match_exactly_one_benchmark():
     import fnmatch
-    mj = load("main_job")
+    mj = load("main_job_plan")
     pat = mj._glob_escape("Seek[1].Read*")
     assert fnmatch.fnmatchcase("seek[1].read*", pat.lower())
     assert not fnmatch.fnmatchcase("seek1.readx", pat.lower())
