@@ -154,6 +154,18 @@ def test_a_check_counts_every_case_its_run_measures_and_only_its_own_runtimes(tm
     assert alone.runtimes == ["python3.13"] and alone.benchmarks == ["bench_x.PreallocationSize"]
 
 
+def test_a_claim_that_says_neither_faster_slower_nor_same_is_not_measured_again(tmp_path):
+    mj = load("main_job_plan")
+    vague = {"seed": "003", "section": "Networking", "claim": {"text": "HttpDownload changed"}}
+    cs = [case("HttpDownload", "node18", 10e6, meta=vague, se=3e6),
+          case("HttpDownload", "node24", 8e6, meta=vague, se=3e6)]
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(doc(cs, runtimes=["node18", "node24"])))
+    report = load_report([str(p)], "t")
+    assert load("main_job").tally(report).inconclusive == 1  # judged, and it stays undecided
+    assert mj.inconclusive(report) == []
+
+
 def _todo(mj, *needs):
     return [mj.Remeasure("node", ["node18", "node24"], [f"b{i}"], 1, [mj.Check([f"b{i}"], n)])
             for i, n in enumerate(needs)]
