@@ -120,6 +120,11 @@ def test_need_is_the_time_taken_times_how_much_too_wide_the_interval_is_squared(
     expected = 10 * (half / (mj.NEED_MARGIN * (centre - math.log(0.95)))) ** 2
     assert mj.need_s(r, "faster", 10.0) == pytest.approx(expected)
     assert 30 < expected < 60
+    # with its degrees of freedom: the fewer processes measured, the more a few more narrow the
+    # interval (t = 637 on df 1, 12.9 on 3), so the less time it needs; many processes: the square
+    needs = [mj.need_s(r, "faster", 10.0, df=df) for df in (1, 3, 10, 200)]
+    assert needs == sorted(needs) and needs[0] < 0.5 * expected
+    assert needs[-1] == pytest.approx(expected, rel=0.15)
     # the nearer decision counts: 0.90 [0.85, 0.95] needs less than 1.00 [0.95, 1.05]
     assert mj.need_s(_ratio(0.85, 0.95), "faster", 10) < mj.need_s(_ratio(0.95, 1.05), "faster", 10)
     # 'slower' is the mirror image of 'faster' (up to 1.05), 'same' needs the interval inside the band
