@@ -69,6 +69,7 @@ def need_s(ratio, expect: str | None, spent_s: float | None, df: float | None = 
     1/sqrt(time), and the degrees of freedom grow with the processes — with two processes a side
     (df 1) the 99.9 % t is 637, with four 12.9 — so the plan is the smallest multiple k of the
     time taken at which t(df_k)·se/sqrt(k) fits in NEED_MARGIN of the room that decides (`room`;
+    df_k: k times the processes, whole ones, as the new run measures afresh;
     a margin, as a new measurement's centre moves too). None when not known (no interval, a centre
     on an edge, no time recorded)."""
     if ratio is None or not ratio.has_interval or not spent_s or spent_s <= 0:
@@ -85,7 +86,8 @@ def need_s(ratio, expect: str | None, spent_s: float | None, df: float | None = 
         return spent_s * (half / target) ** 2
     se = half / _quantile(df)
     k = 1.0
-    while k < NEED_MAX_FACTOR and _quantile((df + 1) * k - 1) * se / math.sqrt(k) > target:
+    # a new run starts afresh: k times the time buys about k times the processes, whole ones
+    while k < NEED_MAX_FACTOR and _quantile(max(1, math.floor((df + 1) * k) - 1)) * se / math.sqrt(k) > target:
         k *= 1.1
     return spent_s * k
 
