@@ -103,6 +103,17 @@ class _CaseState:
         return [ln for ln in self.launches if not ln.retired]
 
 
+
+def _left_alone(first: "_Launch", launch: "_Launch") -> bool:
+    """Whether `launch`, a later launch of a case, stays on every CPU unwatched because the case's
+    first launch was watched PROBE_TRIES times and left alone (it used more than one CPU). A case's
+    launches are placed alike: left to its own probe, a later launch of a two-thread I/O case was
+    sometimes pinned (its window happened to look single), and then measured another thing — Java's
+    HttpDownload ran 40 ms a call with every CPU and 100 ms pinned (client and server threads on one
+    CPU), ConnectAcceptAsync 185 against 270 ms — and the processes disagreed by that much."""
+    return (launch is not first and first.samples.cpu is None and first.probe is None
+            and first.probe_tries >= PROBE_TRIES)
+
 class Engine:
     def __init__(self, job: Job, launcher: Launcher, clock: Callable[[], float] = time.monotonic,
                  rng: random.Random | None = None,
@@ -352,7 +363,7 @@ class Engine:
         job, warm = self.job, launch.samples.warmup
         started = self.clock()
         cap = WARMUP_BUDGET_SHARE * job.budget_s / max(1, job.launches_min)
-        if launch.probe is None and launch.samples.cpu_share is None:
+        if launch.probe is None and launch.samples.cpu_share is None and not _left_alone(st.launches[0], launch):
             launch.probe = self.placement.probe(launch.samples.pid)
         level = self._settled_level(st) if launch.samples.index > 0 else None
         if launch.samples.index > 0 and st.later_warmup:
@@ -460,23 +471,33 @@ class Engine:
                      n: int) -> None:
         """The CPU-share probe (see _probe) and the per-call time that sizes timeouts."""
         if launch.probe is not None:
-            self._probe(launch, self.clock() - t0)
+            self._probe(st, launch, self.clock() - t0)
         if workload_ns:
             st.per_call_ns = max(1.0, float(np.median(workload_ns)) / n)
 
-    def _probe(self, launch: _Launch, seconds: float) -> None:
+    def _probe(self, st: _CaseState, launch: _Launch, seconds: float) -> None:
         """Once a launch has been watched for PROBE_S of its own measured time, pin it to the
         measuring CPU if it used one CPU at a time (see engine/affinity.py); if it did not, watch
-        again, up to PROBE_TRIES windows in all."""
+        again, up to PROBE_TRIES windows in all. A later launch follows the case's first (see
+        `_left_alone`): while the first is still watched, it is watched again; once the first was
+        left alone, so is it."""
         launch.probe_busy += seconds
-        if launch.probe_busy >= PROBE_S:
-            launch.samples.cpu, launch.samples.cpu_share = self.placement.pin_if_single(
-                launch.samples.pid, launch.probe, launch.probe_busy)
-            launch.probe_tries += 1
+        if launch.probe_busy < PROBE_S:
+            return
+        first = st.launches[0]
+        if launch is not first and first.probe is not None:
+            launch.probe, launch.probe_busy = self.placement.probe(launch.samples.pid), 0.0
+            return
+        if _left_alone(first, launch):
             launch.probe, launch.probe_busy = None, 0.0
-            if launch.samples.cpu is None and launch.probe_tries < PROBE_TRIES:
-                # a JIT still compiling on other threads looks like a parallel benchmark: look again
-                launch.probe = self.placement.probe(launch.samples.pid)
+            return
+        launch.samples.cpu, launch.samples.cpu_share = self.placement.pin_if_single(
+            launch.samples.pid, launch.probe, launch.probe_busy)
+        launch.probe_tries += 1
+        launch.probe, launch.probe_busy = None, 0.0
+        if launch.samples.cpu is None and launch.probe_tries < PROBE_TRIES:
+            # a JIT still compiling on other threads looks like a parallel benchmark: look again
+            launch.probe = self.placement.probe(launch.samples.pid)
 
     def _workload(self, st: _CaseState, launch: _Launch, rnd: int) -> None:
         t0 = self.clock()
