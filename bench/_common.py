@@ -90,8 +90,11 @@ REACHED = ("target reached", "ratio target reached")
 
 def inconclusive(case: dict) -> bool:
     """The run says its figure is not to be trusted: its precision target was not reached (it stopped
-    at its budget) or the case failed."""
-    return case.get("status", "ok") != "ok" or case.get("stop_reason") not in REACHED
+    at its budget), the case failed, or it was measured under heavy or changing contention (the
+    table then gives no verdict: perflab.report.results_view `contended`)."""
+    contention = case.get("contention") if isinstance(case.get("contention"), dict) else {}
+    return (case.get("status", "ok") != "ok" or case.get("stop_reason") not in REACHED
+            or contention.get("level") in ("heavy", "changing"))
 
 
 def compared_case(doc: dict) -> dict:

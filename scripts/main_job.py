@@ -7,8 +7,10 @@ runtime, side by side, within ONE total budget, and a report per family.
 3. Pass 2, while time is left: the comparisons that stand for a seed claim and are still
    inconclusive (their interval straddles the claim's threshold) are measured again, family by
    family, with the default job (±2 %) and a larger budget per case — the time goes where the
-   answer is not known yet, not evenly to every case. Up to MAX_ROUNDS rounds. The report merges
-   the result files; a case measured again replaces its pass-1 result (the later file wins).
+   answer is not known yet, not evenly to every case: each check gets the time its interval says
+   it needs, cheapest first, and a round leaves what it does not need to the next
+   (scripts/main_job_plan.py). Up to MAX_ROUNDS rounds. The report merges the result files; a case
+   measured again replaces its earlier result (the later file wins).
 4. The report (index + a page per family) and, on the console, one line per family; the claims'
    tally (and the wall time) goes to `<out>/main-job.json` too (bench/main_job.py reads it).
 
@@ -23,12 +25,13 @@ import json
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from main_job_plan import inconclusive, pass2_plan  # noqa: E402  (pass 2's plan: scripts/main_job_plan.py)
 
 DEFAULT_BUDGET_TOTAL = 1200.0  # 20 minutes for the whole main job, provisioning and builds included
 # of the time left after provisioning: pass 1 must cover every case (a launch each, ~0.4 s beyond
@@ -36,69 +39,9 @@ DEFAULT_BUDGET_TOTAL = 1200.0  # 20 minutes for the whole main job, provisioning
 PASS1_SHARE = 0.4
 REPORT_RESERVE = 30.0          # seconds kept for the report
 MIN_PASS2 = 60.0               # a pass-2 round needs at least this much time left
-MAX_ROUNDS = 3
-PASS2_CASE_BUDGET = (4.0, 60.0)  # seconds per case in pass 2: at least, at most
+MAX_ROUNDS = 4
 INTERRUPTED = 130             # perflab's status after Ctrl-C: the job stops measuring, still reports
-PASS1_ARGS = ["--job", "short", "--budget", "java=6"]  # a JVM process costs 0.3 s: 6 s buys ~12 a side
-
-
-@dataclass
-class Remeasure:
-    """One family's comparisons to measure again: the runtimes and benchmarks they involve."""
-    language: str
-    runtimes: list[str] = field(default_factory=list)
-    benchmarks: list[str] = field(default_factory=list)   # benchmark ids
-    checks: int = 0                                       # inconclusive deciding checks
-
-    def filters(self) -> list[str]:
-        out = []
-        for b in self.benchmarks:
-            out += ["--filter", _glob_escape(b)]
-        return out
-
-
-def _glob_escape(name: str) -> str:
-    """A benchmark id as a `--filter` glob that matches only itself."""
-    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
-
-
-def inconclusive(report) -> list[Remeasure]:
-    """Per family, the deciding claim checks whose verdict is still inconclusive (both sides measured:
-    a failed case would fail again)."""
-    from perflab.report.families import pairs_of
-    from perflab.report.family import summarize
-    out = []
-    for lang, pair in pairs_of(report).items():
-        r = Remeasure(lang)
-        for _, claim in summarize(report, pair).claims:
-            for ch in claim.deciding:
-                if ch.verdict != "inconclusive" or not (ch.before.ok and ch.after.ok):
-                    continue
-                r.checks += 1
-                for c in (ch.before, ch.after):
-                    if c.runtime not in r.runtimes:
-                        r.runtimes.append(c.runtime)
-                    if c.bench_id not in r.benchmarks:
-                        r.benchmarks.append(c.bench_id)
-        if r.checks:
-            # runtimes in the report's order: the older one stays the baseline of the pass-2 run
-            r.runtimes.sort(key=report.runtimes.index)
-            out.append(r)
-    return out
-
-
-def pass2_plan(todo: list[Remeasure], time_left: float, round_: int) -> list[tuple[Remeasure, float, float]]:
-    """(what, seconds for that family's run, budget per case): the time left shared by the number of
-    inconclusive checks; each round doubles the per-case floor (what was not decided needs more)."""
-    total = sum(r.checks for r in todo)
-    lo, hi = PASS2_CASE_BUDGET
-    out = []
-    for r in todo:
-        share = time_left * r.checks / total
-        cases = 2 * r.checks  # two sides per check (parameters beyond the claim's are extra)
-        per_case = min(hi, max(lo * 2 ** (round_ - 1), share / cases))
-        out.append((r, share, per_case))
-    return out
+PASS1_ARGS = ["--job", "short"]  # the short job gives Java its own 6 s (a JVM process costs 0.3 s)
 
 
 @dataclass
@@ -227,10 +170,20 @@ def main(argv: list[str] | None = None, run: Callable[[list[str]], int] | None =
                 f"{max(0.0, time_left):.0f} s left")
             break
         pass2_extra = _without_filters(extra)  # pass 2 names its own benchmarks
-        for r, seconds, per_case in pass2_plan(todo, time_left, round_):
+        plan = pass2_plan(todo, time_left, round_, last=round_ == MAX_ROUNDS)
+        if time_left - sum(seconds for _, seconds, _ in plan) < MIN_PASS2:
+            plan = pass2_plan(todo, time_left, round_, last=True)  # no round could follow: spend it all
+        waiting = sum(r.checks for r in todo) - sum(r.checks for r, _, _ in plan)
+        if waiting:
+            say(f"pass 2.{round_}: {waiting} claim comparison(s) that need more time wait for the next round")
+        runs_of = {r.language: sum(x.language == r.language for x, _, _ in plan) for r, _, _ in plan}
+        nth: dict[str, int] = {}
+        for r, seconds, per_case in plan:
             say(f"pass 2.{round_}: {r.checks} inconclusive claim comparison(s) on {' → '.join(r.runtimes)}: "
                 f"{len(r.benchmarks)} benchmark(s), {per_case:.0f} s a case, {seconds:.0f} s in all")
-            folder = out / f"pass2-{round_}-{r.language}"
+            nth[r.language] = nth.get(r.language, 0) + 1
+            folder = out / (f"pass2-{round_}-{r.language}"
+                            + (f"-{nth[r.language]}" if runs_of[r.language] > 1 else ""))
             rc = run(_perflab("run", args.suite, *categories, "--runtimes", ",".join(r.runtimes),
                               *r.filters(), "--job", "default", "--budget", f"{per_case:.1f}",
                               "--budget-total", f"{seconds:.0f}", "--exporters", "json",

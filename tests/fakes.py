@@ -37,7 +37,7 @@ class FakeWorker:
 
     def __init__(self, clock: FakeClock, per_call_ns: float, *, overhead_ns: float = 0.0,
                  noise: float = 0.0, seed: int = 0, launch_offset_ns: float = 0.0,
-                 slow_warmup: int = 0, warmup_factor: float = 1.0, fail_stage: str | None = None,
+                 slow_warmup: int = 0, warmup_factor: float = 1.0, warmup_plateau: bool = False, fail_stage: str | None = None,
                  resolution_ns: float = 1.0, alloc_per_call: int = 0, crash_stage: str | None = None,
                  drift=None, with_overhead: bool = False, hit_share: float = 0.0,
                  hit_factor: tuple[float, float] = (2.0, 3.0), cpu_clock: bool = True,
@@ -50,6 +50,7 @@ class FakeWorker:
         self.rng = random.Random(seed)
         self.slow_left = self.slow_total = slow_warmup
         self.warmup_factor = warmup_factor
+        self.warmup_plateau = warmup_plateau
         self.fail_stage = fail_stage
         self.crash_stage = crash_stage
         self.alloc = alloc_per_call
@@ -89,7 +90,8 @@ class FakeWorker:
             cost = self.overhead if stage == "overhead" else self.per_call + self.overhead
             factor = 1.0
             if stage != "overhead" and self.slow_left > 0:
-                factor = 1 + (self.warmup_factor - 1) * self.slow_left / self.slow_total
+                factor = (self.warmup_factor if self.warmup_plateau  # a JIT starved of CPU: flat, then fast
+                          else 1 + (self.warmup_factor - 1) * self.slow_left / self.slow_total)
                 self.slow_left -= 1
             if self.drift is not None:
                 factor *= self.drift(self.clock.t)

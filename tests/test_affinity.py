@@ -91,6 +91,28 @@ def test_single_threaded_launches_are_pinned_after_warmup_and_parallel_ones_are_
     assert kinds.index("hold") < kinds.index("pin")  # held off the measuring CPU while measuring
 
 
+def test_a_case_whose_first_launch_used_two_cpus_leaves_every_later_launch_on_every_cpu():
+    """Launches of one case are placed alike: the first was watched PROBE_TRIES times and left
+    alone, so the later ones (which would each look single-threaded here) are neither watched nor
+    pinned — a pinned launch of a two-thread I/O case measures another thing (Java's HttpDownload:
+    40 ms a call with every CPU, 100 ms pinned)."""
+    clock = FakeClock()
+    placement = FakePlacement(parallel={100})
+    pids = iter(range(100, 200))
+
+    def launch(case, i):
+        w = FakeWorker(clock, 1000.0, noise=0.3, seed=i)
+        w.hello.pid = next(pids)
+        return w
+
+    [res] = Engine(get_job("default", launches_max=3), launch, clock=clock, rng=random.Random(1),
+                   placement=placement).run_group([make_case()])
+    assert len(res.launches) >= 2
+    assert placement.windows == {100: affinity.PROBE_TRIES}  # only the first was watched
+    assert all(ln.cpu is None for ln in res.launches)
+    assert not any(placement.joined.get(ln.pid) for ln in res.launches[1:])
+
+
 def test_samples_keep_where_they_ran_in_the_results_document():
     from perflab.model import LaunchSamples
     ls = LaunchSamples(index=0, pid=7, cpu=1, cpu_share=0.95)

@@ -171,6 +171,22 @@ def test_a_bad_budget_is_a_usage_error_naming_the_flag():
     assert parse_budget(None) == (None, {})
 
 
+def test_the_short_job_gives_java_its_own_budget_and_budget_overrides_it():
+    """A JVM process costs ~0.3 s: the short job's 2 s would buy two a side, so Java has 6 s there.
+    A plain --budget is every language's budget; a named language's figure is that language's."""
+    from perflab.jobs import get_job
+    short = get_job("short")
+    assert short.budget_for("java") == 6.0 and short.budget_for("python") == 2.0
+    assert short.for_language("java").budget_s == 6.0 and short.for_language("go") is short
+    assert get_job("default").budget_for("java") == 10.0
+    plain = short.with_budgets(3.0, {})
+    assert plain.budget_for("java") == 3.0 and plain.budget_for("python") == 3.0
+    named = short.with_budgets(None, {"java": 4.0, "node": 5.0})
+    assert (named.budget_for("java"), named.budget_for("node"), named.budget_for("rust")) == (4.0, 5.0, 2.0)
+    both = short.with_budgets(1.0, {"java": 8.0})
+    assert (both.budget_for("java"), both.budget_for("cpp")) == (8.0, 1.0)
+
+
 def test_without_runtimes_a_language_with_no_runtime_is_skipped_not_fatal(monkeypatch):
     """A folder holding Python and, say, Java benchmarks runs the Python ones on a machine without a
     JDK (with a note); only when no language has a runtime is it an error."""
@@ -186,3 +202,12 @@ def test_without_runtimes_a_language_with_no_runtime_is_skipped_not_fatal(monkey
     assert [r.language for r in chosen] == ["python"]
     with pytest.raises(UsageError, match="no runtime found for nolang"):
         select_runtimes(None, ["nolang"])
+
+
+def test_the_header_names_a_language_budget():
+    from perflab.jobs import get_job
+    from perflab.report.header import header_lines
+    line = [ln for ln in header_lines({}, get_job("short").__dict__) if ln.startswith("Job=")][0]
+    assert "Budget=2 s/case (java 6 s)" in line
+    line = [ln for ln in header_lines({}, get_job("default").__dict__) if ln.startswith("Job=")][0]
+    assert "Budget=10 s/case " in line and "java" not in line

@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from perflab.engine.runner import Engine, is_stable, later_warmup, pick_invocations, settled_after
+from perflab.engine.runner import Engine, far_above, is_stable, later_warmup, pick_invocations, settled_after
 from perflab.jobs import get_job
 
 from perflab.engine.worker import BenchmarkError
@@ -155,7 +155,33 @@ def test_later_warmup_is_brief_only_when_the_pilot_and_the_warmup_were_already_s
     assert later_warmup([(64, 150)], flat, 6400, 1000) == 0  # no full-length pilot reading to tell
 
 
+def test_a_later_process_whose_jit_is_late_warms_up_until_it_reaches_the_first_ones_level():
+    """A later JVM whose compiler threads are starved runs interpreted code at one flat, slow level
+    for a dozen iterations, then compiles: flat is not warm when the first process settled ten times
+    faster, so none of that plateau reaches its measurement."""
+    clock = FakeClock()
+    job = get_job("default")
+
+    def launch(case, i):
+        late = {} if i == 0 else {"slow_warmup": 12, "warmup_factor": 10.0, "warmup_plateau": True}
+        return FakeWorker(clock, 1000.0, noise=0.005, seed=i, **late)
+
+    [res] = engine_for(job, launch, clock).run_group([make_case()])
+    later = res.launches[1:]
+    assert later and all(len(ln.warmup) > 12 for ln in later)
+    assert all(max(ln.workload) / ln.invocations < 1.1 * 1000.0 for ln in res.launches)
+
+
+def test_far_above_the_first_process_level():
+    assert far_above([2100, 2050], 1000.0) and not far_above([1900, 1950], 1000.0)
+    assert not far_above([5000, 1000, 1000], 1000.0)  # the newest two: compiled by now
+    assert not far_above([], 1000.0) and not far_above([5000], None)
+
+
 def test_is_stable():
+    # a JIT compiling and deoptimising on a busy machine: flat medians of the halves, wild times
+    assert not is_stable([94264, 233814, 4997, 190869, 9067, 95206])
+    assert not is_stable([94264, 233814, 4997, 190869, 9067, 95206], least=4)
     assert not is_stable([300, 250, 200, 150, 100, 90])
     assert is_stable([100, 101, 99, 100, 100, 101])
     assert not is_stable([100, 100, 100])  # too few to tell

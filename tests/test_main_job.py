@@ -10,7 +10,7 @@ import pytest
 
 from perflab.engine.total_budget import MIN_BUDGET_SCALE, budget_scale
 from perflab.report.results_view import load_report
-from test_seeds_report import HTTP, case, doc
+from test_seeds_report import HTTP, PREALLOC, case, doc
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
@@ -96,14 +96,145 @@ def test_no_pass2_without_time_left_and_rounds_stop_when_nothing_changes(tmp_pat
     assert any("still inconclusive, but only" in s for s in said)
     assert summary["inconclusive"] == 1 and summary["decided"] == 0
     rc, calls, said, summary = drive(tmp_path / "b", 5000, cost=10.0, narrow_in_pass2=False)
-    assert [c[3] for c in calls] == ["run", "run", "run", "run", "report"]  # pass 1 and MAX_ROUNDS
-    budgets = [float(_arg(c, "--budget")) for c in calls[1:4]]
+    rounds = sys.modules["main_job"].MAX_ROUNDS
+    assert [c[3] for c in calls] == ["run"] * (1 + rounds) + ["report"]  # pass 1 and MAX_ROUNDS
+    budgets = [float(_arg(c, "--budget")) for c in calls[1:1 + rounds]]
     assert budgets == sorted(budgets)  # each round gives a case at least as much as the last
     assert summary["inconclusive"] == 1
 
 
+def _ratio(low, high):
+    from perflab.report.results_view import Ratio
+    return Ratio((low * high) ** 0.5, low, high)
+
+
+def test_need_is_the_time_taken_times_how_much_too_wide_the_interval_is_squared():
+    """A claim of 'faster' measured 1.00 [0.92, 1.09] in 10 s: it decides (contradicted) once the
+    interval's low end reaches 0.95, a log half-width of 0.051 (x NEED_MARGIN), from 0.085 now."""
+    mj = load("main_job_plan")
+    import math
+    r = _ratio(0.92, 1.09)
+    centre = math.log(r.value)
+    assert mj.room(centre, "faster") == pytest.approx(centre - math.log(0.95))
+    half = math.log(1.09 / 0.92) / 2
+    expected = 10 * (half / (mj.NEED_MARGIN * (centre - math.log(0.95)))) ** 2
+    assert mj.need_s(r, "faster", 10.0) == pytest.approx(expected)
+    assert 30 < expected < 60
+    # with its degrees of freedom: the fewer processes measured, the more a few more narrow the
+    # interval (t = 637 on df 1, 12.9 on 3), so the less time it needs; many processes: the square
+    needs = [mj.need_s(r, "faster", 10.0, df=df) for df in (1, 3, 10, 200)]
+    assert needs == sorted(needs) and needs[0] < 0.5 * expected
+    assert needs[-1] == pytest.approx(expected, rel=0.15)
+    # the nearer decision counts: 0.90 [0.85, 0.95] needs less than 1.00 [0.95, 1.05]
+    assert mj.need_s(_ratio(0.85, 0.95), "faster", 10) < mj.need_s(_ratio(0.95, 1.05), "faster", 10)
+    # 'slower' is the mirror image of 'faster' (up to 1.05), 'same' needs the interval inside the band
+    assert mj.room(centre, "slower") == pytest.approx(math.log(1.05) - centre)
+    assert mj.room(-0.2, "slower") == pytest.approx(math.log(1.05) + 0.2)
+    assert mj.room(0.0, "same") == pytest.approx(math.log(1.05))
+    # not known: no interval, a centre on an edge (nothing narrower decides it), no time recorded
+    from perflab.report.results_view import Ratio
+    assert mj.need_s(Ratio(1.0, None, None), "faster", 10) is None
+    assert mj.need_s(_ratio(0.95 / 1.1, 0.95 * 1.1), "same", 10) is None
+    assert mj.need_s(_ratio(0.92, 1.09), "faster", None) is None
+
+
+def test_a_check_counts_every_case_its_run_measures_and_only_its_own_runtimes(tmp_path):
+    """A parameter claim is judged on the newest runtime: its run measures the benchmark's
+    parameter cases there (a run's cost counts them all), not on the family's older runtime."""
+    mj = load("main_job_plan")
+    cs = [case("PreallocationSize", rt, mean, params={"specifyPreallocationSize": flag},
+               meta=PREALLOC, se=mean * 0.3)
+          for rt in ("python3.8", "python3.13") for flag, mean in (("False", 10e6), ("True", 9e6))]
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(doc(cs, runtimes=["python3.8", "python3.13"])))
+    [r] = mj.inconclusive(load_report([str(p)], "t"))
+    [item] = r.items
+    assert r.runtimes == item.runtimes == ["python3.13"] and item.cases == 2
+    cs += [case("HttpDownload", "python3.8", 10e6, meta=HTTP, se=3e6),
+           case("HttpDownload", "python3.13", 8e6, meta=HTTP, se=3e6)]
+    p.write_text(json.dumps(doc(cs, runtimes=["python3.8", "python3.13"])))
+    [r] = mj.inconclusive(load_report([str(p)], "t"))
+    assert r.runtimes == ["python3.8", "python3.13"] and r.checks == 2
+    alone = r.only([c for c in r.items if "bench_x.PreallocationSize" in c.benchmarks])
+    assert alone.runtimes == ["python3.13"] and alone.benchmarks == ["bench_x.PreallocationSize"]
+
+
+def test_a_claim_that_says_neither_faster_slower_nor_same_is_not_measured_again(tmp_path):
+    mj = load("main_job_plan")
+    vague = {"seed": "003", "section": "Networking", "claim": {"text": "HttpDownload changed"}}
+    cs = [case("HttpDownload", "node18", 10e6, meta=vague, se=3e6),
+          case("HttpDownload", "node24", 8e6, meta=vague, se=3e6)]
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(doc(cs, runtimes=["node18", "node24"])))
+    report = load_report([str(p)], "t")
+    assert load("main_job").tally(report).inconclusive == 1  # judged, and it stays undecided
+    assert mj.inconclusive(report) == []
+
+
+def _todo(mj, *needs):
+    return [mj.Remeasure("node", ["node18", "node24"], [f"b{i}"], 1, [mj.Check([f"b{i}"], n)])
+            for i, n in enumerate(needs)]
+
+
+def test_a_round_measures_the_checks_that_need_least_first_and_keeps_the_rest_for_the_next():
+    mj = load("main_job_plan")
+    lo, hi = mj.PASS2_CASE_BUDGET
+    # 150 s: the two cheap checks (2 x 5 s and 2 x 20 s a check) fit, the unknown one (the cap,
+    # 2 x 60 s) waits; not the last round, so the round spends only what they need
+    plan = mj.pass2_plan(_todo(mj, 20.0, None, 5.0), 150.0, 1, last=False)
+    assert [(r.benchmarks, seconds, per_case) for r, seconds, per_case in plan] == [
+        (["b0"], 40.0, 20.0), (["b2"], 10.0, 5.0)]
+    # round 2: the floor has doubled (a check that needed 1 s was not decided by its 4 s)
+    [(r, seconds, per_case)] = mj.pass2_plan(_todo(mj, 1.0), 200.0, 2, last=False)
+    assert per_case == 2 * lo and seconds == 4 * lo
+    # the last round spreads all the time left over what it measures, each case at most the cap
+    plan = mj.pass2_plan(_todo(mj, 5.0, 10.0), 90.0, 1, last=True)
+    assert [per_case for _, _, per_case in plan] == [15.0, 30.0]
+    assert mj.pass2_plan(_todo(mj, 50.0), 1000.0, 1, last=True)[0][2] == hi
+    # one family's checks that need 5 s and 50 s a case: a run each, not 50 s for both
+    both = mj.Remeasure("node", ["node18", "node24"], ["a", "b"], 2,
+                        [mj.Check(["a"], 5.0), mj.Check(["b"], 50.0)])
+    plan = mj.pass2_plan([both], 1000.0, 1, last=False)
+    assert [(r.benchmarks, per_case) for r, _, per_case in plan] == [(["a"], 5.0), (["b"], 50.0)]
+    # however short the time, a round measures one check
+    [(r, seconds, per_case)] = mj.pass2_plan(_todo(mj, 30.0, 40.0), 100.0, 1, last=False)
+    assert r.benchmarks == ["b0"] and per_case == 30.0
+    # …within the time left
+    [(r, seconds, per_case)] = mj.pass2_plan(_todo(mj, 50.0, None), 70.0, 1, last=True)
+    assert r.benchmarks == ["b0"] and (seconds, per_case) == (70.0, 35.0)
+
+
+def test_pass2_keeps_time_for_a_second_round_when_the_first_does_not_need_it_all(tmp_path):
+    """The claim's pass-1 interval needs ~10 s a case: round 1 gives it that, not all the time left;
+    still inconclusive, it gets a second round (a larger floor) from the time round 1 left."""
+    mj_rt, mj = load("main_job_runtimes"), load("main_job")
+    clock = SimpleNamespace(now=0.0)
+    perflab = FakePerflab(clock, cost=10.0, narrow_in_pass2=False)
+    plain = perflab.__call__
+
+    def run(cmd):  # pass 1's HttpDownload: 0.80 [0.61, 1.05], measured in 1 s a case
+        rc = plain(cmd)
+        if cmd[3] == "run":
+            f = sorted(Path(_arg(cmd, "--out")).glob("*.json"))[-1]
+            d = json.loads(f.read_text())
+            for c in d["cases"]:
+                c["wall_seconds"] = 1.0
+                if _arg(cmd, "--job") == "short":
+                    c["estimate"]["se"] = 0.05 * c["estimate"]["mean"]
+            f.write_text(json.dumps(d))
+        return rc
+    said = []
+    mj.main(["--budget-total", "2000", "--out", str(tmp_path / "out")], run=run,
+            clock=lambda: clock.now, say=said.append, choose=choices(mj_rt))
+    runs = [c for c in perflab.calls if c[3] == "run"][1:]
+    assert len(runs) >= 2
+    first = float(_arg(runs[0], "--budget"))
+    assert first < load("main_job_plan").PASS2_CASE_BUDGET[1] and float(_arg(runs[0], "--budget-total")) < 1000
+    assert float(_arg(runs[1], "--budget")) >= first
+
+
 def test_inconclusive_ignores_ports_that_cannot_decide(tmp_path):
-    mj = load("main_job")
+    mj = load("main_job_plan")
     meta = {**HTTP, "fidelity": "different: sockets, not HTTP"}
     cs = [case("HttpDownload", "node18", 10e6, se=3e6, meta=meta),
           case("HttpDownload", "node24", 8e6, se=3e6, meta=meta)]
@@ -120,7 +251,7 @@ def test_inconclusive_ignores_ports_that_cannot_decide(tmp_path):
 
 def test_filters_match_exactly_one_benchmark():
     import fnmatch
-    mj = load("main_job")
+    mj = load("main_job_plan")
     pat = mj._glob_escape("Seek[1].Read*")
     assert fnmatch.fnmatchcase("seek[1].read*", pat.lower())
     assert not fnmatch.fnmatchcase("seek1.readx", pat.lower())

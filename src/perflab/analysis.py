@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from .model import CaseResult
 from .ratios import Identity, pair
 from .stats import Estimate, Ratio, estimate, indistinguishable_from_empty, ratio_from_launches, ratio_of
+from .stats.drift import speed_drift
 from .stats.modality import MULTIMODAL_THRESHOLD
 from .units import format_time
 
@@ -147,9 +148,12 @@ def _judge(row: Row, target: float, overhead: bool) -> None:
         if judged is not None:
             what, reached = judged
             width = f"±{reached:.1%}" if reached < float("inf") else "unbounded"
+            drift = speed_drift(res.launches)
+            why = ("the machine's own speed changed during the run: the empty loop, the same code in "
+                   f"every process, took {format_time(drift[0])}–{format_time(drift[1])} a call "
+                   f"(×{drift[1] / drift[0]:.2f})" if drift else "the machine or the benchmark is noisy")
             row.warnings.append(f"precision target ±{target:.0%} not reached ({res.stop_reason}; the "
-                                f"{what}'s {est.confidence:.1%} interval is {width}): the machine or "
-                                "the benchmark is noisy")
+                                f"{what}'s {est.confidence:.1%} interval is {width}): {why}")
     if est.launches < 2 and res.stop_reason != "dry run":
         row.notes.append("one process: no interval")
     if est.cpu_timed and est.preempted:  # CPU-bound: their CPU time is the code's (stats/clean.py)

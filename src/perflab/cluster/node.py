@@ -84,6 +84,7 @@ def measure_group(cases: list[Case], sources: dict[str, tuple[str, ...]], job: J
         # the driver's own case (its paths), and the machine that measured it
         send(dataclasses.replace(result, case=original[result.case.key], machine=dict(who)))
 
+    job = job.for_language(cases[0].runtime.language)  # a group is one language's
     engine = Engine(job, make_launcher(by_label, job.timeout_s), rng=random.Random(seed),
                     on_case_done=done,
                     placement=Placement.choose("auto", idle_times()) if job.warmup_max > 0 else Placement(),

@@ -1,7 +1,6 @@
 """`perflab run`: plan, measure (engine), judge, print the table, write the results and the history."""
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import json
 import random
@@ -73,8 +72,10 @@ def cmd_run(args) -> int:
     unknown = sorted(set(budget_per_language) - set(languages()))
     if unknown:
         raise UsageError(f"--budget: unknown language '{unknown[0]}'; languages: {', '.join(languages())}")
-    job = get_job(args.job, timeout_s=args.timeout, budget_s=budget,
-                  target_rel_error=args.target, iteration_time_s=args.iteration_time, overhead=False if args.no_overhead else None)
+    job = get_job(args.job, timeout_s=args.timeout,
+                  target_rel_error=args.target, iteration_time_s=args.iteration_time, overhead=False if args.no_overhead else None
+                  ).with_budgets(budget, budget_per_language)
+    budget_per_language = dict(job.budget_by_language)
     out_dir = Path(args.out)
     check_out_dir(out_dir)
     check_mode(args.affinity)
@@ -190,7 +191,7 @@ def cmd_run(args) -> int:
                           f"their machine, {stats['rerun_cases']} case(s) measured again elsewhere", soft_wrap=True)
             else:
                 groups = one_budget.order(plan.groups) if one_budget is not None else plan.groups
-                measure_here(engine, groups, job, progress, budget_per_language, one_budget)
+                measure_here(engine, groups, job, progress, one_budget)
         except BaseException:
             recorder.write(complete=False)  # an interrupted run's document holds every finished case
             recorder.close()
@@ -264,16 +265,14 @@ def check_measures(args) -> tuple[str, ...]:
     return measures
 
 
-def measure_here(engine: Engine, groups: list, job, progress, budget_per_language: dict,
-                 total: TotalBudget | None) -> None:
+def measure_here(engine: Engine, groups: list, job, progress, total: TotalBudget | None) -> None:
     """The plan's groups one after the other on this machine."""
     for i, group in enumerate(groups):
         progress.current(group[0].benchmark.full_name)
         # a group is one language's: a JVM process costs ten times a CPython one, and a budget
         # that pays for a dozen of one pays for two or three of the other
         language = group[0].runtime.language
-        engine.job = (dataclasses.replace(job, budget_s=budget_per_language[language])
-                      if language in budget_per_language else job)
+        engine.job = job.for_language(language)
         if total is not None:
             engine.job = total.job_for(job, groups[i:])
         t0 = time.monotonic()

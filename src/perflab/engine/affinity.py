@@ -12,7 +12,9 @@ measuring, and pins a launch to it once PROBE_S of its measured time (from the s
 uses one CPU at a time: its CPU time over that window is at most CPU_SHARE_LIMIT × the time its
 iterations took. Pinning a benchmark that runs threads in parallel would change what it measures, so
 such a launch is left alone. A runtime that is still compiling on other threads (a JVM just after
-warmup) looks the same, so a launch is watched again, up to PROBE_TRIES windows, before it is left alone. The pin happens after the
+warmup) looks the same, so a launch is watched again, up to PROBE_TRIES windows, before it is left alone.
+A case's later launches follow its first (engine/runner.py `_left_alone`): pinned or left alone, all
+of a case's processes measure the same thing. The pin happens after the
 process has started, so the runtime still sees every CPU (Go's GOMAXPROCS, the JVM's GC and
 thread-pool sizes, `available_parallelism` are as without perflab); only where its threads run is fixed.
 """

@@ -22,6 +22,14 @@ WARMUP_TOLERANCE = 0.02  # relative change between warmup halves still taken as 
 WARMUP_LEAST_FIRST, WARMUP_STEP_FIRST = 6, 2
 WARMUP_LEAST_LATER, WARMUP_STEP_LATER = 4, 1
 WARMUP_BUDGET_SHARE = 0.25  # of the case's budget, split over the job's first launches
+# A warmup whose newest iterations scatter by more than this share of their level (a robust standard
+# deviation) has not settled on any level, however flat its halves' medians: a JIT compiling and
+# deoptimising on a busy machine ([94, 234, 5, 191, 9, 95] µs) is not done warming up.
+WARMUP_SETTLED_SPREAD = 0.5
+# A later process whose warmup settled above this multiple of the level the case's first process
+# settled at is still running code the first one had compiled (its JIT starved of CPU, say): it warms
+# up on, up to its share of the budget, rather than carry the compilation into its measurement.
+WARMUP_LEVEL_FACTOR = 2.0
 # Pilot readings shorter than this share of the iteration time are not used to tell whether the
 # code ran at its settled speed (clock and call overhead dominate them).
 SETTLED_READING_SHARE = 0.1

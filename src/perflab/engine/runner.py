@@ -44,7 +44,7 @@ from .host import read_host
 from .ledger import Ledger
 from .stop import CaseSnapshot, enough_iterations, judge_group, may_renew
 # the warmup and pilot rules, re-exported: callers and tests import them from the engine
-from .warmup import (_off_level, is_stable, iteration_target_ns, later_warmup, pick_invocations,  # noqa: F401
+from .warmup import (_off_level, far_above, is_stable, iteration_target_ns, later_warmup, pick_invocations,  # noqa: F401
                      repilot_invocations, settled_after)
 from .worker import WITH_OVERHEAD, BenchmarkError, Hello, Timings
 
@@ -102,6 +102,17 @@ class _CaseState:
     def live(self) -> list[_Launch]:
         return [ln for ln in self.launches if not ln.retired]
 
+
+
+def _left_alone(first: "_Launch", launch: "_Launch") -> bool:
+    """Whether `launch`, a later launch of a case, stays on every CPU unwatched because the case's
+    first launch was watched PROBE_TRIES times and left alone (it used more than one CPU). A case's
+    launches are placed alike: left to its own probe, a later launch of a two-thread I/O case was
+    sometimes pinned (its window happened to look single), and then measured another thing — Java's
+    HttpDownload ran 40 ms a call with every CPU and 100 ms pinned (client and server threads on one
+    CPU), ConnectAcceptAsync 185 against 270 ms — and the processes disagreed by that much."""
+    return (launch is not first and first.samples.cpu is None and first.probe is None
+            and first.probe_tries >= PROBE_TRIES)
 
 class Engine:
     def __init__(self, job: Job, launcher: Launcher, clock: Callable[[], float] = time.monotonic,
@@ -352,8 +363,9 @@ class Engine:
         job, warm = self.job, launch.samples.warmup
         started = self.clock()
         cap = WARMUP_BUDGET_SHARE * job.budget_s / max(1, job.launches_min)
-        if launch.probe is None and launch.samples.cpu_share is None:
+        if launch.probe is None and launch.samples.cpu_share is None and not _left_alone(st.launches[0], launch):
             launch.probe = self.placement.probe(launch.samples.pid)
+        level = self._settled_level(st) if launch.samples.index > 0 else None
         if launch.samples.index > 0 and st.later_warmup:
             # the first launch showed that this code settles within that many iterations; a
             # process whose last one is still off the first's settled level gets the full check
@@ -373,10 +385,18 @@ class Engine:
         while len(warm) < job.warmup_max and (job.budget_s <= 0 or self.clock() - started < cap):
             if len(warm) >= least:
                 looks += 1
-                if is_stable(warm, least=least):
+                if is_stable(warm, least=least) and not far_above(warm, level):
                     break
             warm += self._stage(st, launch, "warmup", n, min(step, job.warmup_max - len(warm)))
         return looks == 1
+
+    @staticmethod
+    def _settled_level(st: _CaseState) -> float | None:
+        """The level (ns an iteration) the case's first process settled at: its measured iterations'
+        median, or before it has any, its warmup's second half's."""
+        first = st.launches[0].samples
+        times = first.workload or first.warmup[len(first.warmup) // 2:]
+        return float(np.median(times)) if times else None
 
     def _repilot(self, st: _CaseState, launch: _Launch) -> bool:
         """A JIT can make calls many times faster during warmup (a JVM compiling after the pilot saw
@@ -451,23 +471,33 @@ class Engine:
                      n: int) -> None:
         """The CPU-share probe (see _probe) and the per-call time that sizes timeouts."""
         if launch.probe is not None:
-            self._probe(launch, self.clock() - t0)
+            self._probe(st, launch, self.clock() - t0)
         if workload_ns:
             st.per_call_ns = max(1.0, float(np.median(workload_ns)) / n)
 
-    def _probe(self, launch: _Launch, seconds: float) -> None:
+    def _probe(self, st: _CaseState, launch: _Launch, seconds: float) -> None:
         """Once a launch has been watched for PROBE_S of its own measured time, pin it to the
         measuring CPU if it used one CPU at a time (see engine/affinity.py); if it did not, watch
-        again, up to PROBE_TRIES windows in all."""
+        again, up to PROBE_TRIES windows in all. A later launch follows the case's first (see
+        `_left_alone`): while the first is still watched, it is watched again; once the first was
+        left alone, so is it."""
         launch.probe_busy += seconds
-        if launch.probe_busy >= PROBE_S:
-            launch.samples.cpu, launch.samples.cpu_share = self.placement.pin_if_single(
-                launch.samples.pid, launch.probe, launch.probe_busy)
-            launch.probe_tries += 1
+        if launch.probe_busy < PROBE_S:
+            return
+        first = st.launches[0]
+        if launch is not first and first.probe is not None:
+            launch.probe, launch.probe_busy = self.placement.probe(launch.samples.pid), 0.0
+            return
+        if _left_alone(first, launch):
             launch.probe, launch.probe_busy = None, 0.0
-            if launch.samples.cpu is None and launch.probe_tries < PROBE_TRIES:
-                # a JIT still compiling on other threads looks like a parallel benchmark: look again
-                launch.probe = self.placement.probe(launch.samples.pid)
+            return
+        launch.samples.cpu, launch.samples.cpu_share = self.placement.pin_if_single(
+            launch.samples.pid, launch.probe, launch.probe_busy)
+        launch.probe_tries += 1
+        launch.probe, launch.probe_busy = None, 0.0
+        if launch.samples.cpu is None and launch.probe_tries < PROBE_TRIES:
+            # a JIT still compiling on other threads looks like a parallel benchmark: look again
+            launch.probe = self.placement.probe(launch.samples.pid)
 
     def _workload(self, st: _CaseState, launch: _Launch, rnd: int) -> None:
         t0 = self.clock()

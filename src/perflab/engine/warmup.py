@@ -7,22 +7,35 @@ import math
 
 import numpy as np
 
-from .constants import (ITERATION_MIN_RESOLUTIONS, PILOT_GROWTH_MAX, REPILOT_SPEEDUP, WARMUP_TOLERANCE)
+from .constants import (ITERATION_MIN_RESOLUTIONS, PILOT_GROWTH_MAX, REPILOT_SPEEDUP, WARMUP_LEVEL_FACTOR,
+                        WARMUP_SETTLED_SPREAD, WARMUP_TOLERANCE)
 
 
 def is_stable(samples: list[int], tolerance: float = WARMUP_TOLERANCE, least: int = 6) -> bool:
     """Warmup is over when the newest iterations no longer differ from the ones just before them by
-    more than `tolerance` (or than the noise), i.e. the times have stopped trending. `least`: the
-    fewest samples that can tell."""
+    more than `tolerance` (or than the noise), i.e. the times have stopped trending, and they lie
+    on one level (their robust spread is within WARMUP_SETTLED_SPREAD of it: wild times are a JIT
+    still at work, not noise that hides a trend). `least`: the fewest samples that can tell."""
     if len(samples) < max(4, least):
         return False
     tail = np.asarray(samples[-8:], dtype=float)
     half = len(tail) // 2
     before, after = np.median(tail[:half]), np.median(tail[half:])
     centre = float(np.median(tail))
-    # standard error of the difference of two half-window locations, from a robust spread (MAD)
-    noise = 1.4826 * float(np.median(np.abs(tail - centre))) * math.sqrt(2 / half)
+    spread = 1.4826 * float(np.median(np.abs(tail - centre)))  # a robust standard deviation (MAD)
+    if spread > WARMUP_SETTLED_SPREAD * centre:
+        return False
+    # standard error of the difference of two half-window locations
+    noise = spread * math.sqrt(2 / half)
     return abs(after - before) <= tolerance * centre + noise
+
+
+def far_above(samples: list[int], level: float | None, factor: float = WARMUP_LEVEL_FACTOR) -> bool:
+    """Whether a later process's newest warmup iterations (the last two) lie above `factor` × the
+    level its case's first process settled at: code that process had compiled still runs slowly here."""
+    if not samples or not level:
+        return False
+    return float(np.median(samples[-2:])) > factor * level
 
 
 def later_warmup(pilot: list[tuple[int, int]], warmup: list[int], invocations: int,

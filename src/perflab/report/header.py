@@ -31,9 +31,15 @@ def header_lines(env: dict[str, Any], job: dict[str, Any]) -> list[str]:
             f"{job.get('launches_max', '?')}  WarmupCount>={job.get('warmup_min', '?')}  "
             f"IterationTime={_seconds(job.get('iteration_time_s'))}  "
             f"Target=±{(job.get('target_rel_error') or 0):.0%}  "
-            f"Budget={_seconds(job.get('budget_s'))}/case  "
+            f"Budget={_seconds(job.get('budget_s'))}/case{_language_budgets(job)}  "
             f"Confidence={(job.get('confidence') or 0):.1%}")
     return lines
+
+
+def _language_budgets(job: dict) -> str:
+    """" (java 6 s)": the languages with a budget of their own in this job."""
+    pairs = [p for p in job.get("budget_by_language") or [] if isinstance(p, (list, tuple)) and len(p) == 2]
+    return f" ({', '.join(f'{lang} {_seconds(s)}' for lang, s in pairs)})" if pairs else ""
 
 
 def _seconds(s: Any) -> str:
