@@ -1,4 +1,5 @@
 """Change points over a stored history, and resuming an interrupted run."""
+import json
 import os
 import signal
 import subprocess
@@ -46,6 +47,17 @@ def test_history_changes_on_a_store(tmp_path):
     assert r.returncode == 0 and "#9" in r.stdout and "#10" in r.stdout and "-25" in r.stdout
 
 
+def _resume_to_the_end(store, url: str, says: str, cases: int) -> dict:
+    """`perflab run --resume`: it says `says`, completes the run with `cases` cases; returns them."""
+    r = subprocess.run([sys.executable, "-m", "perflab.cli", "run", "--resume", "--store", url],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert says in r.stderr
+    [run] = store.runs()
+    assert run["complete"] and run["cases"] == cases
+    return {c["key"]: c for c in store.cases(run["id"])}
+
+
 def test_a_killed_run_resumes_without_losing_or_repeating_cases(tmp_path):
     bench = tmp_path / "bench_resume.py"
     bench.write_text(
@@ -72,12 +84,43 @@ def test_a_killed_run_resumes_without_losing_or_repeating_cases(tmp_path):
     assert not run["complete"]
     before = {c["key"]: c for c in store.cases(run["id"])}
     assert 2 <= len(before) < 4
-    r = subprocess.run([sys.executable, "-m", "perflab.cli", "run", "--resume", "--store", url],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert f"resuming run #{run['id']}" in r.stderr
-    [run] = store.runs()
-    assert run["complete"] and run["cases"] == 4
-    after = {c["key"]: c for c in store.cases(run["id"])}
+    after = _resume_to_the_end(store, url, f"resuming run #{run['id']}", 4)
     for key, c in before.items():  # what was measured before the kill is kept, not measured again
         assert after[key]["launches"] == c["launches"]
+
+
+def test_a_resumed_run_takes_the_cases_its_store_had_not_received_from_its_log(tmp_path):
+    # fast cases reach the store in batches (perflab.recording): a host killed before a batch leaves
+    # them in the log only; --resume must keep them, not measure them again
+    flag = tmp_path / "hold"
+    flag.write_text("")
+    bench = tmp_path / "bench_logged.py"
+    bench.write_text(
+        "import os, time, perflab\n"
+        "@perflab.benchmark\ndef a_fast():\n    return 1\n"
+        "@perflab.benchmark\ndef b_fast():\n    return 2\n"
+        f"@perflab.benchmark\ndef c_held():\n    while os.path.exists({str(flag)!r}): time.sleep(0.05)\n"
+        "@perflab.benchmark\ndef d_fast():\n    return 4\n")
+    url = f"sqlite://{tmp_path / 'h.db'}"
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "perflab.cli", "run", str(bench), "--job", "dry",
+                             "--store", url, "-o", str(out)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 120
+    logged = []
+    while time.time() < deadline and len(logged) < 2:
+        logs = list(out.glob("perflab-*.jsonl"))
+        logged = logs[0].read_text().splitlines() if logs else []
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)  # held in c_held: a and b are finished and logged
+    proc.wait()
+    assert len(logged) == 2
+    store = open_store(url)
+    [run] = store.runs()
+    store.conn.execute("DELETE FROM cases WHERE run_id = ?", (run["id"],))  # as if not received yet
+    store.conn.commit()
+    flag.unlink()
+    after = _resume_to_the_end(store, url, f"resuming run #{run['id']}: 2 case(s) already measured", 4)
+    for line in logged:  # kept as logged, not measured again
+        case = json.loads(line)
+        assert after[case["key"]]["launches"] == case["launches"]

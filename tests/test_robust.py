@@ -1,6 +1,8 @@
 """Estimates and ratios that hold when the machine interferes: seeded synthetic launches in which a
 share of one side's iterations is hit by interference (2-3x slow, or 40 % fast: an overhead burst
 subtracted), preempted iterations flagged by their CPU time, and empty benchmarks."""
+import os
+
 import numpy as np
 import pytest
 
@@ -395,3 +397,18 @@ def test_perflabs_own_cpu_time_counts_its_children_live_and_ended():
     finally:
         child.kill()
         child.wait()
+
+
+def test_the_host_reading_reads_proc_files_whole_or_their_first_line(tmp_path):
+    # the host's readings read /proc with plain os calls (engine/host.py): a file longer than one
+    # read comes whole, a file read for its first line comes at least that far
+    from perflab.engine.host import _read, read_host
+    long = tmp_path / "children"
+    text = " ".join(str(10_000 + i) for i in range(20_000)) + "\n"  # > 64 KiB: several reads
+    long.write_text(text)
+    assert _read(str(long)) == text
+    assert _read(str(long), 1024).startswith("10000 10001 ")
+    host = read_host()
+    if os.path.exists("/proc/stat"):
+        assert host["ticks_total"] >= host["ticks_busy"] >= 0 and host["clk_tck"] > 0
+        assert host["own_cpu_s"] > 0

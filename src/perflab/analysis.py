@@ -40,9 +40,10 @@ class Row:
 
 def analyse(results: list[CaseResult], confidence: float = 0.999, target_rel_error: float = 0.02,
             overhead: bool = True, runtime_order: list[str] | None = None,
-            cache: dict | None = None) -> list[Row]:
+            cache: dict | None = None, runtimes: dict[str, dict[str, None]] | None = None) -> list[Row]:
     """Judge results. `runtime_order` is the order runtimes were given in: the first of each language
-    is its baseline (results arrive in completion order, which must not decide that)."""
+    is its baseline (results arrive in completion order, which must not decide that). `runtimes`:
+    the whole run's, when `results` are a part of it (see perflab.ratios.pair)."""
     rows = [Row(r) for r in results]
     for row in rows:
         if row.result.ok and row.result.launches:
@@ -57,7 +58,7 @@ def analyse(results: list[CaseResult], confidence: float = 0.999, target_rel_err
                     continue
                 cache[key] = (row.result, est)  # holding the result keeps its id unique
             row.estimate = cache[key][1]
-    pairs = pair([_identity(r) for r in rows], runtime_order or [])
+    pairs = pair([_identity(r) for r in rows], runtime_order or [], runtimes)
     for row, p in zip(rows, pairs):
         if p.method_base is not None:
             base = rows[p.method_base]

@@ -52,21 +52,31 @@ class Pair:
     runtime_base: int | None  # index of the same case on the baseline runtime, or None
 
 
-def baseline_runtimes(items: Sequence[Identity], runtime_order: Sequence[str] = ()) -> dict[str, str]:
-    """The baseline runtime of each language: the first of its runtimes in `runtime_order`
-    (the order they were given), then in order of appearance."""
-    rank = {label: i for i, label in enumerate(runtime_order)}
-    first: dict[str, str] = {}
-    for it in sorted(items, key=lambda i: rank.get(i.runtime, len(rank))):
-        first.setdefault(it.language, it.runtime)
-    return first
-
-
-def pair(items: Sequence[Identity], runtime_order: Sequence[str] = ()) -> list[Pair]:
-    base_rt = baseline_runtimes(items, runtime_order)
-    runtimes_of: dict[str, set[str]] = {}
+def language_runtimes(items: Sequence[Identity]) -> dict[str, dict[str, None]]:
+    """Each language's runtimes, in order of appearance (a dict used as an ordered set)."""
+    out: dict[str, dict[str, None]] = {}
     for it in items:
-        runtimes_of.setdefault(it.language, set()).add(it.runtime)
+        out.setdefault(it.language, {})[it.runtime] = None
+    return out
+
+
+def baseline_runtimes(runtimes: dict[str, dict[str, None]], runtime_order: Sequence[str] = ()) -> dict[str, str]:
+    """The baseline runtime of each language (`runtimes`: `language_runtimes`): the first of its
+    runtimes in `runtime_order` (the order they were given), then in order of appearance."""
+    rank = {label: i for i, label in enumerate(runtime_order)}
+    # min keeps the first of equals: the order of appearance
+    return {lang: min(rts, key=lambda rt: rank.get(rt, len(rank))) for lang, rts in runtimes.items()}
+
+
+def pair(items: Sequence[Identity], runtime_order: Sequence[str] = (),
+         runtimes: dict[str, dict[str, None]] | None = None) -> list[Pair]:
+    """Each item's pairs. `runtimes`: the languages' runtimes of the whole run (`language_runtimes`)
+    when `items` are part of it: every pair lies within the cases that share a language, group and
+    parameters (and method, unless the group has a baseline method), so such a part pairs as the
+    whole run would — the run's baseline runtime and whether a language ran on several runtimes are
+    all it needs of the rest."""
+    runtimes_of = runtimes if runtimes is not None else language_runtimes(items)
+    base_rt = baseline_runtimes(runtimes_of, runtime_order)
     base_method: dict[tuple[str, str], str] = {}
     for it in items:
         if it.is_baseline_method:

@@ -10,7 +10,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from . import __version__
 from .analysis import Row
@@ -56,41 +56,66 @@ def row_to_json(row: Row) -> dict[str, Any]:
 
 def document(rows: list[Row], job: Job, environment: dict, command: list[str],
              started: dt.datetime, complete: bool, errors: list[str] | None = None) -> dict[str, Any]:
+    return {**document_head([r.result for r in rows], job, environment, command, started, complete, errors),
+            "cases": [row_to_json(r) for r in rows]}
+
+
+def document_head(results: list, job: Job, environment: dict, command: list[str],
+                  started: dt.datetime, complete: bool, errors: list[str] | None = None) -> dict[str, Any]:
+    """The document's fields but its cases (which come last)."""
     return {
         "schema": SCHEMA, "version": SCHEMA_VERSION, "perflab_version": __version__,
         "started": started.isoformat(timespec="seconds"),
         "written": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "complete": complete, "command": command,
         # the run's contention summary beside the machine it describes (stats/contention.py)
-        "job": job.__dict__, "environment": {**environment, "contention": run_contention([r.result for r in rows])},
+        "job": job.__dict__, "environment": {**environment, "contention": run_contention(results)},
         "errors": errors or [],
-        "cases": [row_to_json(r) for r in rows],
     }
 
 
-def dumps_document(doc: dict[str, Any]) -> str:
-    """The document as text: a top-level field per line and a case per line. json's C encoder only
-    writes compact JSON (indenting falls back to its Python encoder, 5-10 times slower: most of a
-    large run's host time), and a case per line still reads and diffs line by line."""
-    def compact(value) -> str:
-        return json.dumps(value, allow_nan=True, ensure_ascii=False)
-    lines = []
-    for key, value in doc.items():
-        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-            items = ",\n".join("  " + compact(v) for v in value)
-            lines.append(f" {compact(key)}: [\n{items}\n ]")
+def _compact(value) -> str:
+    return json.dumps(value, allow_nan=True, ensure_ascii=False)
+
+
+def case_line(case: dict[str, Any]) -> bytes:
+    """One case as the document writes it (its own line, UTF-8)."""
+    return ("  " + _compact(case)).encode("utf-8")
+
+
+def document_chunks(doc: dict[str, Any], case_lines: list[bytes] | None = None) -> Iterator[bytes]:
+    """The document as UTF-8 text, in pieces: a top-level field per line and a case per line. json's C
+    encoder only writes compact JSON (indenting falls back to its Python encoder, 5-10 times slower:
+    most of a large run's host time), and a case per line still reads and diffs line by line.
+    `case_lines`: the cases already as `case_line` wrote them (a document without "cases" then gets
+    them, last). In pieces, because joined into one string a 10,000-case document (26 MB) was
+    copied three times per write."""
+    fields = [(key, [case_line(v) for v in value]
+               if isinstance(value, list) and value and all(isinstance(v, dict) for v in value) else value)
+              for key, value in doc.items()]
+    if case_lines is not None:
+        fields.append(("cases", case_lines))
+    yield b"{\n"
+    for i, (key, value) in enumerate(fields):
+        head = (",\n" if i else "") + f" {_compact(key)}: "
+        if isinstance(value, list) and value and isinstance(value[0], bytes):
+            yield (head + "[\n").encode()
+            for k, line in enumerate(value):
+                yield b",\n" + line if k else line
+            yield b"\n ]"
         else:
-            lines.append(f" {compact(key)}: {compact(value)}")
-    return "{\n" + ",\n".join(lines) + "\n}\n"
+            yield (head + _compact(value)).encode()
+    yield b"\n}\n"
 
 
-def write_atomic(path: Path, doc: dict[str, Any]) -> None:
+def write_atomic(path: Path, doc: dict[str, Any], case_lines: list[bytes] | None = None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes it 0600; a results file is an ordinary file
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(dumps_document(doc))
+        with os.fdopen(fd, "wb", buffering=1 << 20) as f:
+            for chunk in document_chunks(doc, case_lines):
+                f.write(chunk)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)

@@ -29,7 +29,7 @@ from ..report.exporters import EXPORTERS, to_csv, to_markdown, to_terminal, writ
 from ..report.header import header_lines
 from ..report.counts import header_line as count_header, progress_text
 from ..report.table import build_tables, case_label
-from ..recording import Recorder
+from ..recording import Recorder, log_path, resumable
 from ..results import document
 from ..stats.distributions import preload
 from ..store import StoreError, open_store
@@ -105,15 +105,23 @@ def cmd_run(args) -> int:
         rt["binary_sha256"] = binary_sha256(rt["executable"])
     done_keys: set[str] = set()
     run_id = None
+    logged_only: list[dict] = []  # finished cases of the interrupted run its store had not received
     if store is not None:
         if resumed:
             run_id = resumed["id"]
-            for c in store.cases(run_id):
+            stored = store.cases(run_id)
+            log = resumed["args"].get("log")
+            cases = resumable(stored, Path(log) if isinstance(log, str) else None)
+            logged_only = cases[len(stored):]
+            for c in cases:
                 results.append(case_result_from_json(c))
                 done_keys.add(c["key"])
             err.print(f"resuming run #{run_id}: {len(done_keys)} case(s) already measured")
         else:
-            run_id = store.begin_run(command=sys.argv, args={k: getattr(args, k) for k in RESUMABLE},
+            # "log": where this run's finished cases are logged as they finish (`--resume` reads it)
+            log = str(log_path(json_path)) if "json" in exporters else None
+            run_id = store.begin_run(command=sys.argv, args={**{k: getattr(args, k) for k in RESUMABLE},
+                                                             "log": log},
                                      job=job.__dict__, environment=env, fingerprint=fingerprint(env),
                                      label=args.label)
     store_failed = []
@@ -128,6 +136,8 @@ def cmd_run(args) -> int:
             err.print(f"[red]history store failed:[/red] {markup(str(exc))}; results stay in the JSON "
                       "file", soft_wrap=True)
 
+    if logged_only:
+        to_store(logged_only)  # the store holds the interrupted run's every finished case again
     plan.groups = [[c for c in g if c.key not in done_keys] for g in plan.groups]
     plan.groups = [g for g in plan.groups if g]
     one_budget = None
