@@ -88,13 +88,28 @@ NO_RATIO = Ratio(float("nan"), float("nan"), float("nan"))
 REACHED = ("target reached", "ratio target reached")
 
 
-def inconclusive(case: dict) -> bool:
+def inconclusive(case: dict, doc: dict | None = None) -> bool:
     """The run says its figure is not to be trusted: its precision target was not reached (it stopped
-    at its budget), the case failed, or it was measured under heavy or changing contention (the
-    table then gives no verdict: perflab.report.results_view `contended`)."""
+    at its budget), the case failed, or it was measured under heavy or changing contention — save
+    the paired ratio of the same code on two runtimes with both sides CPU-timed, whose verdict
+    stands (perflab.stats.contention.ratio_stands; `doc` finds the baseline side)."""
+    if case.get("status", "ok") != "ok" or case.get("stop_reason") not in REACHED:
+        return True
+    return _contended(case) and not _ratio_stands(case, doc)
+
+
+def _contended(case: dict) -> bool:
     contention = case.get("contention") if isinstance(case.get("contention"), dict) else {}
-    return (case.get("status", "ok") != "ok" or case.get("stop_reason") not in REACHED
-            or contention.get("level") in ("heavy", "changing"))
+    return contention.get("level") in ("heavy", "changing")
+
+
+def _ratio_stands(case: dict, doc: dict | None) -> bool:
+    from perflab.stats.contention import ratio_stands
+    base = next((c for c in (doc or {}).get("cases", []) if c.get("key") == case.get("runtime_baseline")), None)
+    if base is None:
+        return False
+    cpu = lambda c: (c.get("estimate") or {}).get("cpu_timed") is True  # noqa: E731
+    return ratio_stands((case.get("runtime_ratio") or {}).get("paired") is True, True, cpu(case), cpu(base))
 
 
 def compared_case(doc: dict) -> dict:

@@ -50,7 +50,7 @@ def perflab_trial(path: Path, spec_a: str, spec_b: str, job: str, out: Path) -> 
     doc, wall = perflab_run(path, "--runtimes", f"{spec_a},{spec_b}", "--job", job, "--store", "none", out=out)
     case = compared_case(doc)
     r = ratio_of(case) or NO_RATIO
-    return {"ratio": r.value, "different": r.different, "inconclusive": inconclusive(case), "wall": wall,
+    return {"ratio": r.value, "different": r.different, "inconclusive": inconclusive(case, doc), "wall": wall,
             "detail": f"[{r.low:.4f}, {r.high:.4f}]"}
 
 

@@ -62,7 +62,7 @@ def trial(path: Path, factor: float, job: str, extra: list[str], out: Path) -> d
     case = compared_case(doc)
     r = ratio_of(case) or NO_RATIO
     return {"factor": factor, "different": r.different, "ratio": r.value, "low": r.low, "high": r.high,
-            "inconclusive": inconclusive(case), "wall": wall}
+            "inconclusive": inconclusive(case, doc), "wall": wall}
 
 
 def factor_order(counts: dict[float, int]) -> list[float]:

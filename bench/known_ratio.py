@@ -64,7 +64,7 @@ def main() -> None:
         case = compared_case(doc)
         r = ratio_of(case) or NO_RATIO
         row = {"ratio": r.value, "low": r.low, "high": r.high, "held": r.holds(TRUE),
-               "inconclusive": inconclusive(case), "wall": wall}
+               "inconclusive": inconclusive(case, doc), "wall": wall}
         runs[cond].append(row)
         print(f"{cond:6} rep {rep + 1}: ratio {r.value:.4f} [{r.low:.4f}, {r.high:.4f}] "
               f"{'holds 2.00' if row['held'] else 'MISSES 2.00'}{' (inconclusive)' if row['inconclusive'] else ''}; "

@@ -48,7 +48,7 @@ def trial(language: str, rt: str, pair: str, job: str, out: Path) -> dict:
     case = compared_case(doc)
     r = ratio_of(case) or NO_RATIO
     return {"ratio": r.value, "low": r.low, "high": r.high, "different": r.different,
-            "inconclusive": inconclusive(case), "wall": wall}
+            "inconclusive": inconclusive(case, doc), "wall": wall}
 
 
 def main() -> None:

@@ -502,3 +502,23 @@ def test_results_without_counts_have_no_instructions_table(tmp_path):
     p = write(tmp_path, "r.json", doc(sample_cases()))
     rendered = sr.render(rv.load_report([str(p)], "t"), "plots")
     assert "Instructions" not in rendered.markdown and 'class="counts"' not in rendered.html
+
+
+def test_contention_leaves_a_verdict_only_to_a_paired_cpu_timed_ratio_of_one_code_on_two_versions():
+    """Heavy contention makes a claim inconclusive, save the run's own paired ratio of the same code
+    on two runtimes with both sides timed by their thread's CPU time (stats/contention.ratio_stands)."""
+    from perflab.report.results_view import Case, Ratio, contention_blocks
+
+    def case(level, cpu_timed):
+        return Case(0, "r.json", {"contention": {"level": level}, "estimate": {"cpu_timed": cpu_timed}})
+
+    paired, unpaired = Ratio(0.8, 0.75, 0.85, paired=True), Ratio(0.8, 0.75, 0.85)
+    quiet, heavy, heavy_wall = case("quiet", True), case("heavy", True), case("heavy", False)
+    assert not contention_blocks(paired, quiet, quiet, same_code=True)
+    assert not contention_blocks(unpaired, quiet, quiet, same_code=False)
+    assert not contention_blocks(paired, heavy, quiet, same_code=True)
+    assert contention_blocks(unpaired, heavy, quiet, same_code=True)       # two runs: not paired
+    assert contention_blocks(paired, heavy, heavy_wall, same_code=True)    # one side on the wall clock
+    assert contention_blocks(paired, heavy, heavy, same_code=False)        # two methods
+    assert contention_blocks(paired, case("changing", True), quiet, same_code=False)
+    assert contention_blocks(None, heavy, heavy, same_code=True)

@@ -170,9 +170,12 @@ def _judge(row: Row, target: float, overhead: bool) -> None:
     if level in ("heavy", "changing"):
         row.contended = True
         reasons = "; ".join((res.contention or {}).get("reasons") or [])
+        # a paired CPU-timed ratio of the same code on two runtimes keeps its verdict
+        # (stats/contention.ratio_stands); everything else about the case is inconclusive
+        which = ("treat its mean as inconclusive (its Ratio vs a runtime stands when both sides "
+                 "are timed by CPU time)" if est.cpu_timed else "treat its verdicts as inconclusive")
         row.warnings.append(f"measured under {level} contention ({reasons}): interference that hit "
-                            "every iteration alike cannot be told from the code; treat its verdicts "
-                            "as inconclusive")
+                            f"every iteration alike cannot be told from the code; {which}")
     if res.diagnostics:
         row.notes.extend(res.diagnostics.notes)
 

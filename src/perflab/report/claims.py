@@ -27,7 +27,7 @@ from importlib import resources
 from typing import Any
 
 from .families import KIND_TEXT, Pair, pairs_of
-from .results_view import SAME_BAND, Case, Ratio, Report, Section, _finite, method_of, runtime_ratio
+from .results_view import SAME_BAND, Case, Ratio, Report, Section, _finite, contention_blocks, method_of, runtime_ratio
 
 CLAIM_RULE = (
     "Each claim is checked by ONE comparison per family — the one the seed made: for a claim about "
@@ -335,8 +335,10 @@ def claims_of(report: Report, section: Section) -> list[Claim]:
         for cand in candidates:
             r = runtime_ratio(cand.after, cand.before)
             v = verdict(r, expect)
-            if cand.after.contended or cand.before.contended:  # interference that hit it all
-                v = "inconclusive"                               # cannot be seen in the interval
+            # interference that hit it all cannot be seen in the interval, save in the paired
+            # CPU-timed ratio of one code on two versions (stats/contention.ratio_stands)
+            if contention_blocks(r, cand.after, cand.before, same_code=comp["kind"] == "versions"):
+                v = "inconclusive"
             inside = ("—" if seed_r is None or r is None or not r.has_interval
                       else "yes" if r.low <= seed_r <= r.high else "no")
             may, mark = port_standing(cand.before, cand.after)

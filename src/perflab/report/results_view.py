@@ -12,6 +12,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..ratios import METHOD_COLUMN, Identity, format_ratio, pair, runtime_column
+from ..stats.contention import ratio_stands
 from ..units import TIME_UNITS, format_in, format_size, pick_unit
 
 RESULTS_SCHEMA = "perflab.results"
@@ -147,9 +148,15 @@ class Case:
 
     @property
     def contended(self) -> bool:
-        """Measured under heavy or changing contention (stats/contention.py): no confident verdict."""
+        """Measured under heavy or changing contention (stats/contention.py): its absolute time is
+        no confident figure (see `contention_stands` for its ratios)."""
         c = self.raw.get("contention")
         return isinstance(c, dict) and c.get("level") in ("heavy", "changing")
+
+    @property
+    def cpu_timed(self) -> bool:
+        """Timed by its measuring thread's CPU time (stats/clean.py rule 0)."""
+        return self.estimate.get("cpu_timed") is True
 
 
 def _load_one(path: Path) -> dict:
@@ -290,6 +297,7 @@ class Ratio:
     value: float
     low: float | None
     high: float | None
+    paired: bool = False  # the run's own ratio, its two sides measured round by round together
 
     @property
     def has_interval(self) -> bool:
@@ -344,13 +352,23 @@ def ratio_to(case: Case, base: Case | None) -> Ratio | None:
 runtime_ratio = method_ratio = ratio_to
 
 
+def contention_blocks(ratio: Ratio | None, after: Case, before: Case, same_code: bool) -> bool:
+    """Whether contention leaves a ratio of `after` to `before` without a verdict: yes when either
+    side was contended, unless the ratio is the run's own paired one of the same code on two
+    runtimes, both sides timed by their thread's CPU time (stats/contention.ratio_stands)."""
+    if not (after.contended or before.contended):
+        return False
+    return not ratio_stands(ratio is not None and ratio.paired, same_code, after.cpu_timed, before.cpu_timed)
+
+
 def _stored_ratio(case: Case, base: Case, field: str, base_field: str) -> Ratio | None:
     r = case.raw.get(field)
     if (isinstance(r, dict) and case.doc == base.doc and case.raw.get(base_field) == base.raw.get("key")
             and _finite(r.get("value"))):
         lo, hi = r.get("ci_low"), r.get("ci_high")
         ok = _finite(lo) and _finite(hi) and lo > 0
-        return Ratio(float(r["value"]), float(lo) if ok else None, float(hi) if ok else None)
+        return Ratio(float(r["value"]), float(lo) if ok else None, float(hi) if ok else None,
+                     paired=r.get("paired") is True)
     return None
 
 
