@@ -2,7 +2,9 @@
 
     python bench/main_job.py [--budget-total 1200] [main job arguments…]
 
-Runs the main job (scripts/main_job.py, what ./run.sh runs) into a fresh folder and prints the
+Runs the main job (scripts/main_job.py, what ./run.sh runs) into a fresh folder, with a fresh
+history store there (as on a fresh clone: the history's time-outs would make `--budget-total` skip
+cases; give `--store` to use another), and prints the
 claims judged (per family: a claim a comparison of ours stands for), how many were decided
 (confirmed / contradicted) and the wall time. Target on a quiet machine: ≥ 80 % decided within
 20 minutes. It measures for as long as the budget says: do not run it on a shared machine.
@@ -20,7 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main(argv: list[str]) -> int:
     out = Path(tempfile.mkdtemp(prefix="perflab-main-job-"))
-    cmd = [sys.executable, str(ROOT / "scripts" / "main_job.py"), "--out", str(out), *argv]
+    store = [] if any(a == "--store" or a.startswith("--store=") for a in argv) else [
+        "--store", f"sqlite:///{out / 'history.db'}"]
+    cmd = [sys.executable, str(ROOT / "scripts" / "main_job.py"), "--out", str(out), *argv, *store]
     print("command:", " ".join(cmd), flush=True)
     rc = subprocess.call(cmd, cwd=str(ROOT))
     summary_path = out / "main-job.json"

@@ -8,6 +8,11 @@ from dataclasses import dataclass, field
 PASS2_CASE_BUDGET = (4.0, 60.0)  # seconds per case in pass 2: at least (round 1, doubling), at most
 NEED_MARGIN = 0.8  # a check's time is planned for an interval a fifth inside the width that decides
 NEED_MAX_FACTOR = 1e4  # need_s looks no further than this multiple of the time a case took
+# A ratio measured without an interval (too few processes: a JVM or Node process a side within the
+# short budget) gets this multiple of its time: about that many times the processes, from two a
+# side to eight (the 99.9 % t falls from 637 to 5.4). Not the cap: ranked last, such a check never
+# got a round's time, although a ×2 ratio decides with a handful of processes.
+NO_INTERVAL_FACTOR = 4.0
 
 
 @dataclass
@@ -70,12 +75,13 @@ def need_s(ratio, expect: str | None, spent_s: float | None, df: float | None = 
     (df 1) the 99.9 % t is 637, with four 12.9 — so the plan is the smallest multiple k of the
     time taken at which t(df_k)·se/sqrt(k) fits in NEED_MARGIN of the room that decides (`room`;
     df_k: k times the processes, whole ones, as the new run measures afresh;
-    a margin, as a new measurement's centre moves too). None when not known (no interval, a centre
-    on an edge, no time recorded)."""
-    if ratio is None or not ratio.has_interval or not spent_s or spent_s <= 0:
+    a margin, as a new measurement's centre moves too). A ratio without an interval:
+    NO_INTERVAL_FACTOR times the time taken. None when not known (no ratio, a centre on an edge, no
+    time recorded)."""
+    if ratio is None or not spent_s or spent_s <= 0:
         return None
-    if not (ratio.low > 0 and math.isfinite(ratio.high)):
-        return None
+    if not ratio.has_interval or not (ratio.low > 0 and math.isfinite(ratio.high)):
+        return spent_s * NO_INTERVAL_FACTOR if ratio.value else None
     from perflab.report.results_view import _quantile
     centre = (math.log(ratio.low) + math.log(ratio.high)) / 2
     half = (math.log(ratio.high) - math.log(ratio.low)) / 2

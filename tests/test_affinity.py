@@ -195,7 +195,7 @@ def test_a_process_using_two_cpus_is_not_pinned_and_one_using_one_is(monkeypatch
     readings = {}
     pinned = []
     monkeypatch.setattr(affinity, "cpu_seconds", lambda pid: readings[pid])
-    monkeypatch.setattr(affinity, "pin_process", lambda pid, cpus: pinned.append((pid, cpus)) or True)
+    monkeypatch.setattr(affinity, "pin_launch", lambda pid, cpus: pinned.append((pid, cpus)) or True)
     place = Placement(cpu=1)
     readings.update({10: (0.0, 0.0), 20: (0.0, 0.0)})
     start = {pid: place.probe(pid) for pid in (10, 20)}

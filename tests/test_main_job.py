@@ -131,9 +131,13 @@ def test_need_is_the_time_taken_times_how_much_too_wide_the_interval_is_squared(
     assert mj.room(centre, "slower") == pytest.approx(math.log(1.05) - centre)
     assert mj.room(-0.2, "slower") == pytest.approx(math.log(1.05) + 0.2)
     assert mj.room(0.0, "same") == pytest.approx(math.log(1.05))
-    # not known: no interval, a centre on an edge (nothing narrower decides it), no time recorded
+    # a ratio without an interval (a process or two a side): a few times the time, for a few times
+    # the processes — not "unknown", which ranked it last and it never got a round's time
     from perflab.report.results_view import Ratio
-    assert mj.need_s(Ratio(1.0, None, None), "faster", 10) is None
+    assert mj.need_s(Ratio(2.16, None, None), "faster", 10) == pytest.approx(10 * mj.NO_INTERVAL_FACTOR)
+    assert mj.need_s(Ratio(1.1, 0.0, float("inf")), "faster", 10) == pytest.approx(10 * mj.NO_INTERVAL_FACTOR)
+    # not known: no ratio, a centre on an edge (nothing narrower decides it), no time recorded
+    assert mj.need_s(None, "faster", 10) is None
     assert mj.need_s(_ratio(0.95 / 1.1, 0.95 * 1.1), "same", 10) is None
     assert mj.need_s(_ratio(0.92, 1.09), "faster", None) is None
 

@@ -113,6 +113,23 @@ def test_a_case_whose_latest_attempt_timed_out_is_skipped_with_the_run_named(tmp
     assert "--filter 'g.slow'" in why and "--runtimes 'rt1'" in why
 
 
+def test_a_timed_out_case_is_tried_again_after_a_few_runs_skipped_it(tmp_path):
+    """A time-out may have been the machine's: the skip must not hide the case for ever."""
+    from perflab.engine.total_budget import RETRY_AFTER_SKIPS
+    store = open_store(f"sqlite://{tmp_path / 'h.db'}")
+    slow = make_case("slow")
+    r1 = new_run(store)
+    store.add_cases(r1, [{**case_doc(slow.key, status="failed"), "error": "timed out after 10.0s"}])
+    for n in range(RETRY_AFTER_SKIPS):
+        assert skip_timed_out([[slow]], store)[0] == [], n  # still skipped
+        store.add_cases(new_run(store), [{**case_doc(slow.key, status="failed"),
+                                          "error": f"{SKIPPED} timed out in run #{r1}"}])
+    assert skip_timed_out([[slow]], store) == ([[slow]], [])
+    # tried again, it timed out again: skipped anew
+    store.add_cases(new_run(store), [{**case_doc(slow.key, status="failed"), "error": "timed out after 10.0s"}])
+    assert skip_timed_out([[slow]], store)[0] == []
+
+
 def test_a_failure_that_is_not_a_timeout_is_measured_again(tmp_path):
     store = open_store(f"sqlite://{tmp_path / 'h.db'}")
     crash = make_case("crash")

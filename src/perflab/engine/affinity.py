@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 
 from ..errors import UsageError
+from . import proctree
 
 CPU_SHARE_LIMIT = 1.25  # CPU seconds per wall second over the probe window: "uses one CPU"
 # measured time a launch is watched before it is pinned (or not): about its warmup and overhead
@@ -87,9 +88,23 @@ def idlest_cpu(cpus: set[int], window_s: float = 0.1, since: tuple[float, dict[i
 
 
 def cpu_seconds(pid: int) -> tuple[float, float] | None:
-    """CPU time of `pid` so far, two ways, in seconds: summed over its live threads (nanosecond
-    resolution, from schedstat — but a thread that ended takes its time with it), and for the whole
-    process including ended threads (from /proc/<pid>/stat, in clock ticks)."""
+    """CPU time of `pid` so far (with the live descendants of a delegating worker, see
+    engine/proctree.py), two ways, in seconds: summed over live threads (nanosecond resolution,
+    from schedstat — but a thread that ended takes its time with it), and for the whole process
+    including ended threads (from /proc/<pid>/stat, in clock ticks)."""
+    live = ticks = 0.0
+    for i, member in enumerate(proctree.family(pid)):
+        got = _process_cpu_seconds(member)
+        if got is None:
+            if i == 0:
+                return None  # the worker itself is gone
+            continue  # a child that just ended: its parent counts it once reaped
+        live += got[0]
+        ticks += got[1]
+    return live, ticks
+
+
+def _process_cpu_seconds(pid: int) -> tuple[float, float] | None:
     live = 0
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -130,6 +145,15 @@ def pin_process(pid: int, cpus: set[int]) -> bool:
     return ok
 
 
+def pin_launch(pid: int, cpus: set[int]) -> bool:
+    """Restrict a launch to `cpus`: its process, and a delegating worker's live descendants (where
+    it measures, engine/proctree.py)."""
+    ok = pin_process(pid, cpus)
+    for member in proctree.family(pid)[1:]:
+        pin_process(member, cpus)
+    return ok
+
+
 @dataclass
 class Placement:
     """The measuring CPU of a run (None: launches are not pinned)."""
@@ -165,7 +189,7 @@ class Placement:
         share = cpu_share(start, after, busy_s)
         if share > CPU_SHARE_LIMIT:
             return None, share
-        return (self.cpu if pin_process(pid, {self.cpu}) else None), share
+        return (self.cpu if pin_launch(pid, {self.cpu}) else None), share
 
     def can_start_aside(self) -> bool:
         """Whether a process can start while others are measured without running beside them:
@@ -178,7 +202,7 @@ class Placement:
         use one CPU at a time (its first launch was pinned), else with every CPU, as one started the
         ordinary way (its probe decides after its warmup)."""
         if single and self.cpu is not None and pid > 0:
-            pin_process(pid, {self.cpu})
+            pin_launch(pid, {self.cpu})
         else:
             self.unpin(pid)
 
@@ -188,12 +212,12 @@ class Placement:
         if self.cpu is not None and pid > 0:
             others = allowed_cpus() - {self.cpu}
             if others:
-                pin_process(pid, others)
+                pin_launch(pid, others)
 
     def unpin(self, pid: int) -> None:
         """Let a launch run on every CPU again (its exit, once nothing is measured)."""
         if self.cpu is not None and pid > 0:
-            pin_process(pid, allowed_cpus())
+            pin_launch(pid, allowed_cpus())
 
     def hold_host(self) -> None:
         """While measuring, perflab's own threads stay off the measuring CPU."""

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 
+from . import proctree
+
 
 def read_host() -> dict:
     """{"cpus", "loadavg" (1 minute), "ticks_total", "ticks_busy", "ticks_steal", "clk_tck",
@@ -40,7 +42,8 @@ def read_host() -> dict:
 def own_cpu_seconds() -> float | None:
     """CPU seconds perflab's processes have used so far: this process, its children that ended (and
     theirs, as the kernel adds them up on reaping), and its live children with their ended
-    descendants. None where it cannot be read (no /proc)."""
+    descendants — and, for a delegating worker, its live descendants. None where it cannot be read
+    (no /proc)."""
     try:
         import resource
         me = resource.getrusage(resource.RUSAGE_SELF)
@@ -61,12 +64,15 @@ def own_cpu_seconds() -> float | None:
             children.update(int(p) for p in _read(f"/proc/self/task/{tid}/children").split())
         except (OSError, ValueError):
             continue  # a thread that just ended, or a kernel without the children file
-    for pid in children:
-        try:
-            fields = _read(f"/proc/{pid}/stat").rsplit(")", 1)[1].split()
-            total += sum(int(x) for x in fields[11:15]) / tck  # utime stime cutime cstime
-        except (OSError, ValueError, IndexError):
-            continue  # ended between the listing and the read: counted in RUSAGE_CHILDREN once reaped
+    for child in children:
+        # a delegating worker (Go's multiplexer) measures in its children: theirs count while they
+        # live, and in its cutime once it has reaped them (engine/proctree.py)
+        for pid in proctree.family(child):
+            try:
+                fields = _read(f"/proc/{pid}/stat").rsplit(")", 1)[1].split()
+                total += sum(int(x) for x in fields[11:15]) / tck  # utime stime cutime cstime
+            except (OSError, ValueError, IndexError):
+                continue  # ended between the listing and the read: counted by its parent once reaped
     return total
 
 

@@ -12,7 +12,9 @@ Three rules, each tested alone (tests/test_total_budget.py):
   max(TIMEOUT_FLOOR_S, TIMEOUT_PER_BUDGET × the case's budget) (`reply_timeout`) — unless the user
   chose `--timeout`; a case that outlasts it fails alone, "timed out after …", as any time-out.
 - **A case that timed out last time is not measured again** (store.last_timeouts): skipped, with the
-  run that timed out in its reason; measured alone (without --budget-total) it is tried again.
+  run that timed out in its reason; measured alone (without --budget-total) it is tried again, and
+  after RETRY_AFTER_SKIPS runs skipped it: a time-out may have been the machine's (a loaded laptop)
+  rather than the case's, and a skip that never ends would hide the case from every later main job.
 - **What decides comes first.** Given `favoured` (the run passes report.claims.carries_claim: the
   benchmarks a seed claim stands on), the favoured groups are measured first, with a full share; the
   others (shown for reference) with REFERENCE_WEIGHT of one, and never under the floor every case
@@ -123,10 +125,15 @@ class TotalBudget:
 SKIPPED = "skipped:"  # the error of a case a run did not measure (not an attempt: see store.last_timeouts)
 
 
+RETRY_AFTER_SKIPS = 2  # runs that skip a timed-out case before one tries it again
+
+
 def skip_timed_out(groups: list, store) -> tuple[list, list]:
     """(the groups without the cases whose latest attempt in the history timed out, [(case, reason)]
-    for those): under --budget-total a case known to time out would spend a whole time-out again."""
-    found = store.last_timeouts([c.key for g in groups for c in g], SKIPPED)
+    for those): under --budget-total a case known to time out would spend a whole time-out again.
+    After RETRY_AFTER_SKIPS runs skipped it, a case is tried again."""
+    found = {k: v for k, v in store.last_timeouts([c.key for g in groups for c in g], SKIPPED).items()
+             if v[2] < RETRY_AFTER_SKIPS}
     skipped = [(c, f"{SKIPPED} timed out in run #{found[c.key][0]} ({found[c.key][1]}); --budget-total "
                    f"does not spend its time on it again — measure it alone, without --budget-total "
                    f"(--filter '{c.benchmark.id}' --runtimes '{c.runtime.label}')")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import TIMED_OUT, ProtocolError, WorkerFailure
+from . import proctree
 from .capture import CappedOutput
 from ..model import PROTOCOL_VERSION
 from ..toolchains.base import LaunchSpec
@@ -254,6 +255,8 @@ class WorkerProcess:
             listener.close()
             self.lifeline.cut()
             raise WorkerFailure(f"cannot start worker: {exc}") from None
+        if spec.delegates:
+            proctree.delegate(self.proc.pid)
         try:
             self.lifeline.arm(self.proc.pid)
             try:
@@ -361,6 +364,7 @@ class WorkerProcess:
             except (ProcessLookupError, PermissionError):
                 self.proc.kill()
             self.proc.wait()
+        proctree.forget(self.proc.pid)
         self.lifeline.cut()
 
     def _wait_exit(self, timeout: float) -> None:

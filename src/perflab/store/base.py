@@ -394,10 +394,11 @@ class Store(ABC):
                            "(SELECT COUNT(*) FROM runs WHERE finished IS NOT NULL)")
         return int(rows[0][0]), int(rows[0][1]), int(rows[0][2])
 
-    def last_timeouts(self, keys: list[str], skipped_prefix: str) -> dict[str, tuple[int, str]]:
+    def last_timeouts(self, keys: list[str], skipped_prefix: str) -> dict[str, tuple[int, str, int]]:
         """Of these case keys, the ones whose latest attempt in the history failed on a reply
-        time-out: key → (run id, error). A row whose error starts with `skipped_prefix` was not an
-        attempt (a run skipped the case): the one before it counts. Index cases_by_key."""
+        time-out: key → (run id, error, runs that skipped it since). A row whose error starts with
+        `skipped_prefix` was not an attempt (a run skipped the case): the one before it counts.
+        Index cases_by_key."""
         latest: dict[str, list[tuple[int, str]]] = {}
         for i in range(0, len(keys), 500):  # bound the statement's parameters
             chunk = keys[i:i + 500]
@@ -407,15 +408,17 @@ class Store(ABC):
                 latest.setdefault(key, []).append((int(run_id), status))
         out = {}
         for key, attempts in latest.items():
+            skips = 0
             for run_id, status in attempts:  # newest first
                 if status != "failed":
                     break
                 docs = self._query("SELECT doc FROM cases WHERE run_id = ? AND case_key = ?", (run_id, key))
                 error = (json.loads(docs[0][0]).get("error") or "") if docs else ""
                 if error.startswith(skipped_prefix):
+                    skips += 1
                     continue
                 if error.startswith(TIMED_OUT):
-                    out[key] = (run_id, error)
+                    out[key] = (run_id, error, skips)
                 break
         return out
 

@@ -31,6 +31,9 @@ class LaunchSpec:
     # The runtime does not size itself by the CPUs it may use when it starts, so its processes may
     # start off the measuring CPU while others are measured (see Engine._start_ahead).
     starts_aside: bool = False
+    # The started process measures in its children (Go's multiplexer: a test binary per package):
+    # the host's CPU readings and the pinning follow them (engine/proctree.py).
+    delegates: bool = False
 
 
 class Toolchain(ABC):

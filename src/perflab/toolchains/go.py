@@ -344,7 +344,8 @@ class GoToolchain(Toolchain):
         for binary, pkg in binaries:
             argv += [f"{pkg.dir}={binary}"]
         root = os.path.commonpath([str(p.dir) for _, p in binaries])
-        return LaunchSpec(argv=argv, env=run_env, cwd=root, load_paths=load_paths, root=root)
+        return LaunchSpec(argv=argv, env=run_env, cwd=root, load_paths=load_paths, root=root,
+                          delegates=True)
 
     def count_profile(self, runtime: Runtime):
         """The worker's measuredRegion (a dump per run), counting only inside the benchmark

@@ -1,0 +1,85 @@
+"""A delegating worker (Go's multiplexer) measures in its children: the host's own CPU time, the
+pinning probe and the pin follow them (engine/proctree.py)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from perflab.engine import affinity, host, proctree
+
+pytestmark = pytest.mark.skipif(not affinity.supported(), reason="needs Linux /proc")
+
+# a parent that starts a child which burns CPU until told to stop (stdin closes), and waits for it
+PARENT = r"""
+import subprocess, sys
+child = subprocess.Popen([sys.executable, "-c",
+    "import sys, threading\n"
+    "stop = []\n"
+    "threading.Thread(target=lambda: (sys.stdin.read(), stop.append(1)), daemon=True).start()\n"
+    "print('busy', flush=True)\n"
+    "while not stop: sum(range(1000))\n"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+print(child.pid, flush=True)
+print(child.stdout.readline().strip(), flush=True)
+sys.stdin.read()
+child.stdin.close()
+child.wait()
+"""
+
+
+@pytest.fixture
+def tree():
+    parent = subprocess.Popen([sys.executable, "-c", PARENT], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        child = int(parent.stdout.readline())
+        assert parent.stdout.readline().strip() == "busy"
+        yield parent, child
+    finally:
+        proctree.forget(parent.pid)
+        parent.stdin.close()
+        parent.wait(timeout=30)
+
+
+def _burn_while(read, seconds=0.4):
+    before = read()
+    time.sleep(seconds)
+    return read() - before
+
+
+def test_only_a_delegating_worker_is_followed_to_its_children(tree):
+    parent, child = tree
+    assert proctree.family(parent.pid) == [parent.pid]
+    proctree.delegate(parent.pid)
+    assert proctree.family(parent.pid) == [parent.pid, child]
+    proctree.forget(parent.pid)
+    assert proctree.family(parent.pid) == [parent.pid]
+
+
+def test_the_hosts_own_cpu_time_counts_a_delegating_workers_busy_child(tree):
+    parent, _ = tree
+    # not followed: the busy grandchild's CPU time shows nowhere in the host's own (it would be
+    # counted as other work's)
+    assert _burn_while(host.own_cpu_seconds) < 0.15
+    proctree.delegate(parent.pid)
+    assert _burn_while(host.own_cpu_seconds) > 0.25  # the child burns a CPU for 0.4 s
+
+
+def test_the_pinning_probe_sees_the_childs_cpu_time_and_the_pin_reaches_it(tree):
+    parent, child = tree
+    reading = lambda: affinity.cpu_seconds(parent.pid)[0]  # noqa: E731
+    assert _burn_while(reading) < 0.15  # the parent itself only waits
+    proctree.delegate(parent.pid)
+    assert _burn_while(reading) > 0.25
+    cpus = affinity.allowed_cpus()
+    if len(cpus) < 2:
+        pytest.skip("pinning to one of several CPUs needs two")
+    one = {min(cpus)}
+    try:
+        assert affinity.pin_launch(parent.pid, one)
+        assert os.sched_getaffinity(child) == one
+    finally:
+        affinity.pin_launch(parent.pid, cpus)
