@@ -202,10 +202,38 @@ def test_a_process_using_two_cpus_is_not_pinned_and_one_using_one_is(monkeypatch
     # over 0.1 s of iterations: pid 10 used 0.095 s of CPU on live threads; pid 20 used 0.19 s in all,
     # most of it on threads that have ended (only the whole-process reading sees them)
     readings.update({10: (0.095, 0.09), 20: (0.04, 0.19)})
-    assert place.pin_if_single(10, start[10], 0.1) == (1, pytest.approx(0.95))
-    cpu, share = place.pin_if_single(20, start[20], 0.1)
+    assert place.pin_if_single(10, start[10], 0.1)[:2] == (1, pytest.approx(0.95))
+    cpu, share, _ = place.pin_if_single(20, start[20], 0.1)
     assert cpu is None and share == pytest.approx(1.8)  # (0.19 − one tick) / 0.1
     assert pinned == [(10, {1})]
+
+
+def test_threads_that_hand_work_to_each_other_are_not_pinned(monkeypatch):
+    """Two threads each scheduled in thousands of times a second while using one CPU between them
+    (a ping-pong): pinned, every hand-off would wait for the scheduler. A busy thread beside threads
+    that are woken often but barely run (Go's sysmon and idle Ms) is still pinned."""
+    readings = {}
+    pinned = []
+    monkeypatch.setattr(affinity, "cpu_seconds", lambda pid: readings[pid])
+    monkeypatch.setattr(affinity, "pin_launch", lambda pid, cpus: pinned.append(pid) or True)
+    place = Placement(cpu=0)
+    base = {1: (100, 0), 2: (100, 0), 3: (5, 0)}
+    readings.update({10: (0.0, 0.0, dict(base)), 20: (0.0, 0.0, dict(base))})
+    start = {pid: place.probe(pid) for pid in (10, 20)}
+    ms = 1_000_000
+    # over 0.1 s: pid 10's threads 1 and 2 were each scheduled in 2 800 times (28 000/s), each
+    # running 49 ms; pid 20's thread 1 ran 95 ms (woken 150 times), threads 2 and 3 were woken
+    # 400 times each but ran 1 ms (runtime threads), thread 4 is new since the start
+    readings[10] = (0.098, 0.09, {1: (2900, 49 * ms), 2: (2900, 49 * ms), 3: (6, 0)})
+    readings[20] = (0.098, 0.09, {1: (250, 95 * ms), 2: (500, ms), 3: (405, ms), 4: (9000, 50 * ms)})
+    handoff = place.pin_if_single(10, start[10], 0.1)
+    assert handoff.cpu is None and handoff.share == pytest.approx(0.98)
+    assert handoff.handoff == pytest.approx(28000) and handoff.handoff >= affinity.HANDOFF_RATE
+    busy = place.pin_if_single(20, start[20], 0.1)
+    assert busy.cpu == 0 and busy.handoff == 0.0  # one thread did the work
+    assert pinned == [20]
+    # readings without wake-ups (another reader): decided on the CPU share alone
+    assert affinity.handoff_rate((0.0, 0.0), (0.1, 0.1), 0.1) is None
 
 
 @pytest.mark.skipif(not affinity.supported(), reason="Linux only")

@@ -188,6 +188,9 @@ class LaunchSamples:
     pid: int = 0
     cpu: int | None = None  # the CPU the launch was pinned to after warmup (None: not pinned)
     cpu_share: float | None = None  # its CPU seconds per wall second at the end of warmup
+    # how often its second most woken thread was scheduled in per second then (engine/affinity.py
+    # HANDOFF_RATE: threads handing work to each other are not pinned); None: not read
+    handoff_rate: float | None = None
     # what *_cpu were read with (hello.cpu_clock.scope): "thread" or "process"; None: unknown. Only a
     # thread clock can time a CPU-bound case's iterations in place of the wall clock (stats/clean.py)
     cpu_scope: str | None = None
@@ -195,7 +198,8 @@ class LaunchSamples:
     def to_json(self) -> dict[str, Any]:
         return {
             "index": self.index, "invocations": self.invocations, "pid": self.pid,
-            "cpu": self.cpu, "cpu_share": self.cpu_share, "cpu_scope": self.cpu_scope,
+            "cpu": self.cpu, "cpu_share": self.cpu_share, "handoff_rate": self.handoff_rate,
+            "cpu_scope": self.cpu_scope,
             "pilot": [list(p) for p in self.pilot], "warmup": self.warmup,
             "overhead": self.overhead, "workload": self.workload,
             "workload_rounds": self.workload_rounds, "overhead_rounds": self.overhead_rounds,

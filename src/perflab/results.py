@@ -257,6 +257,7 @@ def launches_from_json(c: dict[str, Any]) -> list:
     for ln in c.get("launches", []):
         ls = LaunchSamples(index=ln["index"], invocations=ln["invocations"], pid=ln.get("pid", 0),
                            cpu=ln.get("cpu"), cpu_share=ln.get("cpu_share"),
+                           handoff_rate=ln.get("handoff_rate"),
                            cpu_scope=ln.get("cpu_scope", scope))
         ls.pilot = [tuple(p) for p in ln.get("pilot", [])]
         for k in ("warmup", "overhead", "workload", "workload_rounds", "overhead_rounds",

@@ -23,11 +23,26 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..errors import UsageError
 from . import proctree
 
 CPU_SHARE_LIMIT = 1.25  # CPU seconds per wall second over the probe window: "uses one CPU"
+# Threads that hand work to each other (a ping-pong over a channel, a client and a server on
+# loopback) are each woken thousands of times a second while using one CPU between them. Pinned to
+# one CPU, every hand-off waits for the scheduler to switch: node18's PingPong went from 0.25 s a
+# call to over 10 s (its reply time-out, in two quiet main jobs of two), Java's HttpDownload from 40
+# to 100 ms. Such a launch is left alone, like one that runs threads in parallel. A busy thread is
+# scheduled in a few hundred times a second at most (a request per round, a tick when contended).
+# Go's runtime threads (sysmon, idle Ms) are woken 1,000-4,000 times a second beside a compute-bound
+# benchmark, but each uses a few hundredths of a CPU: only threads that do a real part of the work
+# count (HANDOFF_CPU). Of those, Go's GC worker beside an allocating benchmark (Clone) was woken up
+# to 2,100 times a second; hand-off pairs 19,000-114,000 (PingPong in Go, Node, Java, Python, Rust;
+# Go's WithCancellationToken), 5,600-6,300 Java's HttpDownload, 7,600-8,600 its ConnectAcceptAsync.
+# (Go's HttpDownload, 2,500-3,000, stays below: it is pinned as before.)
+HANDOFF_RATE = 4000.0  # times scheduled in per second of the window, for each of two threads
+HANDOFF_CPU = 0.1  # CPU seconds per second of the window each of them used, at least
 # measured time a launch is watched before it is pinned (or not): about its warmup and overhead
 # stages, so a launch that lives for a dozen iterations (see Engine._renew) is measured pinned
 PROBE_S = 0.02
@@ -87,24 +102,27 @@ def idlest_cpu(cpus: set[int], window_s: float = 0.1, since: tuple[float, dict[i
     return max(sorted(cpus), key=lambda c: after.get(c, 0) - before.get(c, 0))
 
 
-def cpu_seconds(pid: int) -> tuple[float, float] | None:
+def cpu_seconds(pid: int) -> tuple[float, float, dict[int, tuple[int, int]]] | None:
     """CPU time of `pid` so far (with the live descendants of a delegating worker, see
     engine/proctree.py), two ways, in seconds: summed over live threads (nanosecond resolution,
     from schedstat — but a thread that ended takes its time with it), and for the whole process
-    including ended threads (from /proc/<pid>/stat, in clock ticks)."""
+    including ended threads (from /proc/<pid>/stat, in clock ticks); and per live thread (by id) how
+    many times it has been scheduled in (schedstat's third field: its wake-ups) and its CPU
+    nanoseconds."""
     live = ticks = 0.0
+    wakes: dict[int, tuple[int, int]] = {}
     for i, member in enumerate(proctree.family(pid)):
-        got = _process_cpu_seconds(member)
+        got = _process_cpu_seconds(member, wakes)
         if got is None:
             if i == 0:
                 return None  # the worker itself is gone
             continue  # a child that just ended: its parent counts it once reaped
         live += got[0]
         ticks += got[1]
-    return live, ticks
+    return live, ticks, wakes
 
 
-def _process_cpu_seconds(pid: int) -> tuple[float, float] | None:
+def _process_cpu_seconds(pid: int, wakes: dict[int, tuple[int, int]]) -> tuple[float, float] | None:
     live = 0
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -113,7 +131,9 @@ def _process_cpu_seconds(pid: int) -> tuple[float, float] | None:
         for tid in os.listdir(f"/proc/{pid}/task"):
             try:
                 with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                    live += int(f.read().split()[0])
+                    run_ns, _, slices = f.read().split()[:3]
+                live += int(run_ns)
+                wakes[int(tid)] = (int(slices), int(run_ns))
             except (OSError, ValueError, IndexError):
                 continue  # a thread that just ended
     except (OSError, ValueError, IndexError):
@@ -127,6 +147,26 @@ def cpu_share(before: tuple[float, float], after: tuple[float, float], busy_s: f
     live = (after[0] - before[0]) / busy_s
     whole = max(0.0, after[1] - before[1] - TICK_S) / busy_s
     return max(live, whole)
+
+
+def handoff_rate(before: tuple, after: tuple, busy_s: float) -> float | None:
+    """How often the second most woken of the threads that did a real part of the work (HANDOFF_CPU)
+    was scheduled in, per second of `busy_s`, between two `cpu_seconds` readings (None: they do not
+    count wake-ups). Two threads woken thousands of times a second hand work to each other."""
+    if len(before) < 3 or len(after) < 3 or busy_s <= 0:
+        return None
+    rates = sorted(((n - before[2][tid][0]) / busy_s for tid, (n, ns) in after[2].items()
+                    if tid in before[2] and (ns - before[2][tid][1]) / 1e9 / busy_s >= HANDOFF_CPU),
+                   reverse=True)
+    return rates[1] if len(rates) > 1 else 0.0
+
+
+class Decision(NamedTuple):
+    """A probe window's outcome: the CPU the launch was pinned to (None: left on every CPU), its CPU
+    share and hand-off rate over the window (None: not read)."""
+    cpu: int | None
+    share: float | None
+    handoff: float | None = None
 
 
 def pin_process(pid: int, cpus: set[int]) -> bool:
@@ -177,19 +217,20 @@ class Placement:
             return None
         return cpu_seconds(pid)
 
-    def pin_if_single(self, pid: int, start, busy_s: float) -> tuple[int | None, float | None]:
+    def pin_if_single(self, pid: int, start, busy_s: float) -> Decision:
         """Pin `pid` to the measuring CPU if, since `start` (from `probe`), it used at most one CPU
-        during the `busy_s` seconds its iterations took. Returns (the CPU it was pinned to or None,
-        its CPU share over the window)."""
+        during the `busy_s` seconds its iterations took, and its threads did not hand work to each
+        other (HANDOFF_RATE)."""
         if self.cpu is None or start is None or busy_s <= 0:
-            return None, None
+            return Decision(None, None)
         after = cpu_seconds(pid)
         if after is None:
-            return None, None
+            return Decision(None, None)
         share = cpu_share(start, after, busy_s)
-        if share > CPU_SHARE_LIMIT:
-            return None, share
-        return (self.cpu if pin_launch(pid, {self.cpu}) else None), share
+        handoff = handoff_rate(start, after, busy_s)
+        if share > CPU_SHARE_LIMIT or (handoff is not None and handoff >= HANDOFF_RATE):
+            return Decision(None, share, handoff)
+        return Decision(self.cpu if pin_launch(pid, {self.cpu}) else None, share, handoff)
 
     def can_start_aside(self) -> bool:
         """Whether a process can start while others are measured without running beside them:

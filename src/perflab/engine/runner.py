@@ -491,8 +491,9 @@ class Engine:
         if _left_alone(first, launch):
             launch.probe, launch.probe_busy = None, 0.0
             return
-        launch.samples.cpu, launch.samples.cpu_share = self.placement.pin_if_single(
-            launch.samples.pid, launch.probe, launch.probe_busy)
+        decision = self.placement.pin_if_single(launch.samples.pid, launch.probe, launch.probe_busy)
+        launch.samples.cpu, launch.samples.cpu_share = decision[0], decision[1]
+        launch.samples.handoff_rate = decision[2] if len(decision) > 2 else None
         launch.probe_tries += 1
         launch.probe, launch.probe_busy = None, 0.0
         if launch.samples.cpu is None and launch.probe_tries < PROBE_TRIES:
