@@ -121,6 +121,47 @@ def test_a_case_that_mostly_waits_keeps_its_iterations_whatever_its_cpu_time_jit
     assert estimate(waiting(0.6)).preempted > 5  # the rule is still on above PREEMPT_MIN_SHARE
 
 
+def test_a_process_clock_above_one_cpu_is_not_read_as_the_rest_having_waited():
+    """A ping-pong on Node's process clock: its two threads overlap now and then, so an iteration's
+    share is 1.0-1.25 without any waiting. Read as it is, the 90th percentile (~1.2) made every
+    iteration at 1.0 'preempted' (16 of 21 set aside on a quiet machine). A real wait still shows;
+    on a thread clock the same shares mean what they say."""
+    def pingpong(scope, waited=False):  # fresh launches each time (the cleaning is memoised)
+        rng = np.random.default_rng(41)
+        launches = side(rng, 1e8, launches=4, rounds=6, noise=0.02, scope=scope)
+        for ln in launches:
+            ln.workload_cpu = [int(w * (1.25 if rng.random() < 0.25 else 1.0)) for w in ln.workload]
+        if waited:
+            launches[1].workload[2] *= 2  # one iteration waited half its time
+        return launches
+
+    est = estimate(pingpong("process"))
+    assert est.preempted == 0 and est.launches == 4
+    assert estimate(pingpong("process", waited=True)).preempted == 1
+    assert estimate(pingpong("thread")).preempted > 1  # a thread clock's 1.0 beside 1.25 did wait
+
+
+def test_a_thread_that_waits_for_its_peers_is_judged_against_its_own_process():
+    """Java's ConnectAcceptAsync: the measuring thread's share was 0.70 in one process and 0.60 in
+    the others (where the scheduler put its peer threads), steady in each. Against the case's 0.70,
+    every iteration of those was 'preempted'; against its own process, none is — and an iteration
+    that did wait still shows."""
+    def pingpong(waited=False):
+        launches = []
+        for i, share in enumerate((0.70, 0.60, 0.60)):
+            wall = [int(1.7e8 * (1 + 0.01 * k)) for k in range(9)]
+            cpu = [int(w * share) for w in wall]
+            if waited and i == 1:
+                wall[4] *= 2
+            launches.append(LaunchSamples(index=i, invocations=1, workload=wall, workload_cpu=cpu,
+                                          workload_rounds=list(range(1, 10)), cpu_scope="thread"))
+        return launches
+
+    est = estimate(pingpong())
+    assert est.preempted == 0 and est.launches == 3
+    assert estimate(pingpong(waited=True)).preempted == 1
+
+
 def test_a_cpu_bound_case_on_a_thread_clock_is_timed_by_its_cpu_time():
     """Rule 0: a case that keeps its CPU while it runs, timed by a thread clock, is timed by that
     clock. Its preempted iterations are counted and kept at their CPU time, none is set aside for
