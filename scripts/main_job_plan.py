@@ -13,6 +13,10 @@ NEED_MAX_FACTOR = 1e4  # need_s looks no further than this multiple of the time 
 # side to eight (the 99.9 % t falls from 637 to 5.4). Not the cap: ranked last, such a check never
 # got a round's time, although a ×2 ratio decides with a handful of processes.
 NO_INTERVAL_FACTOR = 4.0
+# An interval on fewer processes than this a side is planned like one without: its spread comes
+# from two or three processes (t = 637 or 31.6), so the time it "needs" was the cap, and such
+# checks (Go's and Java's PingPong, Java's ConnectAcceptAsync: [5e-38, 2e37]) never got a round.
+MIN_PLANNING_UNITS = 4
 
 
 @dataclass
@@ -75,12 +79,13 @@ def need_s(ratio, expect: str | None, spent_s: float | None, df: float | None = 
     (df 1) the 99.9 % t is 637, with four 12.9 — so the plan is the smallest multiple k of the
     time taken at which t(df_k)·se/sqrt(k) fits in NEED_MARGIN of the room that decides (`room`;
     df_k: k times the processes, whole ones, as the new run measures afresh;
-    a margin, as a new measurement's centre moves too). A ratio without an interval:
-    NO_INTERVAL_FACTOR times the time taken. None when not known (no ratio, a centre on an edge, no
+    a margin, as a new measurement's centre moves too). A ratio without an interval, or with one on
+    fewer than MIN_PLANNING_UNITS processes a side: NO_INTERVAL_FACTOR times the time taken. None when not known (no ratio, a centre on an edge, no
     time recorded)."""
     if ratio is None or not spent_s or spent_s <= 0:
         return None
-    if not ratio.has_interval or not (ratio.low > 0 and math.isfinite(ratio.high)):
+    if (not ratio.has_interval or not (ratio.low > 0 and math.isfinite(ratio.high))
+            or (df is not None and df < MIN_PLANNING_UNITS - 1)):
         return spent_s * NO_INTERVAL_FACTOR if ratio.value else None
     from perflab.report.results_view import _quantile
     centre = (math.log(ratio.low) + math.log(ratio.high)) / 2
