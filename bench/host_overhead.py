@@ -76,8 +76,10 @@ def measure(n: int, store: str) -> tuple[float, float, float, float, int]:
     path = write_bench(folder, "bench_trivial.py", source(n))
     store_arg = store if store == "none" else f"sqlite:///{folder / 'history.db'}" if store == "temp" else store
     spent = folder / "recording-seconds"
+    # a Python worker's start is 0.25-0.35 s a case: 10,000 cases take about an hour
     doc, wall = perflab_run(path, "--job", "dry", "--store", store_arg,
-                            "--quiet", out=folder / "out", python=["-c", INNER, str(spent)])
+                            "--quiet", out=folder / "out", python=["-c", INNER, str(spent)],
+                            timeout_s=max(1800.0, 1.0 * n))
     in_cases = sum(c.get("wall_seconds") or 0.0 for c in doc["cases"])
     recording, cpu = ast.literal_eval(spent.read_text())
     return wall, in_cases, recording, cpu, len(doc["cases"])

@@ -100,3 +100,14 @@ def test_slack_is_the_largest_of_the_floor_two_clock_steps_and_one_percent_of_wa
 
 def test_timings_default_to_no_cpu():
     assert Timings([5]).cpu == []
+
+
+def test_a_finished_case_carries_its_time_to_the_log():
+    """`on_case_done` feeds the run's log, which `--resume` reads: the case's wall_seconds must be
+    set by then (it was 0 in every log line: the group set it only at its end)."""
+    clock = FakeClock()
+    seen = []
+    engine = Engine(get_job("short"), lambda case, i: FakeWorker(clock, 20.0, seed=i), clock=clock,
+                    rng=random.Random(1), on_case_done=lambda r: seen.append(r.wall_seconds))
+    [res] = engine.run_group([make_case()])
+    assert seen and seen[0] > 0 and seen[0] == res.wall_seconds

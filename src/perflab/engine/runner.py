@@ -745,9 +745,7 @@ class Engine:
         # the group's contenders finish together: nothing is measured any more, so these processes
         # may exit on any CPU (squeezed onto the host's, 24 exits slowed the host by 0.2 s)
         self._close(st, anywhere=True)
-        st.done = True
-        if self.on_case_done:
-            self.on_case_done(st.result)
+        self._done(st)
 
     def _diagnose(self, st: _CaseState, launch: _Launch) -> Diagnostics:
         n = max(1, st.invocations)
@@ -788,7 +786,14 @@ class Engine:
         st.result.error_detail = "\n".join(x for x in [detail, *tails] if x)
         st.result.stop_reason = "failed"
         self._close(st)
+        self._done(st)
+
+    def _done(self, st: _CaseState) -> None:
+        """A case is finished: its time so far goes with it to `on_case_done`, whose log line is
+        what `--resume` reads (it carried wall_seconds 0: the group sets it only at its end)."""
         st.done = True
+        if st.ledger.spent:
+            st.result.wall_seconds = st.ledger.spent
         if self.on_case_done:
             self.on_case_done(st.result)
 
