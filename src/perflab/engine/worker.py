@@ -235,6 +235,9 @@ class WorkerProcess:
         self.token = secrets.token_hex(16)
         self._next_id = 0
         self._bye_id: int | None = None  # set by say_bye: close then only collects the reply
+        # a request was sent and its reply not read (interrupted, timed out): the worker is busy
+        # with it, or out of step, and would not answer a bye; close kills it at once
+        self._awaiting = False
         self._buf = bytearray()
         self.out = CappedOutput()  # the first and last MiB of each, and a count of all bytes
         self.err = CappedOutput()
@@ -324,12 +327,15 @@ class WorkerProcess:
     def request(self, kind: str, timeout: float, **fields: Any) -> dict[str, Any]:
         self._next_id += 1
         msg = {"v": PROTOCOL_VERSION, "id": self._next_id, "type": kind, **fields}
+        self._awaiting = True
         try:
             self.sock.sendall((json.dumps(msg) + "\n").encode())
         except OSError:
             self.proc.wait(timeout=5)
             raise WorkerFailure(self._exit_reason(), self.stderr_tail()) from None
-        return validate_reply(self._read_json(timeout), self._next_id, expected_reply(msg), msg,
+        reply = self._read_json(timeout)
+        self._awaiting = False
+        return validate_reply(reply, self._next_id, expected_reply(msg), msg,
                               getattr(self, "hello", None) and self.hello.cpu_clock)
 
     def send_raw(self, line: str) -> None:
@@ -400,8 +406,9 @@ class WorkerProcess:
             pass
 
     def close(self) -> None:
-        """Say bye (briefly), then make sure the process and its group are gone."""
-        if self.proc.poll() is None and getattr(self, "sock", None) is not None:
+        """Say bye (briefly) unless a request is still unanswered (an interrupt, a time-out: the
+        worker would not answer it), then make sure the process and its group are gone."""
+        if self.proc.poll() is None and getattr(self, "sock", None) is not None and not self._awaiting:
             try:
                 if self._bye_id:
                     self._read_json(5)  # the reply to say_bye
