@@ -111,7 +111,11 @@ def stuck_run(language: str, runtime: str, workdir: Path):
         host = subprocess.Popen(
             [*perflab_cli(), "run", str(FIXTURES / language), "--runtimes", runtime,
              "--job", "dry", "--store", "none", "--exporters", "json", "--out", str(workdir / "out")],
-            env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True)
+            env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True,
+            # ^C as in a terminal: a suite started in the background (`nohup … &`) ignores SIGINT,
+            # and a process that starts with it ignored keeps ignoring it (Python then installs no
+            # KeyboardInterrupt), so the SIGINT cases failed there and passed in the foreground
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         started = wait_until(lambda: (markers / "stuck").exists() or host.poll() is not None, START_S)
         assert started and host.poll() is None, f"the stuck benchmark never started:\n{log.read_text()}"
