@@ -80,8 +80,8 @@ def need_s(ratio, expect: str | None, spent_s: float | None, df: float | None = 
     time taken at which t(df_k)·se/sqrt(k) fits in NEED_MARGIN of the room that decides (`room`;
     df_k: k times the processes, whole ones, as the new run measures afresh;
     a margin, as a new measurement's centre moves too). A ratio without an interval, or with one on
-    fewer than MIN_PLANNING_UNITS processes a side: NO_INTERVAL_FACTOR times the time taken. None when not known (no ratio, a centre on an edge, no
-    time recorded)."""
+    fewer than MIN_PLANNING_UNITS processes a side: NO_INTERVAL_FACTOR times the time taken. None
+    when not known (no ratio, a centre on an edge, no time recorded)."""
     if ratio is None or not spent_s or spent_s <= 0:
         return None
     if (not ratio.has_interval or not (ratio.low > 0 and math.isfinite(ratio.high))
