@@ -384,3 +384,42 @@ def test_starts_ahead_pause_while_they_slow_perflab_and_are_tried_again_later():
     clock.t += runner.AHEAD_PAUSE_S
     assert not engine._ahead_hurts()  # tried afresh
     assert engine._lag_n[True] == 0
+
+
+def test_a_launch_given_every_cpu_gets_the_runs_cpus_not_the_held_hosts(monkeypatch):
+    """While measuring, the host holds itself on the other CPU; `sched_getaffinity(0)` is then that
+    one CPU. A launch left on every CPU (a ping-pong) must still get every CPU of the run: read at
+    that moment, its threads ran together on the host's CPU — another measurement than its first
+    launch's."""
+    held = [False]
+    monkeypatch.setattr(affinity, "allowed_cpus", lambda: {1} if held[0] else {0, 1})
+    monkeypatch.setattr(affinity, "pin_process", lambda pid, cpus: held.__setitem__(0, set(cpus) == {1}) or True)
+    pinned = []
+    monkeypatch.setattr(affinity, "pin_launch", lambda pid, cpus: pinned.append((pid, set(cpus))) or True)
+    place = Placement.choose("0")
+    place.hold_host()
+    assert held[0] and place.can_start_aside()
+    place.join(10, single=False)  # left alone: every CPU
+    place.join(11, single=True)  # one CPU at a time: the measuring CPU
+    place.move_off(12)  # done measuring: off the measuring CPU
+    place.unpin(13)
+    assert pinned == [(10, {0, 1}), (11, {0}), (12, {1}), (13, {0, 1})]
+    place.release_host()
+    assert not held[0]
+
+
+@pytest.mark.skipif(not affinity.supported() or len(affinity.allowed_cpus()) < 2, reason="needs Linux and two CPUs")
+def test_a_real_process_joined_while_the_host_is_held_has_every_cpu():
+    cpus = affinity.allowed_cpus()
+    place = Placement.choose(str(min(cpus)))
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        place.hold_host()
+        assert os.sched_getaffinity(0) == cpus - {min(cpus)}
+        place.join(child.pid, single=False)
+        assert os.sched_getaffinity(child.pid) == cpus
+    finally:
+        place.release_host()
+        child.kill()
+        child.wait()
+    assert os.sched_getaffinity(0) == cpus

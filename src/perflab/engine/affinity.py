@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..errors import UsageError
@@ -196,9 +196,15 @@ def pin_launch(pid: int, cpus: set[int]) -> bool:
 
 @dataclass
 class Placement:
-    """The measuring CPU of a run (None: launches are not pinned)."""
+    """The measuring CPU of a run (None: launches are not pinned), and the CPUs the run may use, read
+    once when it is chosen. Not re-read later: `sched_getaffinity(0)` is the calling thread's set, and
+    while the host is held (`hold_host`) that is the host's CPU alone. Read then, "every CPU" for a
+    launch left alone was the host's one CPU: a ping-pong's later launches ran both threads there
+    (Rust's and C++'s 80-110 ms a call against 140-155 ms for the first launch and for
+    `--affinity off`), so one case's launches measured two things."""
     cpu: int | None = None
     saved_host: set[int] | None = None
+    cpus: frozenset[int] = field(default_factory=lambda: frozenset(allowed_cpus()))
 
     @classmethod
     def choose(cls, mode: str, since: tuple[float, dict[int, int]] | None = None) -> "Placement":
@@ -208,8 +214,8 @@ class Placement:
             return cls()
         cpus = allowed_cpus()
         if mode == "auto":
-            return cls(idlest_cpu(cpus, since=since)) if len(cpus) >= 2 else cls()
-        return cls(parse_cpu(mode, cpus))
+            return cls(idlest_cpu(cpus, since=since), cpus=frozenset(cpus)) if len(cpus) >= 2 else cls()
+        return cls(parse_cpu(mode, cpus), cpus=frozenset(cpus))
 
     def probe(self, pid: int):
         """Start of a probe window for `pid` (its CPU times), or None when not pinning."""
@@ -236,7 +242,7 @@ class Placement:
         """Whether a process can start while others are measured without running beside them:
         launches are pinned and another CPU is left (the host's: a child inherits the affinity of the
         thread starting it)."""
-        return self.cpu is not None and bool(allowed_cpus() - {self.cpu})
+        return self.cpu is not None and bool(self.cpus - {self.cpu})
 
     def join(self, pid: int, single: bool) -> None:
         """A process started aside joins the launches: on the measuring CPU if its case is known to
@@ -251,21 +257,21 @@ class Placement:
         """Move a launch that is done measuring off the measuring CPU: its exit (the runtime's
         shutdown, freeing its memory) must not run beside the launches still measured there."""
         if self.cpu is not None and pid > 0:
-            others = allowed_cpus() - {self.cpu}
+            others = set(self.cpus - {self.cpu})
             if others:
                 pin_launch(pid, others)
 
     def unpin(self, pid: int) -> None:
         """Let a launch run on every CPU again (its exit, once nothing is measured)."""
         if self.cpu is not None and pid > 0:
-            pin_launch(pid, allowed_cpus())
+            pin_launch(pid, set(self.cpus))
 
     def hold_host(self) -> None:
         """While measuring, perflab's own threads stay off the measuring CPU."""
         if self.cpu is not None and self.saved_host is None:
-            others = allowed_cpus() - {self.cpu}
+            others = set(self.cpus - {self.cpu})
             if others:
-                self.saved_host = allowed_cpus()
+                self.saved_host = set(self.cpus)
                 pin_process(os.getpid(), others)
 
     def release_host(self) -> None:
