@@ -367,3 +367,18 @@ def test_every_iteration_reports_the_cpu_time_of_the_measuring_thread(tmp_path):
         assert all(c < n / 2 for n, c in zip(t.ns, t.cpu)), t  # asleep: wall ≫ CPU
     finally:
         w.close()
+
+
+def test_a_dispatcher_script_is_resolved_to_the_interpreter_it_runs(tmp_path):
+    # a pyenv shim is a script that finds and execs the interpreter; launching it costs a shell and
+    # `pyenv exec` per worker, and its hash is not the interpreter's
+    real = Path(sys.executable).resolve()
+    shim = tmp_path / "python3"
+    shim.write_text(f"#!/bin/sh\nexec {real} \"$@\"\n")
+    shim.chmod(0o755)
+    rt = describe(str(shim))
+    assert rt is not None and Path(rt.executable).resolve() == real
+    # a link to a binary (a venv's python) is launched by the path it was given
+    link = tmp_path / "venv-python"
+    link.symlink_to(real)
+    assert describe(str(link)).executable == str(link)

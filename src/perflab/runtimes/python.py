@@ -74,8 +74,24 @@ def describe(path: str, cache: dict | None = None) -> Runtime | None:
         return None
     major, minor = info["info"]
     name = "pypy3" if info["impl"] == "PyPy" else f"python{major}.{minor}"
-    return Runtime(name=name, language="python", version=info["version"], executable=path,
-                   implementation=info["impl"])
+    return Runtime(name=name, language="python", version=info["version"],
+                   executable=_launchable(path, info.get("executable")), implementation=info["impl"])
+
+
+def _launchable(path: str, interpreter: str | None) -> str:
+    """The path to launch: the interpreter itself when `path` is a dispatcher script. A pyenv shim
+    (`~/.pyenv/shims/python3`, what `python3` is on PATH under pyenv) is a shell script that runs
+    `pyenv exec`: 0.1-0.2 s before every worker starts, and the binary hashed for the fingerprint
+    would be the script. A real binary or a venv's link is kept as given (a venv's `python` must
+    stay the path it was called by, or the venv is lost)."""
+    if not interpreter or interpreter == path or not os.path.isfile(interpreter):
+        return path
+    try:
+        with open(path, "rb") as f:
+            is_script = f.read(2) == b"#!"
+    except OSError:
+        return path
+    return interpreter if is_script else path
 
 
 def discover() -> list[Runtime]:
