@@ -180,3 +180,34 @@ def test_run_under_a_total_bounds_a_hang_by_its_share_then_skips_it_next_time(tm
     cases = {c["benchmark"]["name"]: c for c in only_json(tmp_path / "2")["cases"]}
     assert cases["hangs"]["error"].startswith(f"{SKIPPED} timed out in run #1 (timed out after 10.0s)")
     assert cases["also_fine"]["status"] == "ok" and "1 case(s) skipped" in r.stderr
+
+
+def test_only_cases_that_can_decide_their_claim_in_this_run_are_favoured():
+    """A version claim is decided by a family's two versions, not by a gcc → clang pair or by one
+    runtime with two sets of flags (Mono and its interpreter); a claim of two methods by the newest."""
+    from perflab.model import Runtime
+    from perflab.report.claims import decides_in
+
+    def rt(name, language, flags=(), impl=""):
+        return Runtime(name=name, language=language, version="1", executable="/bin/true", flags=flags,
+                       implementation=impl)
+
+    def case(bench, runtime, **meta):
+        c = make_case(bench)
+        c.benchmark.meta.update(meta)
+        return dataclasses.replace(c, runtime=runtime)
+
+    node18, node20, node24 = rt("node18", "node"), rt("node20", "node"), rt("node24", "node")
+    gcc, clang = rt("gcc12", "cpp", impl="GCC"), rt("clang14", "cpp", impl="Clang")
+    mono, interp = rt("mono", "csharp"), rt("mono", "csharp", flags=("--interpreter",))
+    favoured = decides_in([node18, node20, node24, gcc, clang, mono, interp])
+    version_claim = dict(seed="000", section="Cryptography")  # GetBytes: a registry entry, versions
+    assert favoured(case("GetBytes", node18, **version_claim)) and favoured(case("GetBytes", node24, **version_claim))
+    assert not favoured(case("GetBytes", node20, **version_claim))  # not an end of the pair
+    assert not favoured(case("GetBytes", clang, **version_claim))
+    assert not favoured(case("GetBytes", interp, **version_claim))
+    assert not favoured(case("Unclaimed", node24))
+    methods = {"text": "Write → WriteGather", "expect": "faster",
+               "comparison": {"methods": ["Write", "WriteGather"]}}
+    assert favoured(case("WriteGather", clang, claim=methods))  # within the newest runtime
+    assert not favoured(case("WriteGather", gcc, claim=methods))

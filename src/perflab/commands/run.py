@@ -23,7 +23,7 @@ from ..environment import collect
 from ..errors import UsageError
 from ..jobs import get_job, parse_budget
 from ..progress import CaseProgress, Reporter, case_summary
-from ..report.claims import carries_claim
+from ..report.claims import decides_in
 from ..report.escape import markup
 from ..report.exporters import EXPORTERS, to_csv, to_markdown, to_terminal, write_text_atomic
 from ..report.header import header_lines
@@ -143,7 +143,7 @@ def cmd_run(args) -> int:
     one_budget = None
     if budget_total is not None:
         one_budget = TotalBudget(budget_total, began, budget_per_language, fixed_timeout=args.timeout is not None,
-                                 favoured=carries_claim)
+                                 favoured=decides_in([p.runtime for p in prepared]))
         if store is not None and not resumed:
             plan.groups, skipped = skip_timed_out(plan.groups, store)
             plan.failed = list(plan.failed) + skipped  # in the table with their reason, in their place

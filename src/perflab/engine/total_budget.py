@@ -15,7 +15,7 @@ Three rules, each tested alone (tests/test_total_budget.py):
   run that timed out in its reason; measured alone (without --budget-total) it is tried again, and
   after RETRY_AFTER_SKIPS runs skipped it: a time-out may have been the machine's (a loaded laptop)
   rather than the case's, and a skip that never ends would hide the case from every later main job.
-- **What decides comes first.** Given `favoured` (the run passes report.claims.carries_claim: the
+- **What decides comes first.** Given `favoured` (the run passes report.claims.decides_in: the
   benchmarks a seed claim stands on), the favoured groups are measured first, with a full share; the
   others (shown for reference) with REFERENCE_WEIGHT of one, and never under the floor every case
   has (MIN_BUDGET_SCALE of its budget) — still measured, so every row keeps its ratio, only wider.

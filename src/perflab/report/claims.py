@@ -24,9 +24,9 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, Callable
 
-from .families import KIND_TEXT, Pair, pairs_of
+from .families import KIND_TEXT, Pair, pair_kind, pairs_of
 from .results_view import SAME_BAND, Case, Ratio, Report, Section, _finite, contention_blocks, method_of, runtime_ratio
 
 CLAIM_RULE = (
@@ -190,6 +190,33 @@ def carries_claim(case) -> bool:
     """Whether a planned case (perflab.model.Case) stands for a seed claim in some comparison: the ones
     `--budget-total` measures first and with a full share."""
     return claim_for(case.benchmark.meta or {}, method_of(case.benchmark.name)) is not None
+
+
+def decides_in(runtimes: list) -> Callable[[Any], bool]:
+    """`carries_claim`, knowing the run's runtimes (perflab.model.Runtime, in `--runtimes` order): whether
+    a planned case can decide its claim in the report (`claims_of`), the ones `--budget-total` measures
+    first and with a full share. A claim of versions is decided only by a family whose first and last
+    runtimes are two versions of one runtime, on those two; a claim of two methods or two parameter
+    values only on the family's newest runtime. A C/C++ gcc → clang pair or Mono with and without its
+    interpreter decides no version claim: their cases are shown for reference, and take a reference
+    share (in the main job they were a fifth of pass 1's cases, at a full share)."""
+    ends: dict[str, list] = {}
+    for rt in runtimes:
+        ends.setdefault(rt.language, []).append(rt)
+    versions = {lang: {rts[0].label, rts[-1].label} for lang, rts in ends.items()
+                if len(rts) > 1 and pair_kind(rts[0].label, rts[-1].label, rts[0].implementation,
+                                              rts[-1].implementation) == "versions"}
+    newest = {lang: rts[-1].label for lang, rts in ends.items()}
+
+    def decides(case) -> bool:
+        claim = claim_for(case.benchmark.meta or {}, method_of(case.benchmark.name))
+        if not isinstance(claim, dict):
+            return False
+        kind = comparison_of(claim)["kind"]
+        if kind == "versions":
+            return case.runtime.label in versions.get(case.runtime.language, ())
+        return kind in ("methods", "param") and case.runtime.label == newest.get(case.runtime.language)
+    return decides
 
 
 def comparison_of(claim: dict) -> dict:

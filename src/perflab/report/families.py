@@ -77,11 +77,15 @@ def _info(report: Report, label: str) -> dict:
 
 
 def _kind(report: Report, old: str, new: str) -> str:
-    a, b = _info(report, old), _info(report, new)
+    return pair_kind(old, new, _info(report, old).get("implementation"), _info(report, new).get("implementation"))
+
+
+def pair_kind(old: str, new: str, impl_a: str | None = None, impl_b: str | None = None) -> str:
+    """What two runtime labels of one language compare (see the module), with their implementations
+    where known: also asked before a run, of the runtimes it will measure (report.claims.decides_in)."""
     name_a, name_b = old.partition(":")[0], new.partition(":")[0]  # a label is NAME[:flags/env]
     if name_a == name_b:
         return "flags"
-    impl_a, impl_b = a.get("implementation"), b.get("implementation")
     if impl_a and impl_b and impl_a != impl_b:
         return "implementations"
     if re.sub(r"\d+$", "", name_a) != re.sub(r"\d+$", "", name_b) and not name_a.startswith("rust-"):
