@@ -369,15 +369,21 @@ def test_every_iteration_reports_the_cpu_time_of_the_measuring_thread(tmp_path):
         w.close()
 
 
-def test_a_dispatcher_script_is_resolved_to_the_interpreter_it_runs(tmp_path):
+def test_a_pyenv_shim_is_resolved_to_the_interpreter_it_runs(tmp_path):
     # a pyenv shim is a script that finds and execs the interpreter; launching it costs a shell and
     # `pyenv exec` per worker, and its hash is not the interpreter's
     real = Path(sys.executable).resolve()
     shim = tmp_path / "python3"
-    shim.write_text(f"#!/bin/sh\nexec {real} \"$@\"\n")
+    shim.write_text(f'#!/bin/sh\nexport PYENV_ROOT=/nowhere\n# exec "$PYENV_ROOT/libexec/pyenv" exec "$program" "$@"\n'
+                    f'exec {real} "$@"\n')
     shim.chmod(0o755)
     rt = describe(str(shim))
     assert rt is not None and Path(rt.executable).resolve() == real
+    # a wrapper of the user's own is launched as named: it may set what the run needs
+    wrapper = tmp_path / "python-with-env"
+    wrapper.write_text(f'#!/bin/sh\nexport SOMETHING=1\nexec {real} "$@"\n')
+    wrapper.chmod(0o755)
+    assert describe(str(wrapper)).executable == str(wrapper)
     # a link to a binary (a venv's python) is launched by the path it was given
     link = tmp_path / "venv-python"
     link.symlink_to(real)

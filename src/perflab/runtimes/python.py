@@ -79,19 +79,20 @@ def describe(path: str, cache: dict | None = None) -> Runtime | None:
 
 
 def _launchable(path: str, interpreter: str | None) -> str:
-    """The path to launch: the interpreter itself when `path` is a dispatcher script. A pyenv shim
-    (`~/.pyenv/shims/python3`, what `python3` is on PATH under pyenv) is a shell script that runs
-    `pyenv exec`: 0.1-0.2 s before every worker starts, and the binary hashed for the fingerprint
-    would be the script. A real binary or a venv's link is kept as given (a venv's `python` must
-    stay the path it was called by, or the venv is lost)."""
+    """The path to launch: the interpreter itself when `path` is a pyenv shim (`~/.pyenv/shims/python3`,
+    what `python3` is on PATH under pyenv). A shim is a shell script that runs `pyenv exec`: 0.1-0.2 s
+    before every worker starts, and the binary hashed for the fingerprint would be the script. Any
+    other path is launched as given: a venv's `python` must stay the path it was called by (or the
+    venv is lost), and a wrapper script a user names may do what the run needs (set the environment,
+    refuse on a machine without its interpreter)."""
     if not interpreter or interpreter == path or not os.path.isfile(interpreter):
         return path
     try:
         with open(path, "rb") as f:
-            is_script = f.read(2) == b"#!"
+            head = f.read(1024)
     except OSError:
         return path
-    return interpreter if is_script else path
+    return interpreter if head.startswith(b"#!") and b"pyenv" in head and b" exec " in head else path
 
 
 def discover() -> list[Runtime]:
