@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import statistics
 import subprocess
 import sys
 import time
@@ -40,6 +41,9 @@ PASS1_SHARE = 0.4
 REPORT_RESERVE = 30.0          # seconds kept for the report
 MIN_PASS2 = 60.0               # a pass-2 round needs at least this much time left
 MAX_ROUNDS = 4
+# what a `perflab run` takes beyond its --budget-total (Python's start, loading the benchmarks,
+# writing the results: 2-4 s between pass-2 runs, 14 runs a round) until pass 2's own runs say
+RUN_COST_GUESS = 3.0
 INTERRUPTED = 130             # perflab's status after Ctrl-C: the job stops measuring, still reports
 PASS1_ARGS = ["--job", "short"]  # the short job gives Java its own 6 s (a JVM process costs 0.3 s)
 
@@ -156,6 +160,15 @@ def main(argv: list[str] | None = None, run: Callable[[list[str]], int] | None =
 
     # 3. pass 2: the undecided claims get the time left
     from perflab.report.results_view import load_report
+    run_costs: list[float] = []
+
+    def planned(todo, time_left: float, round_: int, last: bool):
+        """The round's runs, each run's own cost (RUN_COST_GUESS, then the median seen) charged
+        before the time left is shared: fourteen runs a round cost the job 40 s beyond their budgets."""
+        cost = statistics.median(run_costs) if run_costs else RUN_COST_GUESS
+        first = pass2_plan(todo, time_left, round_, last)
+        return pass2_plan(todo, max(1.0, time_left - cost * len(first)), round_, last) if first else first
+
     for round_ in range(1, MAX_ROUNDS + 1):
         if interrupted:
             say("interrupted: no pass 2; the report covers what was measured")
@@ -170,9 +183,9 @@ def main(argv: list[str] | None = None, run: Callable[[list[str]], int] | None =
                 f"{max(0.0, time_left):.0f} s left")
             break
         pass2_extra = _without_filters(extra)  # pass 2 names its own benchmarks
-        plan = pass2_plan(todo, time_left, round_, last=round_ == MAX_ROUNDS)
+        plan = planned(todo, time_left, round_, last=round_ == MAX_ROUNDS)
         if time_left - sum(seconds for _, seconds, _ in plan) < MIN_PASS2:
-            plan = pass2_plan(todo, time_left, round_, last=True)  # no round could follow: spend it all
+            plan = planned(todo, time_left, round_, last=True)  # no round could follow: spend it all
         waiting = sum(r.checks for r in todo) - sum(r.checks for r, _, _ in plan)
         if waiting:
             say(f"pass 2.{round_}: {waiting} claim comparison(s) that need more time wait for the next round")
@@ -184,10 +197,12 @@ def main(argv: list[str] | None = None, run: Callable[[list[str]], int] | None =
             nth[r.language] = nth.get(r.language, 0) + 1
             folder = out / (f"pass2-{round_}-{r.language}"
                             + (f"-{nth[r.language]}" if runs_of[r.language] > 1 else ""))
+            began = clock()
             rc = run(_perflab("run", args.suite, *categories, "--runtimes", ",".join(r.runtimes),
                               *r.filters(), "--job", "default", "--budget", f"{per_case:.1f}",
                               "--budget-total", f"{seconds:.0f}", "--exporters", "json",
                               "--label", f"main job pass 2.{round_}", "--out", str(folder), *pass2_extra))
+            run_costs.append(max(0.0, clock() - began - round(seconds)))
             got = _newest_json(folder)
             if got is not None:
                 files.append(got)

@@ -289,3 +289,27 @@ def test_an_interrupted_pass_1_is_reported_without_pass_2(tmp_path):
     rc, calls, said, summary = drive(tmp_path, 1200, status=130)
     assert rc == 130 and [c[3] for c in calls] == ["run", "report"]
     assert summary["inconclusive"] == 1 and any(s.startswith("interrupted: no pass 2") for s in said)
+
+
+def test_pass2_charges_each_runs_own_cost_so_the_job_ends_within_its_budget(tmp_path):
+    """A `perflab run` takes a few seconds beyond its --budget-total (start, loading, writing): the
+    first round charges a guess per run, later rounds what the runs took; the job then ends within
+    its total (the report's reserve left), where an uncharged plan overran by a run's cost each."""
+    mj_rt, mj = load("main_job_runtimes"), load("main_job")
+    clock = SimpleNamespace(now=0.0)
+    perflab = FakePerflab(clock, cost=0.0, narrow_in_pass2=False)
+    plain = perflab.__call__
+    budgets = []
+
+    def run(cmd):
+        rc = plain(cmd)
+        if cmd[3] == "run":
+            total = float(_arg(cmd, "--budget-total"))
+            budgets.append(total)
+            clock.now += total + (5.0 if _arg(cmd, "--job") == "default" else 0.0)
+        return rc
+    mj.main(["--budget-total", "600", "--out", str(tmp_path / "out")], run=run,
+            clock=lambda: clock.now, say=lambda m: None, choose=choices(mj_rt))
+    assert len(budgets) >= 3  # pass 1 and at least two rounds: the second knows the cost
+    # the first round's last run: the time left less the guess; every run rounds to a second
+    assert clock.now <= 600 - mj.REPORT_RESERVE + len(budgets) * 0.5

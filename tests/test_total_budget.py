@@ -211,3 +211,47 @@ def test_only_cases_that_can_decide_their_claim_in_this_run_are_favoured():
                "comparison": {"methods": ["Write", "WriteGather"]}}
     assert favoured(case("WriteGather", clang, claim=methods))  # within the newest runtime
     assert not favoured(case("WriteGather", gcc, claim=methods))
+
+
+def _timing_out_group(ends_group: bool):
+    """Two runtimes of one comparison whose calls never return in time: what the engine does with
+    the second once the first timed out, in a group that does (not) give up after a time-out."""
+    from perflab.errors import TIMED_OUT, WorkerFailure
+    clock, started = FakeClock(), []
+
+    class Hangs(FakeWorker):
+        def run(self, stage, invocations, iterations, timeout):
+            clock.t += timeout
+            raise WorkerFailure(f"{TIMED_OUT} {timeout:.1f}s")
+
+    def launch(case, index):
+        started.append(case.runtime.label)
+        return Hangs(clock, per_call_ns=1e6, seed=index)
+
+    job = dataclasses.replace(get_job("short"), timeout_s=10.0, timeout_cap_s=10.0, timeout_ends_group=ends_group)
+    results = Engine(job, launch, clock=clock, rng=random.Random(3)).run_group([make_case(runtime="a"),
+                                                                                 make_case(runtime="b")])
+    return results, clock.t
+
+
+def test_a_reference_group_gives_up_after_one_time_out():
+    results, spent = _timing_out_group(ends_group=True)
+    errors = sorted(r.error for r in results)
+    assert errors[0].startswith(SKIPPED) and "timed out in this comparison" in errors[0], errors
+    assert errors[1].startswith("timed out after 10.0s"), errors
+    assert spent == pytest.approx(10.0)  # one time-out, not two
+    # a deciding group (the default) waits for every case: a claim needs both sides
+    results, spent = _timing_out_group(ends_group=False)
+    assert all(r.error.startswith("timed out after") for r in results) and spent == pytest.approx(20.0)
+
+
+def test_only_a_run_with_deciding_groups_makes_the_others_give_up_after_a_time_out():
+    ref, deciding = (SimpleNamespace(runtime=SimpleNamespace(language="python"), claim=k) for k in (False, True))
+    tb = TotalBudget(100.0, 0.0, {}, favoured=lambda c: c.claim, clock=FakeClock())
+    ordered = tb.order([[ref, ref], [deciding, deciding]])
+    assert not tb.job_for(get_job("short"), ordered).timeout_ends_group  # the deciding group
+    assert tb.job_for(get_job("short"), ordered[1:]).timeout_ends_group  # the reference one
+    # a user's suite without claims: every case is what was asked for, none gives up on its partners
+    mine = TotalBudget(100.0, 0.0, {}, favoured=lambda c: False, clock=FakeClock())
+    groups = mine.order([[ref, ref], [ref]])
+    assert not any(mine.job_for(get_job("short"), groups[i:]).timeout_ends_group for i in range(2))

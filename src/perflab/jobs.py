@@ -55,6 +55,9 @@ class Job:
     # no reply is awaited longer than this, however slow the calls (0: no cap). Set by --budget-total:
     # a call that outlasts a case's share would spend other cases' time (engine/total_budget.py)
     timeout_cap_s: float = 0.0
+    # a case of the group timed out before its partners started measuring: they are skipped, not
+    # given a time-out each. Set by --budget-total for groups no claim stands on (total_budget.py)
+    timeout_ends_group: bool = False
     # (language, seconds per case) where a language's process cost needs more than budget_s
     budget_by_language: tuple[tuple[str, float], ...] = ()
 

@@ -27,7 +27,7 @@ from typing import Any, Callable, Protocol
 
 import numpy as np
 
-from ..errors import ProtocolError, WorkerFailure
+from ..errors import TIMED_OUT, ProtocolError, WorkerFailure
 from ..jobs import Job
 from ..model import Case, CaseResult, Diagnostics, LaunchSamples
 from ..stats import Ratio, estimate, ratio_from_launches
@@ -42,6 +42,7 @@ from .constants import (AHEAD_PAUSE_S, INTERLEAVE_OVERHEAD_SHARE, JUDGE_SPACING,
                         WARMUP_LEAST_LATER, WARMUP_STEP_FIRST, WARMUP_STEP_LATER)
 from .host import read_host
 from .ledger import Ledger
+from .total_budget import SKIPPED
 from .stop import CaseSnapshot, enough_iterations, judge_group, may_renew
 # the warmup and pilot rules, re-exported: callers and tests import them from the engine
 from .warmup import (_off_level, far_above, is_stable, iteration_target_ns, later_warmup, pick_invocations,  # noqa: F401
@@ -198,6 +199,12 @@ class Engine:
         handles = self._spawn([(st, i) for st in states for i in range(self.job.launches_min)])
         self.settle()  # the groups before exited while these processes started
         for st in self._shuffled(states):
+            skip = self._after_timeout(states)
+            if skip:
+                for h in handles[id(st)][0]:
+                    self._reap(h.close)
+                self._fail(st, skip, "")
+                continue
             self._guard(st, self._attach, st, *handles[id(st)])
         self._start_ahead(self._active(states))
         rnd = 0
@@ -222,6 +229,18 @@ class Engine:
             if renew:
                 self._renew(renew, enough)
             self._start_ahead(self._active(states))
+
+    def _after_timeout(self, states: list[_CaseState]) -> str | None:
+        """Why a case not started yet is skipped: under Job.timeout_ends_group, a case of its group
+        timed out (a reference group's ratio is gone with it, and its partners would most likely
+        spend a time-out each too). None: measure it."""
+        if not self.job.timeout_ends_group:
+            return None
+        out = next((st for st in states if (st.result.error or "").startswith(TIMED_OUT)), None)
+        if out is None:
+            return None
+        return (f"{SKIPPED} {out.case.runtime.label} timed out in this comparison; --budget-total gives "
+                "no second time-out to a case no claim stands on")
 
     def _round_order(self, active: list[_CaseState]) -> list[tuple[_CaseState, _Launch]]:
         """One round: every live launch once. Launch k of every contender forms a block, measured back

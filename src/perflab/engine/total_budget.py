@@ -11,6 +11,12 @@ Three rules, each tested alone (tests/test_total_budget.py):
 - **A time-out costs at most a few shares.** No reply is awaited longer than
   max(TIMEOUT_FLOOR_S, TIMEOUT_PER_BUDGET × the case's budget) (`reply_timeout`) — unless the user
   chose `--timeout`; a case that outlasts it fails alone, "timed out after …", as any time-out.
+- **A reference group gives up after one time-out.** In a run where some group decides a claim, in a
+  group that does not (see below),
+  a case that timed out before its partners started skips them (`Job.timeout_ends_group`): the
+  group's ratio is gone with it, and the partners would most likely spend a time-out each too (Mono
+  with and without its interpreter: 8 time-outs, 80 s of a 468 s first pass). A deciding group
+  measures every case: a claim needs both sides.
 - **A case that timed out last time is not measured again** (store.last_timeouts): skipped, with the
   run that timed out in its reason; measured alone (without --budget-total) it is tried again, and
   after RETRY_AFTER_SKIPS runs skipped it: a time-out may have been the machine's (a loaded laptop)
@@ -88,6 +94,9 @@ class TotalBudget:
     favoured: Callable[[object], bool] | None = None  # cases that decide something (see the module)
     clock: Callable[[], float] = time.monotonic
     overheads: Overheads = dataclasses.field(default_factory=Overheads)
+    # some group decides a claim (set by `order`): only then are the others "reference" groups that
+    # give up after a time-out — in a run where nothing decides, every case is what was asked for
+    has_favoured: bool = False
 
     def time_left(self) -> float:
         return self.total_s - (self.clock() - self.started)
@@ -100,6 +109,7 @@ class TotalBudget:
     def order(self, groups: list) -> list:
         """The groups to measure, favoured ones first (otherwise in the plan's order): when the time
         runs short, it is the reference cases that get the least."""
+        self.has_favoured = any(self.weight(g) == 1.0 for g in groups)
         return sorted(groups, key=lambda g: self.weight(g) < 1.0)
 
     def job_for(self, job: Job, groups_left: list) -> Job:
@@ -115,7 +125,8 @@ class TotalBudget:
         if self.fixed_timeout:
             return dataclasses.replace(job, budget_s=budget)
         cap = reply_timeout(budget)
-        return dataclasses.replace(job, budget_s=budget, timeout_s=min(job.timeout_s, cap), timeout_cap_s=cap)
+        return dataclasses.replace(job, budget_s=budget, timeout_s=min(job.timeout_s, cap), timeout_cap_s=cap,
+                                   timeout_ends_group=self.has_favoured and self.weight(group) < 1.0)
 
     def charge(self, group: list, job: Job, wall_s: float) -> None:
         """What the group took, as wall time (launches, warm-up, time-outs included)."""
