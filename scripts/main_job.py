@@ -39,10 +39,14 @@ DEFAULT_BUDGET_TOTAL = 1200.0  # 20 minutes for the whole main job, provisioning
 # its budget) but its reference cases get a quarter share; the rest goes to the undecided claims
 PASS1_SHARE = 0.4
 REPORT_RESERVE = 30.0          # seconds kept for the report
-MIN_PASS2 = 60.0               # a pass-2 round needs at least this much time left
+# a pass-2 round needs at least this much time left: one run of a check's two cases at the first
+# round's floor (4 s a case) and the run's own cost. It was 60 s: a round that left 49 s ended the job
+# early with two cheap checks still waiting for it
+MIN_PASS2 = 15.0
 MAX_ROUNDS = 4
 # what a `perflab run` takes beyond its --budget-total (Python's start, loading the benchmarks,
-# writing the results: 2-4 s between pass-2 runs, 14 runs a round) until pass 2's own runs say
+# writing the results: 2-4 s between pass-2 runs, 14 runs a round; a run that overran its total by
+# 8 s) until pass 2's own runs say
 RUN_COST_GUESS = 3.0
 INTERRUPTED = 130             # perflab's status after Ctrl-C: the job stops measuring, still reports
 PASS1_ARGS = ["--job", "short"]  # the short job gives Java its own 6 s (a JVM process costs 0.3 s)
@@ -163,9 +167,10 @@ def main(argv: list[str] | None = None, run: Callable[[list[str]], int] | None =
     run_costs: list[float] = []
 
     def planned(todo, time_left: float, round_: int, last: bool):
-        """The round's runs, each run's own cost (RUN_COST_GUESS, then the median seen) charged
-        before the time left is shared: fourteen runs a round cost the job 40 s beyond their budgets."""
-        cost = statistics.median(run_costs) if run_costs else RUN_COST_GUESS
+        """The round's runs, each run's own cost (RUN_COST_GUESS, then the mean seen: what the clock
+        pays, a run that ended early included) charged before the time left is shared: fourteen runs
+        a round cost the job 40 s beyond their budgets."""
+        cost = max(0.0, statistics.fmean(run_costs)) if run_costs else RUN_COST_GUESS
         first = pass2_plan(todo, time_left, round_, last)
         return pass2_plan(todo, max(1.0, time_left - cost * len(first)), round_, last) if first else first
 
@@ -202,7 +207,7 @@ def main(argv: list[str] | None = None, run: Callable[[list[str]], int] | None =
                               *r.filters(), "--job", "default", "--budget", f"{per_case:.1f}",
                               "--budget-total", f"{seconds:.0f}", "--exporters", "json",
                               "--label", f"main job pass 2.{round_}", "--out", str(folder), *pass2_extra))
-            run_costs.append(max(0.0, clock() - began - round(seconds)))
+            run_costs.append(clock() - began - round(seconds))
             got = _newest_json(folder)
             if got is not None:
                 files.append(got)

@@ -91,7 +91,7 @@ def test_pass2_spends_the_time_left_on_the_inconclusive_claim_only(tmp_path):
 
 
 def test_no_pass2_without_time_left_and_rounds_stop_when_nothing_changes(tmp_path):
-    rc, calls, said, summary = drive(tmp_path, 150)   # pass 1 costs 100 s of the fake clock: 20 s left
+    rc, calls, said, summary = drive(tmp_path, 140)   # pass 1 costs 100 s of the fake clock: 10 s left
     assert [c[3] for c in calls] == ["run", "report"]
     assert any("still inconclusive, but only" in s for s in said)
     assert summary["inconclusive"] == 1 and summary["decided"] == 0
