@@ -193,3 +193,23 @@ def test_slow_cases_and_cases_without_a_log_are_stored_one_by_one(tmp_path):
     for i in range(3):
         rec.add(result(f"m{i}", seed=i))  # no time passes, but nothing else would keep them
     assert [len(b) for b in unlogged] == [1, 1, 1]
+
+
+def test_interval_rewrites_wait_for_the_run_to_grow_so_bytes_written_stay_linear(tmp_path):
+    """A rewrite is O(run) bytes: one per interval would be O(run) per case over a long run. Each
+    waits until the run has DOCUMENT_GROWTH more cases than the last held, so the rewrites of a run
+    of n cases hold O(n) cases in all, whatever the interval."""
+    from perflab.recording import DOCUMENT_GROWTH
+    clock = FakeClock()
+    rec = recorder(tmp_path, clock, interval=1.0)
+    held, n = [], 400
+    for i in range(n):
+        rec.add(result(f"m{i}", seed=i))
+        clock.t += 2.0  # every case past the interval: only the growth rule spaces the rewrites
+        if rec.document_writes > len(held):
+            held.append(len(json.loads((tmp_path / "r.json").read_text())["cases"]))
+    assert held[0] <= 2 and all(b >= a * (1 + DOCUMENT_GROWTH) for a, b in zip(held, held[1:]))
+    assert sum(held) <= n * (1 + 1 / DOCUMENT_GROWTH)
+    assert len(held) < 30  # one per interval would have been 400
+    rec.finish()
+    assert len(_cases_of(tmp_path / "r.json")) == n

@@ -7,15 +7,18 @@ Per case (O(1) in the run's size):
 - one JSON line is appended to the log beside the results and flushed: what a `kill -9` cannot take
   away (the store, when there is one, holds the same and is what `--resume` reads).
 
-Per interval (every `interval_s`, and never more than a tenth of the host's time): the results
-document is rewritten, each case as the latest judgement of its neighbourhood made it; only the
+Per interval (every `interval_s` once the run has grown by DOCUMENT_GROWTH since the last write, and
+never more than a tenth of the host's time): the results document is rewritten, each case as the latest judgement of its neighbourhood made it; only the
 neighbourhoods that got cases since the last write are judged and turned into text again (judging
 and writing out the whole run each time cost the host O(run) per interval: 0.26 s at 1,000 cases,
 about 2 ms per case of a dry run, and ten times that per case at 10,000). A neighbourhood is judged
 as the whole run would judge it (perflab.ratios.pair: the run's runtimes of each language are all it
 needs of the rest). At the end: the whole run is judged once more, the document complete. The
 document was rewritten after every case before: that is quadratic (300 cases: half the host's time in
-json.dump).
+json.dump). A rewrite is O(run) bytes, so one every 30 s is still O(run) per case over a long run (78
+rewrites of up to 20 MB at 10,000 cases); waiting until the run has grown by a fixed share makes the
+bytes written O(1) per case (a geometric series: at most 1/DOCUMENT_GROWTH + 1 times the final
+document in all). The log is the durable record meanwhile.
 """
 from __future__ import annotations
 
@@ -32,6 +35,8 @@ from .model import CaseResult
 from .results import case_line, document, document_head, row_to_json, write_atomic
 
 DOCUMENT_INTERVAL_S = 30.0
+# an interval rewrite waits until the run has this share more cases than the last one held
+DOCUMENT_GROWTH = 0.25
 # cases that finish faster than this go to the store together, in one transaction per interval (a
 # commit per case cost a dry run about 0.4 ms per case); slower ones, one by one as before. A case
 # not stored yet when the host is killed is in the log, which `--resume` reads too (`resumable`).
@@ -80,6 +85,10 @@ class Recorder:
         self._pending: list[dict] = []  # logged, not stored yet
         self._next_store = clock()
         self._next_write = clock() + interval_s
+        self._written_cases = 0  # cases the last rewrite held
+        # the JSON `add` made of a case's row, for the next rewrite when its judgement still stands
+        # (by id of the row, kept alive with it): not serialised twice
+        self._json_of: dict[int, tuple[Row, dict]] = {}
         self.document_writes = 0
 
     def extend(self, results: list[CaseResult]) -> None:
@@ -114,12 +123,13 @@ class Recorder:
         rows = self._analyse(self._near[key], part=True)
         self._judged[key] = rows
         mine = next(r for r in rows if r.result is result)
-        case = row_to_json(mine)  # once: the log and the store take the same JSON
+        case = row_to_json(mine)  # once: the log, the store and the document take the same JSON
+        self._json_of[id(mine)] = (mine, case)
         self._append_log(case)
         self._pending.append(case)
         if self.log_path is None or self.clock() >= self._next_store:  # without a log: no batching
             self.flush_store()
-        if self.clock() >= self._next_write:
+        if self.clock() >= self._next_write and len(self.results) >= self._written_cases * (1 + DOCUMENT_GROWTH):
             self.write(complete=False)
         return mine
 
@@ -156,6 +166,7 @@ class Recorder:
             self.document_writes += 1
         cost = self.clock() - t0
         self._next_write = self.clock() + max(self.interval_s, cost / MAX_DOCUMENT_SHARE)
+        self._written_cases = len(self.results)
         return rows
 
     def _refresh(self) -> list[Row]:
@@ -164,13 +175,17 @@ class Recorder:
         if self.json_path is None:  # no document: no text to keep
             self._dirty.clear()
             self._judged.clear()
+            self._json_of.clear()
             return rows
         for key in self._dirty:
             judged = self._judged.pop(key, None) or self._analyse(self._near[key], part=True)
             for row in judged:
-                self._lines[id(row.result)] = case_line(row_to_json(row))
+                made = self._json_of.get(id(row))
+                case = made[1] if made is not None and made[0] is row else row_to_json(row)
+                self._lines[id(row.result)] = case_line(case)
             rows += judged
         self._dirty.clear()
+        self._json_of.clear()  # rows judged again since are new objects: their JSON is made anew
         return rows
 
     def finish(self) -> list[Row]:
