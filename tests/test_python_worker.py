@@ -388,3 +388,25 @@ def test_a_pyenv_shim_is_resolved_to_the_interpreter_it_runs(tmp_path):
     link = tmp_path / "venv-python"
     link.symlink_to(real)
     assert describe(str(link)).executable == str(link)
+
+
+def test_a_launch_for_one_case_gets_only_its_benchmark_described(tmp_path):
+    """`load` with `only` (capability load_only): the reply describes the one benchmark a launch is
+    for, not the file's every benchmark (O(file) per case: quadratic for a file of many)."""
+    from perflab.engine.worker import LOAD_ONLY
+    path = tmp_path / "bench_many.py"
+    path.write_text("import perflab\n" + "".join(
+        f"\n@perflab.benchmark\ndef b{i}():\n    return {i}\n" for i in range(50)))
+    spec = PythonToolchain().prepare(describe(sys.executable), [path], tmp_path / "work")
+    w, every = open_worker(spec, 30)
+    try:
+        assert LOAD_ONLY in w.hello.capabilities and len(every["benchmarks"]) == 50
+    finally:
+        w.close()
+    w, one = open_worker(spec, 30, only="bench_many.b7")
+    try:
+        assert [b["id"] for b in one["benchmarks"]] == ["bench_many.b7"]
+        w.setup("bench_many.b7", {}, 30)  # the named one runs as before
+        assert w.run("workload", 1, 2, 30).ns
+    finally:
+        w.close()

@@ -639,7 +639,7 @@ class _Worker:
         self.send({"id": rid, "type": "error", "error": err})
 
     def hello(self):
-        caps = ["with_overhead"]
+        caps = ["with_overhead", "load_only"]
         if getattr(gc, "callbacks", None) is not None:
             caps.append("gc")
         if platform.python_implementation() == "CPython":
@@ -693,6 +693,9 @@ class _Worker:
             for b in found:
                 self.benchmarks[b.id] = b
                 benches.append(b)
+        only = msg.get("only")
+        if only is not None:  # a launch for one case: the others need no describing (load_only)
+            benches = [b for b in benches if b.id == only]
         described = []
         for b in benches:
             try:

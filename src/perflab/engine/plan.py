@@ -59,11 +59,11 @@ def find_sources(paths: list[Path], toolchains: list[Toolchain], exclude: list[s
     return by_lang
 
 
-def open_worker(spec: LaunchSpec, timeout: float, paths: list[str] | None = None
-                ) -> tuple[WorkerProcess, dict]:
+def open_worker(spec: LaunchSpec, timeout: float, paths: list[str] | None = None,
+                only: str | None = None) -> tuple[WorkerProcess, dict]:
     worker = WorkerProcess(spec, connect_timeout=max(timeout, 30.0))
     try:
-        loaded = worker.load(paths or spec.load_paths, spec.root, timeout)
+        loaded = worker.load(paths or spec.load_paths, spec.root, timeout, only)
     except BaseException:
         worker.close()
         raise
@@ -76,7 +76,7 @@ def make_launcher(by_label: dict[str, "Prepared"], timeout: float):
     def launch(case: Case, index: int) -> WorkerProcess:
         prep = by_label[case.runtime.label]
         paths = [case.benchmark.file] if case.benchmark.file in prep.spec.load_paths else None
-        worker, loaded = open_worker(prep.spec, timeout, paths)
+        worker, loaded = open_worker(prep.spec, timeout, paths, only=case.benchmark.id)
         if not any(b.get("id") == case.benchmark.id for b in loaded["benchmarks"]):
             worker.close()
             raise WorkerFailure(f"benchmark {case.benchmark.id} not found when relaunched")

@@ -30,6 +30,9 @@ STAGES = ("pilot", "warmup", "overhead", "workload", "diagnose")
 # capability: a `workload` run may ask for one overhead iteration after each workload iteration
 # (`with_overhead`), so a round's pair of iterations costs one round trip instead of two
 WITH_OVERHEAD = "with_overhead"
+# capability: a `load` may name the one benchmark it is for (`only`): the reply describes that one,
+# not every benchmark of the file (a launch of a case in a file of 1,000 benchmarks decoded them all)
+LOAD_ONLY = "load_only"
 CPU_SCOPES = ("thread", "process")
 # A CPU time may exceed its wall time by this much before it is a protocol error (see
 # docs/cpu-time.md). The CPU clock is read just outside the two wall-clock reads, so its interval also
@@ -425,7 +428,10 @@ class WorkerProcess:
 
     # -- the calls the engine makes (a fake worker in the tests offers the same ones) --------------
 
-    def load(self, paths: list[str], root: str, timeout: float) -> dict[str, Any]:
+    def load(self, paths: list[str], root: str, timeout: float, only: str | None = None) -> dict[str, Any]:
+        """The files' benchmarks; `only`: the worker may describe just that one (LOAD_ONLY)."""
+        if only is not None and LOAD_ONLY in self.hello.capabilities:
+            return self.request("load", timeout, paths=paths, root=root, only=only)
         return self.request("load", timeout, paths=paths, root=root)
 
     def setup(self, benchmark_id: str, params: dict[str, int], timeout: float) -> None:
