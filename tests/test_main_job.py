@@ -313,3 +313,14 @@ def test_pass2_charges_each_runs_own_cost_so_the_job_ends_within_its_budget(tmp_
     assert len(budgets) >= 3  # pass 1 and at least two rounds: the second knows the cost
     # the first round's last run: the time left less the guess; every run rounds to a second
     assert clock.now <= 600 - mj.REPORT_RESERVE + len(budgets) * 0.5
+
+
+def test_a_round_that_another_can_follow_spends_at_most_its_share_of_the_time_left(tmp_path):
+    """Round 1 used to plan nearly all the time left on its checks' needs: a round that another
+    round can follow now spends at most ROUND_SHARE of it, and the next re-plans from fresher data."""
+    rc, calls, said, summary = drive(tmp_path, 250, cost=10.0, narrow_in_pass2=False)
+    mj = sys.modules["main_job"]
+    runs = [c for c in calls if c[3] == "run"][1:]
+    time_left = 250 - 10 - mj.REPORT_RESERVE  # after pass 1
+    assert float(_arg(runs[0], "--budget-total")) <= time_left * mj.ROUND_SHARE  # the check needs 120 s
+    assert len(runs) >= 2  # and a second round had the rest
