@@ -453,3 +453,25 @@ def test_the_host_reading_reads_proc_files_whole_or_their_first_line(tmp_path):
     if os.path.exists("/proc/stat"):
         assert host["ticks_total"] >= host["ticks_busy"] >= 0 and host["clk_tck"] > 0
         assert host["own_cpu_s"] > 0
+
+
+def test_the_contention_record_shares_the_cleaning_the_cases_estimate_makes(monkeypatch):
+    """The record reads the workload's CPU shares and preempted iterations, which neither the
+    operations per call nor the overhead's subtraction change: made with the case's own, it is the
+    same record, and the estimate that follows reuses its cleaning instead of making another."""
+    from perflab.stats import clean
+    from perflab.stats.contention import case_contention
+    rng = np.random.default_rng(5)
+    launches = side(rng, 1e5, launches=6, rounds=20, preempted=0.2)
+    for ln in launches:
+        ln.overhead, ln.overhead_rounds = [int(1e3)] * 5, [0] * 5
+    host = ({"cpus": 2, "loadavg": 0.8}, {"cpus": 2, "loadavg": 1.0})
+    plain = case_contention(launches, *host, 1, False)
+    mine = case_contention(launches, *host, 8, True)
+    assert plain == mine and mine["preempted_share"] > 0.1
+    made = []
+    real = clean._clean_case
+    monkeypatch.setattr(clean, "_clean_case", lambda *a: made.append(a) or real(*a))
+    case_contention(launches, *host, 4, True)
+    estimate(launches, 4, subtract_overhead=True, modality=False)
+    assert len(made) == 1  # one cleaning for the record and the estimate

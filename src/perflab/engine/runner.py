@@ -749,7 +749,7 @@ class Engine:
     def _finish(self, st: _CaseState, reason: str) -> None:
         st.result.stop_reason = reason
         st.result.contention = case_contention([ln.samples for ln in st.launches], self._host_start,
-                                               self.host())
+                                               self.host(), st.case.benchmark.ops_per_invoke, self.job.overhead)
         st.result.launch_cost_s, st.result.iteration_cost_s = st.ledger.costs()
         first = st.live()[0]
         if self.job.diagnose and {"alloc", "gc", "allocs", "codesize"} & set(first.handle.hello.capabilities):
