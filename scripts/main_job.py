@@ -9,7 +9,8 @@ runtime, side by side, within ONE total budget, and a report per family.
    family, with the default job (±2 %) and a larger budget per case — the time goes where the
    answer is not known yet, not evenly to every case: each check gets the time its interval says
    it needs, cheapest first, and a round leaves what it does not need to the next
-   (scripts/main_job_plan.py). Up to MAX_ROUNDS rounds. The report merges the result files; a case
+   (scripts/main_job_plan.py). Rounds go on while time is left (MAX_ROUNDS bounds only a job
+   whose runs cost nothing). The report merges the result files; a case
    measured again replaces its earlier result (the later file wins).
 4. The report (index + a page per family) and, on the console, one line per family; the claims'
    tally (and the wall time) goes to `<out>/main-job.json` too (bench/main_job.py reads it).
@@ -43,7 +44,9 @@ REPORT_RESERVE = 30.0          # seconds kept for the report
 # round's floor (4 s a case) and the run's own cost. It was 60 s: a round that left 49 s ended the job
 # early with two cheap checks still waiting for it
 MIN_PASS2 = 15.0
-MAX_ROUNDS = 4
+# rounds end when the time does; this bounds only a job whose runs take none. It was 4, and jobs
+# ended a minute early with checks that needed 15-25 s a case still waiting
+MAX_ROUNDS = 12
 # a round that is not the last spends at most this share of the time left: the rest is planned again
 # from the round's new measurements. Round 1 used to plan nearly all of it (577 of 664 s), a third on
 # hand-off checks (PingPong, loopback) that no round decided, and no second round was left for the
@@ -170,14 +173,18 @@ def main(argv: list[str] | None = None, run: Callable[[list[str]], int] | None =
     # 3. pass 2: the undecided claims get the time left
     from perflab.report.results_view import load_report
     run_costs: list[float] = []
+    tries: dict[tuple, int] = {}  # (family, check) → times pass 2 measured it
 
     def planned(todo, time_left: float, round_: int, last: bool):
         """The round's runs, each run's own cost (RUN_COST_GUESS, then the mean seen: what the clock
         pays, a run that ended early included) charged before the time left is shared: fourteen runs
         a round cost the job 40 s beyond their budgets."""
         cost = max(0.0, statistics.fmean(run_costs)) if run_costs else RUN_COST_GUESS
-        first = pass2_plan(todo, time_left, round_, last)
-        return pass2_plan(todo, max(1.0, time_left - cost * len(first)), round_, last) if first else first
+        for r in todo:
+            for c in r.items:
+                c.tries = tries.get((r.language, c.key), 0)
+        first = pass2_plan(todo, time_left, last)
+        return pass2_plan(todo, max(1.0, time_left - cost * len(first)), last) if first else first
 
     for round_ in range(1, MAX_ROUNDS + 1):
         if interrupted:
@@ -213,6 +220,8 @@ def main(argv: list[str] | None = None, run: Callable[[list[str]], int] | None =
                               "--budget-total", f"{seconds:.0f}", "--exporters", "json",
                               "--label", f"main job pass 2.{round_}", "--out", str(folder), *pass2_extra))
             run_costs.append(clock() - began - round(seconds))
+            for c in r.items:
+                tries[(r.language, c.key)] = tries.get((r.language, c.key), 0) + 1
             got = _newest_json(folder)
             if got is not None:
                 files.append(got)

@@ -26,6 +26,11 @@ class Check:
     need_s: float | None  # measuring seconds a case needs to decide (None: not known)
     cases: int = 2        # cases a run filtered on its benchmarks measures (parameters: more)
     runtimes: list[str] = field(default_factory=list)  # its sides' (one for a methods/param check)
+    tries: int = 0        # times pass 2 has measured it already (its floor doubles with each)
+
+    @property
+    def key(self) -> tuple:
+        return tuple(self.benchmarks), tuple(self.runtimes)
 
 
 @dataclass
@@ -155,24 +160,26 @@ def inconclusive(report) -> list[Remeasure]:
     return out
 
 
-def pass2_plan(todo: list[Remeasure], time_left: float, round_: int,
+def pass2_plan(todo: list[Remeasure], time_left: float,
                last: bool = True) -> list[tuple[Remeasure, float, float]]:
     """(what, seconds for that run, budget per case): the `perflab run`s of one round of pass 2.
 
-    1. Each check's cases get the time it needs (`need_s`), at least the round's floor (doubling
-       each round: what was not decided needs more) and at most the cap; not known: the cap.
+    1. Each check's cases get the time it needs (`need_s`), at least its floor and at most the cap;
+       not known: the cap. The floor doubles each time pass 2 measured the check (`tries`): what
+       its last measurement did not decide needs more. It is the check's own, not the round's: a
+       round-wide floor (32 s a case by round 4) let a late round afford one check while ten that
+       needed 15-25 s a case, never measured in pass 2, waited.
     2. The checks that need least come first, as many as fit in the time left (at least one, with
        the time left if it needs more): a check that needs a minute a case must not starve ten
        that need five seconds.
     3. Unless no round can follow (`last`), a round spends only what its checks need, and what is
        left pays for the next round, on what is then still inconclusive. The last round spreads
        all the time left over its checks (each still at most the cap).
-    A family's checks are measured in one run per budget tier (the floor times a power of two, up
-    to the cap; a check gets the tier at or above its need), so that a check needing 4 s a case is
+    A family's checks are measured in one run per budget tier (the first floor times a power of two,
+    up to the cap; a check gets the tier at or above its need), so that a check needing 4 s a case is
     not given the minute its family's slowest one needs."""
     lo, hi = PASS2_CASE_BUDGET
-    floor = min(hi, lo * 2 ** (round_ - 1))
-    ranked = sorted(((min(hi, max(floor, c.need_s if c.need_s is not None else hi)), i, c)
+    ranked = sorted(((min(hi, max(floor_of(c), c.need_s if c.need_s is not None else hi)), i, c)
                      for i, r in enumerate(todo) for c in r.items), key=lambda x: (x[0], x[1]))
     chosen, spent = [], 0.0
     for need, i, c in ranked:
@@ -186,11 +193,17 @@ def pass2_plan(todo: list[Remeasure], time_left: float, round_: int,
     tiers: dict[tuple[int, float], list[tuple[float, Check]]] = {}
     for need, i, c in chosen:
         need = min(hi, need * stretch)
-        tiers.setdefault((i, _tier(need, floor, hi)), []).append((need, c))
+        tiers.setdefault((i, _tier(need, lo, hi)), []).append((need, c))
     # a run's cases get its largest need; its total, what its checks need (perflab's --budget-total
     # then holds the run to it)
     return [(todo[i].only([c for _, c in group]), sum(n * c.cases for n, c in group), max(n for n, _ in group))
             for (i, _), group in sorted(tiers.items(), key=lambda x: x[0])]
+
+
+def floor_of(check: Check) -> float:
+    """The least a check's case gets: PASS2_CASE_BUDGET's first, doubled for each time before."""
+    lo, hi = PASS2_CASE_BUDGET
+    return min(hi, lo * 2 ** check.tries)
 
 
 def _tier(need: float, floor: float, cap: float) -> float:

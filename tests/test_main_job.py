@@ -189,27 +189,50 @@ def test_a_round_measures_the_checks_that_need_least_first_and_keeps_the_rest_fo
     lo, hi = mj.PASS2_CASE_BUDGET
     # 150 s: the two cheap checks (2 x 5 s and 2 x 20 s a check) fit, the unknown one (the cap,
     # 2 x 60 s) waits; not the last round, so the round spends only what they need
-    plan = mj.pass2_plan(_todo(mj, 20.0, None, 5.0), 150.0, 1, last=False)
+    plan = mj.pass2_plan(_todo(mj, 20.0, None, 5.0), 150.0, last=False)
     assert [(r.benchmarks, seconds, per_case) for r, seconds, per_case in plan] == [
         (["b0"], 40.0, 20.0), (["b2"], 10.0, 5.0)]
-    # round 2: the floor has doubled (a check that needed 1 s was not decided by its 4 s)
-    [(r, seconds, per_case)] = mj.pass2_plan(_todo(mj, 1.0), 200.0, 2, last=False)
+    # measured once in pass 2 already: its floor has doubled (it needed 1 s, its 4 s did not decide)
+    [again] = _todo(mj, 1.0)
+    again.items[0].tries = 1
+    [(r, seconds, per_case)] = mj.pass2_plan([again], 200.0, last=False)
     assert per_case == 2 * lo and seconds == 4 * lo
     # the last round spreads all the time left over what it measures, each case at most the cap
-    plan = mj.pass2_plan(_todo(mj, 5.0, 10.0), 90.0, 1, last=True)
+    plan = mj.pass2_plan(_todo(mj, 5.0, 10.0), 90.0, last=True)
     assert [per_case for _, _, per_case in plan] == [15.0, 30.0]
-    assert mj.pass2_plan(_todo(mj, 50.0), 1000.0, 1, last=True)[0][2] == hi
+    assert mj.pass2_plan(_todo(mj, 50.0), 1000.0, last=True)[0][2] == hi
     # one family's checks that need 5 s and 50 s a case: a run each, not 50 s for both
     both = mj.Remeasure("node", ["node18", "node24"], ["a", "b"], 2,
                         [mj.Check(["a"], 5.0), mj.Check(["b"], 50.0)])
-    plan = mj.pass2_plan([both], 1000.0, 1, last=False)
+    plan = mj.pass2_plan([both], 1000.0, last=False)
     assert [(r.benchmarks, per_case) for r, _, per_case in plan] == [(["a"], 5.0), (["b"], 50.0)]
     # however short the time, a round measures one check
-    [(r, seconds, per_case)] = mj.pass2_plan(_todo(mj, 30.0, 40.0), 100.0, 1, last=False)
+    [(r, seconds, per_case)] = mj.pass2_plan(_todo(mj, 30.0, 40.0), 100.0, last=False)
     assert r.benchmarks == ["b0"] and per_case == 30.0
     # …within the time left
-    [(r, seconds, per_case)] = mj.pass2_plan(_todo(mj, 50.0, None), 70.0, 1, last=True)
+    [(r, seconds, per_case)] = mj.pass2_plan(_todo(mj, 50.0, None), 70.0, last=True)
     assert r.benchmarks == ["b0"] and (seconds, per_case) == (70.0, 35.0)
+
+
+def test_a_check_gets_its_own_floor_so_one_never_measured_in_pass_2_is_not_priced_out():
+    """The floor doubles with each time pass 2 measured a check, not with the round: a late round
+    that has 100 s measures the three checks that need 15 s a case and were never measured, where a
+    round-wide floor (32 s a case in round 4) afforded one."""
+    mj = load("main_job_plan")
+    todo = _todo(mj, 15.0, 15.0, 15.0, 1.0)
+    todo[3].items[0].tries = 3  # measured three times: its floor is 32 s a case
+    plan = mj.pass2_plan(todo, 100.0, last=False)
+    assert sorted(b for r, _, _ in plan for b in r.benchmarks) == ["b0", "b1", "b2"]
+    assert {per_case for _, _, per_case in plan} == {15.0}
+
+
+def test_rounds_go_on_while_time_is_left_not_for_a_fixed_number(tmp_path):
+    """Each round spends what its check needs and re-plans: with time for more than four rounds the
+    job does not stop after four (jobs used to end a minute early with checks waiting)."""
+    rc, calls, said, summary = drive(tmp_path, 1000, cost=10.0, narrow_in_pass2=False)
+    runs = [c for c in calls if c[3] == "run"][1:]
+    assert len(runs) > 4
+    assert summary["wall_s"] <= 1000
 
 
 def test_pass2_keeps_time_for_a_second_round_when_the_first_does_not_need_it_all(tmp_path):
