@@ -111,3 +111,60 @@ def test_a_finished_case_carries_its_time_to_the_log():
                     rng=random.Random(1), on_case_done=lambda r: seen.append(r.wall_seconds))
     [res] = engine.run_group([make_case()])
     assert seen and seen[0] > 0 and seen[0] == res.wall_seconds
+
+
+def _samples(cpu, wall):
+    return {"cpu_ns": list(cpu), "ns": list(wall)}
+
+
+def test_a_rare_iteration_with_more_cpu_than_wall_is_a_clock_glitch_not_a_failed_case():
+    """A quiet run lost a whole case to one iteration with 5.38 ms of thread CPU in 2.98 ms of wall
+    time: a process may have CPU_GLITCH_SHARE of its iterations over (one at least), kept as measured;
+    more means a worker reading the wrong clock, and fails as before."""
+    from perflab.engine.worker import CPU_GLITCH_SHARE, CpuGlitches, check_cpu_times
+    clock = CpuClock("x", "thread", 1)
+    wall = [2_981_643] * 10
+    glitched = [2_900_000] * 10
+    glitched[0] = 5_381_683
+    g = CpuGlitches()
+    msg = _samples(glitched, wall)
+    check_cpu_times(msg, "cpu_ns", wall, clock, g)  # one in ten: allowed
+    assert (g.checked, g.over) == (10, 1) and msg["cpu_ns"][0] == 5_381_683  # raw value kept
+    with pytest.raises(ProtocolError, match=r"cpu_ns\[0\].*2 of the process's 20 iterations"):
+        check_cpu_times(_samples(glitched, wall), "cpu_ns", wall, clock, g)  # a second one: too many
+    # a longer process may have its share: 2 % of 500 iterations
+    g = CpuGlitches(checked=490)
+    for _ in range(int(CPU_GLITCH_SHARE * 500)):
+        check_cpu_times(_samples([2_900_000] * 9 + [5_381_683], wall[:10]), "cpu_ns", wall, clock, g)
+    assert g.over == int(CPU_GLITCH_SHARE * 500) and g.over <= g.allowed()
+    # without a process's count (a conformance vector) none may be over
+    with pytest.raises(ProtocolError, match=r"cpu_ns\[0\]"):
+        check_cpu_times(_samples(glitched, wall), "cpu_ns", wall, clock)
+    # a process clock may exceed wall time (other threads): never an error
+    check_cpu_times(_samples([10 * w for w in wall], wall), "cpu_ns", wall, CpuClock("x", "process", 1))
+
+
+def test_a_glitched_iteration_does_not_move_a_cpu_timed_estimate():
+    """The glitch kept as measured: a CPU-timed case fences its time as a gross outlier, so the
+    estimate is that of the clean samples."""
+    import numpy as np
+    from perflab.model import LaunchSamples
+    from perflab.stats.clean import clean_case
+
+    def launches(glitch):
+        rng, out = np.random.default_rng(7), []
+        for i in range(4):
+            wall = [int(x) for x in rng.normal(1_000_000, 5_000, 30)]
+            cpu = [w - 1_000 for w in wall]
+            if glitch and i == 1:
+                cpu[3] = wall[3] + 2_400_000
+            out.append(LaunchSamples(index=i, invocations=1, workload=wall, workload_cpu=cpu,
+                                     cpu_scope="thread"))
+        return out
+    clean = clean_case(launches(False), subtract_overhead=False)
+    glitched = clean_case(launches(True), subtract_overhead=False)
+    assert all(c.cpu_timed for c in glitched)
+    assert glitched[1].set_aside.get("slow") == 1 and len(glitched[1].x) == 29
+    a = np.mean(np.concatenate([c.x for c in clean]))
+    b = np.mean(np.concatenate([c.x for c in glitched]))
+    assert abs(b / a - 1) < 0.001

@@ -43,6 +43,13 @@ CPU_SCOPES = ("thread", "process")
 # 2 ms iteration, so a worker reporting a busy process's CPU time as its thread's is still caught;
 # 2 clock steps cover a coarse CPU clock rounding at each end; 1 % of wall, long iterations.
 CPU_SLACK_FLOOR_NS = 1_000_000
+# Beyond the slack, a rare iteration is a glitch of the VM's clocks, not a worker's error: a quiet
+# known-ratio run lost a whole case to one iteration whose thread had 5.38 ms of CPU in 2.98 ms of
+# wall time (2026-11-26), which no thread can do — CPU time charged late lands in the next
+# iteration. A process may have this share of its iterations over (one at least) and keeps them as
+# measured: a share above 1 reads as unhindered, and a CPU-timed case's gross-outlier rule fences
+# such a time (stats/clean.py). More is a worker that reads the wrong clock, and fails as before.
+CPU_GLITCH_SHARE = 0.02
 
 
 @dataclass(frozen=True)
@@ -132,8 +139,21 @@ def _non_negative_ints(values: Any) -> bool:
         isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in values)
 
 
-def check_cpu_times(msg: dict[str, Any], field_name: str, wall: list[int], clock: CpuClock | None) -> None:
-    """`field_name` (cpu_ns / overhead_cpu_ns) against the wall times it goes with."""
+@dataclass
+class CpuGlitches:
+    """One process's iterations checked and those whose thread CPU time exceeded wall + slack."""
+    checked: int = 0
+    over: int = 0
+
+    def allowed(self) -> int:
+        return max(1, int(CPU_GLITCH_SHARE * self.checked))
+
+
+def check_cpu_times(msg: dict[str, Any], field_name: str, wall: list[int], clock: CpuClock | None,
+                    glitches: CpuGlitches | None = None) -> None:
+    """`field_name` (cpu_ns / overhead_cpu_ns) against the wall times it goes with. `glitches`: the
+    process's count, which may hold CPU_GLITCH_SHARE of its iterations over (None: none may be, as a
+    conformance vector expects)."""
     cpu = msg.get(field_name)
     if clock is None:
         if cpu is not None:
@@ -147,16 +167,26 @@ def check_cpu_times(msg: dict[str, Any], field_name: str, wall: list[int], clock
         raise ProtocolError(f"samples.{field_name} has {len(cpu)} values for {len(wall)} iterations")
     if clock.scope != "thread":
         return  # a process clock also counts the runtime's other threads: it may exceed wall time
-    for i, (c, w) in enumerate(zip(cpu, wall)):
-        if c > w + clock.slack_ns(w):
-            raise ProtocolError(f"samples.{field_name}[{i}] = {c} ns of CPU time exceeds the "
-                                f"iteration's {w} ns wall time (slack {clock.slack_ns(w):.0f} ns)")
+    over = [i for i, (c, w) in enumerate(zip(cpu, wall)) if c > w + clock.slack_ns(w)]
+    if glitches is not None:
+        glitches.checked += len(wall)
+        glitches.over += len(over)
+        if glitches.over <= glitches.allowed():
+            return
+    if over:
+        i = over[0]
+        c, w = cpu[i], wall[i]
+        many = (f" ({glitches.over} of the process's {glitches.checked} iterations; "
+                f"{glitches.allowed()} may be)" if glitches is not None else "")
+        raise ProtocolError(f"samples.{field_name}[{i}] = {c} ns of CPU time exceeds the "
+                            f"iteration's {w} ns wall time (slack {clock.slack_ns(w):.0f} ns){many}")
 
 
 def validate_reply(msg: Any, rid: int, expected: str, request: dict[str, Any],
-                   cpu_clock: CpuClock | None = None) -> dict[str, Any]:
+                   cpu_clock: CpuClock | None = None, glitches: CpuGlitches | None = None) -> dict[str, Any]:
     """Check a reply against the protocol; raise BenchmarkError for `error`, ProtocolError if
-    malformed. `cpu_clock`: the one the worker's hello declared (samples then carry CPU times)."""
+    malformed. `cpu_clock`: the one the worker's hello declared (samples then carry CPU times);
+    `glitches`: the process's CPU-over-wall count (check_cpu_times)."""
     if not isinstance(msg, dict):
         raise ProtocolError("reply is not a JSON object")
     if msg.get("v") != PROTOCOL_VERSION:
@@ -187,8 +217,8 @@ def validate_reply(msg: Any, rid: int, expected: str, request: dict[str, Any],
                 raise ProtocolError("samples.overhead_ns must be a list of non-negative integers")
             if len(over) != len(ns):
                 raise ProtocolError(f"got {len(ns)} workload samples but {len(over)} overhead samples")
-            check_cpu_times(msg, "overhead_cpu_ns", over, cpu_clock)
-        check_cpu_times(msg, "cpu_ns", ns, cpu_clock)
+            check_cpu_times(msg, "overhead_cpu_ns", over, cpu_clock, glitches)
+        check_cpu_times(msg, "cpu_ns", ns, cpu_clock, glitches)
     if kind == "loaded":
         if not isinstance(msg.get("benchmarks"), list) or not isinstance(msg.get("errors", []), list):
             raise ProtocolError("loaded needs a 'benchmarks' list and an 'errors' list")
@@ -237,6 +267,7 @@ class WorkerProcess:
         self.spec = spec
         self.token = secrets.token_hex(16)
         self._next_id = 0
+        self.cpu_glitches = CpuGlitches()
         self._bye_id: int | None = None  # set by say_bye: close then only collects the reply
         # a request was sent and its reply not read (interrupted, timed out): the worker is busy
         # with it, or out of step, and would not answer a bye; close kills it at once
@@ -339,7 +370,7 @@ class WorkerProcess:
         reply = self._read_json(timeout)
         self._awaiting = False
         return validate_reply(reply, self._next_id, expected_reply(msg), msg,
-                              getattr(self, "hello", None) and self.hello.cpu_clock)
+                              getattr(self, "hello", None) and self.hello.cpu_clock, self.cpu_glitches)
 
     def send_raw(self, line: str) -> None:
         """Send one line as it is (conformance tests send malformed lines on purpose)."""
