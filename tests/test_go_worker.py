@@ -381,6 +381,29 @@ def test_examples_module_untouched(rt, tmp_path):
     assert {str(Path(p).parent) for p in spec.load_paths} == {str(EXAMPLES / "hashing"), str(pkg)}
 
 
+def _children(pid: int) -> set[int]:
+    out = set()
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        out.update(int(x) for x in Path(f"/proc/{pid}/task/{tid}/children").read_text().split())
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads /proc")
+def test_the_mux_reaps_its_package_binaries_before_it_exits(rt, tmp_path):
+    """A package binary still exiting when the mux exits is reparented to init: its CPU time (the
+    benchmark's) never reached the host's count of its own processes, which read it as other work
+    (0.4-0.6 CPUs "foreign" on Go cases of quiet main jobs). After `bye` the mux reaps them first."""
+    spec = TC.prepare(rt, TC.find_sources(EXAMPLES), tmp_path)
+    with worker(spec) as w:
+        load(w, spec)
+        kids = _children(w.proc.pid)
+        assert len(kids) == 2  # one binary per package
+        assert w.request("bye", 10)["type"] == "done"
+        assert w.proc.wait(timeout=10) == 0
+        # reaped by the mux (gone), not orphans that init or the lifeline cleans up later
+        assert [k for k in kids if Path(f"/proc/{k}").exists()] == []
+
+
 def test_load_one_file_discovers_only_its_benchmarks(timers_spec):
     """The host relaunches a case loading only its file; other files' benchmarks are not run."""
     with worker(timers_spec) as w:

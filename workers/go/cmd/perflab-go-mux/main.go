@@ -35,6 +35,7 @@ var testFlags = []string{"-test.run=^TestPerflabWorkerZZ$", "-test.timeout=0", "
 type child struct {
 	dir    string
 	cmd    *exec.Cmd
+	done   chan struct{} // closed once the child has exited and been reaped (by cmd.Wait)
 	conn   net.Conn
 	r      *bufio.Reader
 	nextID int
@@ -87,7 +88,11 @@ func start(dir, binary string) *child {
 		die("cannot start %s: %v", binary, err)
 	}
 	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	done := make(chan struct{})
+	go func() {
+		exited <- cmd.Wait()
+		close(done)
+	}()
 	accepted := make(chan net.Conn, 1)
 	go func() {
 		if c, err := ln.Accept(); err == nil {
@@ -102,7 +107,7 @@ func start(dir, binary string) *child {
 	case <-time.After(60 * time.Second):
 		die("worker for %s did not connect", dir)
 	}
-	ch := &child{dir: dir, cmd: cmd, conn: conn, r: bufio.NewReaderSize(conn, 1<<16)}
+	ch := &child{dir: dir, cmd: cmd, done: done, conn: conn, r: bufio.NewReaderSize(conn, 1<<16)}
 	hello, err := readMsg(ch.r)
 	if err != nil || hello["type"] != "hello" || hello["token"] != token {
 		die("bad hello from the worker for %s", dir)
@@ -266,6 +271,16 @@ func main() {
 			writeMsg(host, map[string]any{"v": protocolVersion, "id": msg["id"], "type": "done"})
 			for _, c := range children {
 				_ = c.conn.Close()
+			}
+			// Reap the children before exiting: a child still exiting when the mux exits is
+			// reparented to init, and its CPU time (the benchmark's) never reaches the host's
+			// count of its own processes, which then reads it as other work on the machine.
+			limit := time.Now().Add(2 * time.Second)
+			for _, c := range children {
+				select {
+				case <-c.done:
+				case <-time.After(time.Until(limit)):
+				}
 			}
 			os.Exit(0)
 		default:
