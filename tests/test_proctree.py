@@ -61,11 +61,35 @@ def test_only_a_delegating_worker_is_followed_to_its_children(tree):
 
 def test_the_hosts_own_cpu_time_counts_a_delegating_workers_busy_child(tree):
     parent, _ = tree
+    proctree.started(parent.pid)  # as engine/worker.py registers a worker it starts
+    assert parent.pid in proctree.host_children()
     # not followed: the busy grandchild's CPU time shows nowhere in the host's own (it would be
     # counted as other work's)
     assert _burn_while(host.own_cpu_seconds) < 0.15
     proctree.delegate(parent.pid)
     assert _burn_while(host.own_cpu_seconds) > 0.25  # the child burns a CPU for 0.4 s
+    proctree.forget(parent.pid)  # reaped: no longer read (its pid may be reused)
+    assert parent.pid not in proctree.host_children()
+
+
+def test_a_worker_registers_itself_and_is_forgotten_once_closed(tmp_path):
+    """The host's readings read the children it started (engine/worker.py registers each worker),
+    not every host thread's /proc children file; a closed worker is no longer read."""
+    import shutil
+
+    from perflab.engine.plan import open_worker
+    from perflab.runtimes.python import describe
+    from perflab.toolchains.python import PythonToolchain
+    path = tmp_path / "bench_x.py"
+    path.write_text("import perflab\n\n@perflab.benchmark\ndef noop():\n    pass\n")
+    spec = PythonToolchain().prepare(describe(shutil.which("python3") or sys.executable), [path], tmp_path)
+    w, _ = open_worker(spec, 30)
+    pid = w.proc.pid
+    try:
+        assert pid in proctree.host_children()
+    finally:
+        w.close()
+    assert pid not in proctree.host_children()
 
 
 def test_the_pinning_probe_sees_the_childs_cpu_time_and_the_pin_reaches_it(tree):

@@ -54,17 +54,11 @@ def own_cpu_seconds() -> float | None:
         return None
     tck = _CLK_TCK
     total = me.ru_utime + me.ru_stime + ended.ru_utime + ended.ru_stime
-    try:
-        tasks = os.listdir("/proc/self/task")
-    except OSError:
+    if not _PROC:
         return None
-    children: set[int] = set()
-    for tid in tasks:
-        try:
-            children.update(int(p) for p in _read(f"/proc/self/task/{tid}/children").split())
-        except (OSError, ValueError):
-            continue  # a thread that just ended, or a kernel without the children file
-    for child in children:
+    # the children the host started (engine/proctree.py), not a walk of every host thread's
+    # /proc children file: a dozen files at each of a case's two readings
+    for child in proctree.host_children():
         # a delegating worker (Go's multiplexer) measures in its children: theirs count while they
         # live, and in its cutime once it has reaped them (engine/proctree.py)
         for pid in proctree.family(child):
@@ -74,6 +68,9 @@ def own_cpu_seconds() -> float | None:
             except (OSError, ValueError, IndexError):
                 continue  # ended between the listing and the read: counted by its parent once reaped
     return total
+
+
+_PROC = os.path.isdir("/proc/self")
 
 
 def _sysconf_clk_tck() -> int | None:

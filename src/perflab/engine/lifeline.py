@@ -32,6 +32,8 @@ import signal
 import subprocess
 import tempfile
 
+from . import proctree
+
 # F_SETSIG is Linux's; elsewhere workers still die when their socket closes, between two calls
 SUPPORTED = hasattr(fcntl, "F_SETSIG") and hasattr(os, "O_ASYNC")
 
@@ -84,6 +86,7 @@ def run(argv: list[str], timeout: float, **popen_kwargs) -> subprocess.Completed
         except BaseException:
             line.cut()
             raise
+        proctree.started(proc.pid)  # its CPU time is perflab's own (engine/host.py)
         try:
             line.arm(proc.pid)
             proc.wait(timeout)
@@ -92,6 +95,7 @@ def run(argv: list[str], timeout: float, **popen_kwargs) -> subprocess.Completed
             proc.wait()
             raise
         finally:
+            proctree.forget(proc.pid)
             line.cut()
         out.seek(0)
         err.seek(0)

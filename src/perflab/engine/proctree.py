@@ -11,13 +11,28 @@ Two readings must follow the whole family, or they see the wrong process:
 
 Walking every worker's threads for children at each reading costs about 0.14 ms per worker, twice
 per case; so only the workers that say they delegate (LaunchSpec.delegates) are walked.
+
+The host's own children are the processes it started and registered here (`started`): workers, and
+the processes lifeline.run runs. Listing them by walking the host's threads' /proc children files
+cost a file per host thread (a dozen: pools, output drains) at every reading.
 """
 from __future__ import annotations
 
 import os
 
 _DELEGATING: set[int] = set()  # pids of live delegating workers (registered by engine/worker.py)
+# the host's children not reaped yet, in the order started (a dict: adding and removing are O(1),
+# and a reading iterates a snapshot while pool threads start and reap others)
+_STARTED: dict[int, None] = {}
 MAX_PROCESSES = 64  # a walk stops here: a benchmark that forks without bound is not followed
+
+
+def started(pid: int, delegating: bool = False) -> None:
+    """The host started `pid` (a worker, or a process lifeline.run runs); `delegating`: it measures
+    in its children, follow them."""
+    _STARTED[pid] = None
+    if delegating:
+        _DELEGATING.add(pid)
 
 
 def delegate(pid: int) -> None:
@@ -28,6 +43,12 @@ def delegate(pid: int) -> None:
 def forget(pid: int) -> None:
     """`pid` has exited and been reaped (its pid may be reused)."""
     _DELEGATING.discard(pid)
+    _STARTED.pop(pid, None)
+
+
+def host_children() -> list[int]:
+    """The processes the host started that are not reaped yet."""
+    return list(_STARTED)
 
 
 def delegates(pid: int) -> bool:

@@ -292,8 +292,7 @@ class WorkerProcess:
             listener.close()
             self.lifeline.cut()
             raise WorkerFailure(f"cannot start worker: {exc}") from None
-        if spec.delegates:
-            proctree.delegate(self.proc.pid)
+        proctree.started(self.proc.pid, delegating=spec.delegates)
         try:
             self.lifeline.arm(self.proc.pid)
             try:
