@@ -1,6 +1,6 @@
 """`perflab run --budget-total SECONDS`: one wall-time budget for a whole run, shared among its cases.
 
-Three rules, each tested alone (tests/test_total_budget.py):
+Five rules, each tested alone (tests/test_total_budget.py):
 
 - **A case costs what it really took.** A case's budget pays for measuring only; its launches,
   warm-up, pilot and a time-out come on top. Per language, the median of what a case took beyond its
@@ -12,8 +12,7 @@ Three rules, each tested alone (tests/test_total_budget.py):
   max(TIMEOUT_FLOOR_S, TIMEOUT_PER_BUDGET × the case's budget) (`reply_timeout`) — unless the user
   chose `--timeout`; a case that outlasts it fails alone, "timed out after …", as any time-out.
 - **A reference group gives up after one time-out.** In a run where some group decides a claim, in a
-  group that does not (see below),
-  a case that timed out before its partners started skips them (`Job.timeout_ends_group`): the
+  group that does not (see below), a case that timed out before its partners started skips them (`Job.timeout_ends_group`): the
   group's ratio is gone with it, and the partners would most likely spend a time-out each too (Mono
   with and without its interpreter: 8 time-outs, 80 s of a 468 s first pass). A deciding group
   measures every case: a claim needs both sides.
