@@ -11,7 +11,7 @@ runtime, side by side, within ONE total budget, and a report per family.
    it needs, cheapest first, and a round leaves what it does not need to the next
    (scripts/main_job_plan.py). Rounds go on while time is left (MAX_ROUNDS bounds only a job
    whose runs cost nothing). The report merges the result files; a case
-   measured again replaces its earlier result (the later file wins).
+   measured again replaces its earlier result (the later file wins), unless it failed there.
 4. The report (index + a page per family) and, on the console, one line per family; the claims'
    tally (and the wall time) goes to `<out>/main-job.json` too (bench/main_job.py reads it).
 

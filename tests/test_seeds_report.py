@@ -457,6 +457,25 @@ def test_cases_measured_again_make_one_note_per_pair_of_files(tmp_path):
     assert note.endswith("and 2 more.") and all(c.mean == 90.0 for c in rep.cases)
 
 
+def test_a_case_that_fails_when_measured_again_keeps_its_earlier_measurement(tmp_path):
+    """Nothing measured is lost to a later attempt: a main job's pass 2 measured node18's
+    HttpDownload again, it failed (ECONNRESET), and the family page lost a row it had measured."""
+    a = write(tmp_path, "a.json", doc([case("m0", "python3.8", 100.0), case("m0", "python3.13", 80.0)]))
+    b = write(tmp_path, "b.json", doc([case("m0", "python3.8", 0.0, status="failed", error="read ECONNRESET"),
+                                       case("m0", "python3.13", 70.0)]))
+    rep = rv.load_report([str(a), str(b)], "t")
+    old, new = (next(c for c in rep.cases if c.runtime == rt) for rt in ("python3.8", "python3.13"))
+    assert old.ok and old.mean == 100.0 and old.path == str(a)
+    assert new.mean == 70.0 and new.path == str(b)  # what did not fail: the later measurement
+    r = rv.ratio_to(new, old)
+    assert r is not None and abs(r.value - 0.7) < 1e-9  # the two measured apart: unpaired
+    assert any(n.startswith(f"1 case(s) measured in {a} failed when measured again in {b}; the earlier "
+                            "measurement is used: bench_x.m0@python3.8 (read ECONNRESET)") for n in rep.notes)
+    # and a failure measured again successfully is replaced, as any case is
+    rep2 = rv.load_report([str(b), str(a)], "t")
+    assert next(c for c in rep2.cases if c.runtime == "python3.8").ok
+
+
 def test_counts_get_a_table_of_their_own_with_secondary_figures_and_runtime_notes(tmp_path):
     """Results counted under valgrind: per-op Ir, its ratio to the baseline runtime, est. cycles and
     misses in an Instructions table after the time table; a runtime that could not be counted is

@@ -248,6 +248,7 @@ def report_from_docs(paths: list[str], docs: list[dict], title: str,
     order: list[tuple] = []
     seen_keys: set = set()
     again: dict[tuple[str, str], list[str]] = {}
+    kept: dict[tuple[str, str], list[str]] = {}  # measured again, failed there: the earlier stands
     for i, (p, doc) in enumerate(zip(paths, docs)):
         cases = [Case(i, p, c) for c in doc["cases"]]
         keys = {c.key for c in cases}
@@ -260,8 +261,13 @@ def report_from_docs(paths: list[str], docs: list[dict], title: str,
         for c in cases:
             k = (c.key, c.runtime)
             if k in by_key:
-                again.setdefault((by_key[k].path, p), []).append(
-                    f"{c.bench_id}{'[' + _params_text(c) + ']' if c.params else ''}@{c.runtime}")
+                name = f"{c.bench_id}{'[' + _params_text(c) + ']' if c.params else ''}@{c.runtime}"
+                if by_key[k].ok and not c.ok:
+                    # a measurement that failed does not take the place of one that did not:
+                    # nothing measured is lost to a later attempt (its error is in the note)
+                    kept.setdefault((by_key[k].path, p), []).append(f"{name} ({c.error})")
+                    continue
+                again.setdefault((by_key[k].path, p), []).append(name)
             else:
                 order.append(k)
             by_key[k] = c
@@ -270,6 +276,10 @@ def report_from_docs(paths: list[str], docs: list[dict], title: str,
         shown = ", ".join(which[:MAX_LISTED]) + (f" and {len(which) - MAX_LISTED} more" if len(which) > MAX_LISTED else "")
         notes.append(f"{len(which)} case(s) measured in {first} and again in {later}; the later "
                      f"file is used: {shown}.")
+    for (first, later), which in kept.items():
+        shown = ", ".join(which[:MAX_LISTED]) + (f" and {len(which) - MAX_LISTED} more" if len(which) > MAX_LISTED else "")
+        notes.append(f"{len(which)} case(s) measured in {first} failed when measured again in {later}; "
+                     f"the earlier measurement is used: {shown}.")
     cases = [by_key[k] for k in order]
     runtimes: list[str] = []
     for doc in docs:
