@@ -427,8 +427,11 @@ def test_perflabs_own_cpu_time_counts_its_children_live_and_ended():
     code = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass"
     before = own_cpu_seconds()
     subprocess.run([sys.executable, "-c", code], check=True)  # ended and reaped: in RUSAGE_CHILDREN
-    # spins, then stays alive waiting on its stdin: its CPU time shows through /proc
+    # spins, then stays alive waiting on its stdin: its CPU time shows through /proc, read for the
+    # processes the host registered as started (engine/proctree.py), as workers are
+    from perflab.engine import proctree
     child = subprocess.Popen([sys.executable, "-c", code + "\ninput()"], stdin=subprocess.PIPE)
+    proctree.started(child.pid)
     try:
         import time
         deadline = time.monotonic() + 60
@@ -438,6 +441,7 @@ def test_perflabs_own_cpu_time_counts_its_children_live_and_ended():
     finally:
         child.kill()
         child.wait()
+        proctree.forget(child.pid)
 
 
 def test_the_host_reading_reads_proc_files_whole_or_their_first_line(tmp_path):
