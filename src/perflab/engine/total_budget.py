@@ -12,10 +12,10 @@ Five rules, each tested alone (tests/test_total_budget.py):
   max(TIMEOUT_FLOOR_S, TIMEOUT_PER_BUDGET × the case's budget) (`reply_timeout`) — unless the user
   chose `--timeout`; a case that outlasts it fails alone, "timed out after …", as any time-out.
 - **A reference group gives up after one time-out.** In a run where some group decides a claim, in a
-  group that does not (see below), a case that timed out before its partners started skips them (`Job.timeout_ends_group`): the
-  group's ratio is gone with it, and the partners would most likely spend a time-out each too (Mono
-  with and without its interpreter: 8 time-outs, 80 s of a 468 s first pass). A deciding group
-  measures every case: a claim needs both sides.
+  group that does not (see below), a case that timed out before its partners started skips them
+  (`Job.timeout_ends_group`): the group's ratio is gone with it, and the partners would most
+  likely spend a time-out each too (Mono with and without its interpreter: 8 time-outs, 80 s of a
+  468 s first pass). A deciding group measures every case: a claim needs both sides.
 - **A case that timed out last time is not measured again** (store.last_timeouts): skipped, with the
   run that timed out in its reason; measured alone (without --budget-total) it is tried again, and
   after RETRY_AFTER_SKIPS runs skipped it: a time-out may have been the machine's (a loaded laptop)

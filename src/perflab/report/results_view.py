@@ -239,6 +239,12 @@ def load_report(paths: list[str], title: str, baseline: str | None = None) -> Re
     return report_from_docs(list(paths), docs, title, baseline)
 
 
+def _listed(names: list[str]) -> str:
+    """The first MAX_LISTED names, and how many more."""
+    more = len(names) - MAX_LISTED
+    return ", ".join(names[:MAX_LISTED]) + (f" and {more} more" if more > 0 else "")
+
+
 def report_from_docs(paths: list[str], docs: list[dict], title: str,
                      baseline: str | None = None) -> Report:
     """A report of results documents already loaded (files, or runs from the history: `paths` then
@@ -273,13 +279,11 @@ def report_from_docs(paths: list[str], docs: list[dict], title: str,
             by_key[k] = c
     # one note per pair of files: a second pass measures dozens of cases again
     for (first, later), which in again.items():
-        shown = ", ".join(which[:MAX_LISTED]) + (f" and {len(which) - MAX_LISTED} more" if len(which) > MAX_LISTED else "")
         notes.append(f"{len(which)} case(s) measured in {first} and again in {later}; the later "
-                     f"file is used: {shown}.")
+                     f"file is used: {_listed(which)}.")
     for (first, later), which in kept.items():
-        shown = ", ".join(which[:MAX_LISTED]) + (f" and {len(which) - MAX_LISTED} more" if len(which) > MAX_LISTED else "")
         notes.append(f"{len(which)} case(s) measured in {first} failed when measured again in {later}; "
-                     f"the earlier measurement is used: {shown}.")
+                     f"the earlier measurement is used: {_listed(which)}.")
     cases = [by_key[k] for k in order]
     runtimes: list[str] = []
     for doc in docs:
