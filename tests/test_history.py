@@ -59,31 +59,38 @@ def _resume_to_the_end(store, url: str, says: str, cases: int) -> dict:
 
 
 def test_a_killed_run_resumes_without_losing_or_repeating_cases(tmp_path):
+    # c_held cannot finish until the flag goes: the kill lands mid-run however fast the machine (waiting
+    # for the store to hold two cases raced the run's end: fast cases reach the store in batches)
+    flag = tmp_path / "hold"
+    flag.write_text("")
     bench = tmp_path / "bench_resume.py"
     bench.write_text(
-        "import time, perflab\n"
+        "import os, time, perflab\n"
         "@perflab.benchmark\ndef a_fast():\n    return 1\n"
         "@perflab.benchmark\ndef b_fast():\n    return 2\n"
-        "@perflab.benchmark\ndef c_slow():\n    time.sleep(0.01)\n"
+        f"@perflab.benchmark\ndef c_held():\n    while os.path.exists({str(flag)!r}): time.sleep(0.05)\n"
         "@perflab.benchmark\ndef d_fast():\n    return 4\n")
     url = f"sqlite://{tmp_path / 'h.db'}"
+    out = tmp_path / "out"
     args = [sys.executable, "-m", "perflab.cli", "run", str(bench), "--job", "short", "--budget", "3",
-            "--store", url, "-o", str(tmp_path / "out")]
+            "--store", url, "-o", str(out)]
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
-    store = open_store(url)
     deadline = time.time() + 120
-    while time.time() < deadline:
-        runs = store.runs()
-        if runs and runs[0]["cases"] >= 2:
-            break
+    logged = []
+    while time.time() < deadline and len(logged) < 2:
+        logs = list(out.glob("perflab-*.jsonl"))
+        logged = logs[0].read_text().splitlines() if logs else []
         time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)  # kill -9 the host and its workers
+    os.killpg(proc.pid, signal.SIGKILL)  # kill -9 the host and its workers, held in c_held
     proc.wait()
+    before = {c["key"]: c for c in map(json.loads, logged)}
+    assert len(before) == 2
+    store = open_store(url)
     [run] = store.runs()
     assert not run["complete"]
-    before = {c["key"]: c for c in store.cases(run["id"])}
-    assert 2 <= len(before) < 4
+    assert {c["key"] for c in store.cases(run["id"])} <= set(before)  # nothing stored that was not logged
+    flag.unlink()
     after = _resume_to_the_end(store, url, f"resuming run #{run['id']}", 4)
     for key, c in before.items():  # what was measured before the kill is kept, not measured again
         assert after[key]["launches"] == c["launches"]
