@@ -106,26 +106,66 @@ def test_a_machine_killed_mid_run_loses_nothing_and_measures_nothing_twice(clust
     assert lost >= 1, (line, [(c["key"], c["machine"]["node"][:8]) for c in doc["cases"]])
 
 
+GATED = """
+import os, time, perflab
+
+GATES = {gates!r}
+
+
+def gate(name):
+    # a case starts held: it says so, and waits until the test lets it (or every case) go on
+    if not os.path.exists(os.path.join(GATES, "go-" + name)):
+        open(os.path.join(GATES, "started-" + name), "w").close()
+        while not (os.path.exists(os.path.join(GATES, "go-" + name)) or os.path.exists(os.path.join(GATES, "go-all"))):
+            time.sleep(0.01)
+
+{benchmarks}
+"""
+
+
+def write_gated_benchmarks(folder: Path, n: int, sleep_s: float) -> tuple[Path, Path]:
+    """`n` benchmarks that each wait, when they start, for the test to let them go (`gates`/go-NAME)."""
+    gates = folder / "gates"
+    gates.mkdir()
+    body = "\n".join(f"@perflab.benchmark\ndef b{i:02d}():\n    gate('b{i:02d}')\n    time.sleep({sleep_s})\n"
+                     for i in range(n))
+    path = folder / "bench_gated.py"
+    path.write_text(GATED.format(gates=str(gates), benchmarks=body))
+    return path, gates
+
+
 def test_a_killed_driver_resumes_and_submits_only_what_is_missing(cluster, tmp_path):
-    bench = write_benchmarks(tmp_path, 6, 0.002)
+    # the test lets two cases finish, whichever Ray starts first, and kills the driver while the
+    # others are held: mid-run however fast the machine (waiting for the store to hold two cases
+    # raced the run's end, as fast cases reach the store in batches)
+    bench, gates = write_gated_benchmarks(tmp_path, 6, 0.002)
     url = f"sqlite:///{tmp_path / 'h.db'}"
+    out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "perflab.cli", "run", str(bench), "--job", "short",
                              "--budget", "2", "--cluster", cluster["address"], "--store", url,
-                             "-o", str(tmp_path / "out"), "--exporters", "json"],
+                             "-o", str(out), "--exporters", "json"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV,
                             start_new_session=True)
-    store = open_store(url)
     deadline = time.time() + 300
-    while time.time() < deadline and proc.poll() is None:
-        runs = store.runs()
-        if runs and runs[0]["cases"] >= 2:
-            break
-        time.sleep(0.1)
+    released, logged = set(), []
+    while time.time() < deadline and proc.poll() is None and len(logged) < 2:
+        for started in gates.glob("started-*"):
+            name = started.name.removeprefix("started-")
+            if len(released) < 2 and name not in released:
+                (gates / f"go-{name}").write_text("")
+                released.add(name)
+        logs = list(out.glob("perflab-*.jsonl"))
+        logged = logs[0].read_text().splitlines() if logs else []
+        time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)  # kill -9 the driver
     proc.wait()
+    before = {c["key"]: c for c in map(json.loads, logged)}
+    assert len(before) == 2 and {c["benchmark"]["name"] for c in before.values()} == released
+    store = open_store(url)
     [run] = store.runs()
-    before = {c["key"]: c for c in store.cases(run["id"])}
-    assert not run["complete"] and 2 <= len(before) < 6
+    assert not run["complete"]
+    assert {c["key"] for c in store.cases(run["id"])} <= set(before)  # nothing stored that was not logged
+    (gates / "go-all").write_text("")
     r = perflab("run", "--resume", "--store", url, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     assert f"resuming run #{run['id']}" in r.stderr
