@@ -58,9 +58,11 @@ def _resume_to_the_end(store, url: str, says: str, cases: int) -> dict:
     return {c["key"]: c for c in store.cases(run["id"])}
 
 
-def test_a_killed_run_resumes_without_losing_or_repeating_cases(tmp_path):
-    # c_held cannot finish until the flag goes: the kill lands mid-run however fast the machine (waiting
-    # for the store to hold two cases raced the run's end: fast cases reach the store in batches)
+def _killed_while_held(tmp_path, *run_args: str) -> tuple[str, Path, dict]:
+    """A 4-case run (`perflab run … *run_args`) killed with `kill -9` once a_fast and b_fast are in its
+    log, while c_held waits on a flag: mid-run however fast the machine (waiting for the store to
+    hold two cases raced the run's end: fast cases reach the store in batches). Returns the store's
+    url, the flag (unlink it to let c_held finish) and the logged cases by key."""
     flag = tmp_path / "hold"
     flag.write_text("")
     bench = tmp_path / "bench_resume.py"
@@ -72,20 +74,24 @@ def test_a_killed_run_resumes_without_losing_or_repeating_cases(tmp_path):
         "@perflab.benchmark\ndef d_fast():\n    return 4\n")
     url = f"sqlite://{tmp_path / 'h.db'}"
     out = tmp_path / "out"
-    args = [sys.executable, "-m", "perflab.cli", "run", str(bench), "--job", "short", "--budget", "3",
-            "--store", url, "-o", str(out)]
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen([sys.executable, "-m", "perflab.cli", "run", str(bench), *run_args,
+                             "--store", url, "-o", str(out)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.time() + 120
     logged = []
     while time.time() < deadline and len(logged) < 2:
         logs = list(out.glob("perflab-*.jsonl"))
         logged = logs[0].read_text().splitlines() if logs else []
         time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)  # kill -9 the host and its workers, held in c_held
+    os.killpg(proc.pid, signal.SIGKILL)  # the host and its workers, held in c_held
     proc.wait()
     before = {c["key"]: c for c in map(json.loads, logged)}
     assert len(before) == 2
+    return url, flag, before
+
+
+def test_a_killed_run_resumes_without_losing_or_repeating_cases(tmp_path):
+    url, flag, before = _killed_while_held(tmp_path, "--job", "short", "--budget", "3")
     store = open_store(url)
     [run] = store.runs()
     assert not run["complete"]
@@ -99,35 +105,12 @@ def test_a_killed_run_resumes_without_losing_or_repeating_cases(tmp_path):
 def test_a_resumed_run_takes_the_cases_its_store_had_not_received_from_its_log(tmp_path):
     # fast cases reach the store in batches (perflab.recording): a host killed before a batch leaves
     # them in the log only; --resume must keep them, not measure them again
-    flag = tmp_path / "hold"
-    flag.write_text("")
-    bench = tmp_path / "bench_logged.py"
-    bench.write_text(
-        "import os, time, perflab\n"
-        "@perflab.benchmark\ndef a_fast():\n    return 1\n"
-        "@perflab.benchmark\ndef b_fast():\n    return 2\n"
-        f"@perflab.benchmark\ndef c_held():\n    while os.path.exists({str(flag)!r}): time.sleep(0.05)\n"
-        "@perflab.benchmark\ndef d_fast():\n    return 4\n")
-    url = f"sqlite://{tmp_path / 'h.db'}"
-    out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "perflab.cli", "run", str(bench), "--job", "dry",
-                             "--store", url, "-o", str(out)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.time() + 120
-    logged = []
-    while time.time() < deadline and len(logged) < 2:
-        logs = list(out.glob("perflab-*.jsonl"))
-        logged = logs[0].read_text().splitlines() if logs else []
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)  # held in c_held: a and b are finished and logged
-    proc.wait()
-    assert len(logged) == 2
+    url, flag, logged = _killed_while_held(tmp_path, "--job", "dry")
     store = open_store(url)
     [run] = store.runs()
     store.conn.execute("DELETE FROM cases WHERE run_id = ?", (run["id"],))  # as if not received yet
     store.conn.commit()
     flag.unlink()
     after = _resume_to_the_end(store, url, f"resuming run #{run['id']}: 2 case(s) already measured", 4)
-    for line in logged:  # kept as logged, not measured again
-        case = json.loads(line)
-        assert after[case["key"]]["launches"] == case["launches"]
+    for key, case in logged.items():  # kept as logged, not measured again
+        assert after[key]["launches"] == case["launches"]
