@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 
 from .model import CaseResult
-from .ratios import Identity, pair
+from .ratios import identity, pair
 from .stats import Estimate, Ratio, estimate, indistinguishable_from_empty, ratio_from_launches, ratio_of
 from .stats.drift import speed_drift
 from .stats.modality import MULTIMODAL_THRESHOLD
@@ -58,7 +58,7 @@ def analyse(results: list[CaseResult], confidence: float = 0.999, target_rel_err
                     continue
                 cache[key] = (row.result, est)  # holding the result keeps its id unique
             row.estimate = cache[key][1]
-    pairs = pair([_identity(r) for r in rows], runtime_order or [], runtimes)
+    pairs = pair([identity(r.result.case) for r in rows], runtime_order or [], runtimes)
     for row, p in zip(rows, pairs):
         if p.method_base is not None:
             base = rows[p.method_base]
@@ -73,12 +73,6 @@ def analyse(results: list[CaseResult], confidence: float = 0.999, target_rel_err
     for row in rows:
         _judge(row, target_rel_error, overhead)
     return rows
-
-
-def _identity(row: Row) -> Identity:
-    c = row.result.case
-    return Identity(c.runtime.language, c.benchmark.group, c.benchmark.name,
-                    tuple(sorted(c.param_values.items())), c.runtime.label, c.benchmark.baseline)
 
 
 def _ratio(row: Row, base: Row, overhead: bool, confidence: float) -> Ratio | None:

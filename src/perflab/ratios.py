@@ -46,6 +46,12 @@ class Identity:
     is_baseline_method: bool
 
 
+def identity(case) -> Identity:
+    """A case's identity for pairing (`case`: a perflab.model.Case)."""
+    return Identity(case.runtime.language, case.benchmark.group, case.benchmark.name,
+                    tuple(sorted(case.param_values.items())), case.runtime.label, case.benchmark.baseline)
+
+
 @dataclass(frozen=True)
 class Pair:
     method_base: int | None   # index of the baseline-method case (same runtime, params), or None

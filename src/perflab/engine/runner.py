@@ -30,6 +30,7 @@ import numpy as np
 from ..errors import TIMED_OUT, ProtocolError, WorkerFailure
 from ..jobs import Job
 from ..model import Case, CaseResult, Diagnostics, LaunchSamples
+from ..ratios import identity, pair
 from ..stats import Ratio, estimate, ratio_from_launches
 from ..stats.contention import case_contention
 from .affinity import PROBE_S, PROBE_TRIES, Placement
@@ -717,34 +718,33 @@ class Engine:
             self._reap(ln.handle.close)
 
     def _group_ratios(self, group: list[_CaseState]) -> list[Ratio | None] | None:
-        """Every contender's ratio to its baseline (the group's baseline method, else the same method,
-        on the group's first runtime — the order runtimes were given in), an entry None while it cannot
-        be judged yet; None when the group has no ratio to judge (a lone case, a failed baseline).
-        A comparison is stopped by its ratios, not by its means: drift that hits both sides of a round
-        cancels in the ratio, not in the means, so a ratio is often precise long before the means —
-        and sometimes later, when processes differ."""
+        """Every ratio the tables will print for this group (perflab.ratios.pair: against the baseline
+        method on the same runtime, and against the same method on the first runtime), an entry None
+        while it cannot be judged yet; None when the group has no ratio to judge (a lone case, failed
+        baselines). A comparison is stopped by its ratios, not by its means: drift that hits both
+        sides of a round cancels in the ratio, not in the means, so a ratio is often precise long
+        before the means — and sometimes later, when processes differ. The pairs are the tables'
+        own, so the interval the stop rule held to the target is the one printed."""
         live = [st for st in group if not st.result.error]
         if len(live) < 2 or self.job.target_rel_error <= 0:
+            return None
+        # the group's cases come in the order runtimes were given: its first runtime is the baseline
+        pairs = pair([identity(st.case) for st in group], [st.case.runtime.label for st in group])
+        bases = [(st, group[i]) for st, p in zip(group, pairs) if not st.result.error
+                 for i in (p.method_base, p.runtime_base)
+                 if i is not None and group[i] is not st and not group[i].result.error]
+        if not bases:
             return None
         if any(st.done or st.estimate is None for st in live):
             return [None]
         # the ratio's units are launch pairs: with fewer than two there is no interval to judge
         if min(len(st.launches) for st in live) < 2:
             return [None]
-        first_runtime = group[0].case.runtime.label  # a group shares its parameters: one plan key
-        base_id = next((st.case.benchmark.id for st in live if st.case.benchmark.baseline), None)
-        out = []
-        for st in live:
-            base = next((b for b in live if b.case.runtime.label == first_runtime
-                         and b.case.benchmark.id == (base_id or st.case.benchmark.id)), None)
-            if base is None:
-                return None
-            if base is not st:
-                out.append(ratio_from_launches(
-                    st.estimate, base.estimate, [ln.samples for ln in st.launches],
-                    [ln.samples for ln in base.launches], st.case.benchmark.ops_per_invoke,
-                    base.case.benchmark.ops_per_invoke, self.job.overhead, self.job.confidence))
-        return out or None
+        return [ratio_from_launches(
+            st.estimate, base.estimate, [ln.samples for ln in st.launches],
+            [ln.samples for ln in base.launches], st.case.benchmark.ops_per_invoke,
+            base.case.benchmark.ops_per_invoke, self.job.overhead, self.job.confidence)
+            for st, base in bases]
 
     def _finish(self, st: _CaseState, reason: str) -> None:
         st.result.stop_reason = reason
