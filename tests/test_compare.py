@@ -131,3 +131,8 @@ def test_contention_makes_a_change_inconclusive_and_a_difference_between_runs_is
     assert c.ratio > 1.2 and c.verdict == "inconclusive" and "contention in new" in c.note
     assert regressions(result, 10) == []
     assert any("different contention" in line for line in summary(result))
+    # no change under contention is no "same" either: interference can hide a change as well (#38)
+    same = case("a", 100.0, rng)
+    same["contention"] = heavy
+    c = compare_docs(("old", old), ("new", doc([same], env=new["environment"]))).cases[0]
+    assert c.verdict == "inconclusive" and "contention in new" in c.note

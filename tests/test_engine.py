@@ -833,3 +833,26 @@ def test_a_group_with_a_baseline_method_on_two_runtimes_stops_on_the_ratios_the_
             stopped_on_ratio += 1
             assert all(r.rel_error <= job.target_rel_error for r in printed)
     assert stopped_on_ratio >= 1
+
+
+def test_a_ratio_whose_baseline_alone_was_contended_is_inconclusive():
+    """Contention is judged for the comparison, both sides: a method ratio whose baseline row alone
+    was measured under heavy contention says its Ratio is inconclusive (issue #38: shown once as a
+    clean 1.87 against a true 2.03); the same ratio with neither side contended says nothing."""
+    from perflab.analysis import analyse
+    job = get_job("short")
+    for contended_base in (True, False):
+        clock = FakeClock()
+        results = Engine(job, lambda c, i: FakeWorker(clock, 1e6 * (2 if c.benchmark.name == "x" else 1),
+                                                      noise=0.01, seed=i),
+                         clock=clock, rng=random.Random(3), executor=InlineExecutor).run_group(
+            [make_case("base", baseline=True), make_case("x")])
+        base = next(r for r in results if r.case.benchmark.name == "base")
+        base.contention = {"level": "heavy" if contended_base else "quiet", "reasons": ["load 3.0 per CPU"]}
+        rows = analyse(results, job.confidence, job.target_rel_error)
+        x = next(r for r in rows if r.result.case.benchmark.name == "x")
+        assert x.ratio is not None and not x.contended
+        said = [w for w in x.warnings if "baseline" in w and "contention" in w]
+        assert bool(said) == contended_base
+        if said:
+            assert "treat its Ratio as inconclusive" in said[0]

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 
 from .model import CaseResult
-from .ratios import identity, pair
+from .ratios import METHOD_COLUMN, identity, pair, runtime_column
+from .stats.contention import ratio_stands
 from .stats import Estimate, Ratio, estimate, indistinguishable_from_empty, ratio_from_launches, ratio_of
 from .stats.drift import speed_drift
 from .stats.modality import MULTIMODAL_THRESHOLD
@@ -72,7 +73,37 @@ def analyse(results: list[CaseResult], confidence: float = 0.999, target_rel_err
             row.runtime_alloc_ratio = _alloc_ratio(row, base)
     for row in rows:
         _judge(row, target_rel_error, overhead)
+    for row, p in zip(rows, pairs):
+        _judge_contended_baseline(row, rows, p)
     return rows
+
+
+def _contention_level(row: Row) -> str | None:
+    level = (row.result.contention or {}).get("level")
+    return level if level in ("heavy", "changing") else None
+
+
+def _judge_contended_baseline(row: Row, rows: list[Row], p) -> None:
+    """Contention is judged for a comparison, both sides, never for one row of it: a ratio whose
+    baseline was measured under heavy contention is inconclusive like one whose own row was (issue
+    #38: a ratio read 1.87 [1.78, 1.96], "target reached", no note, against a true 2.03, because
+    only its baseline row was contended). The one ratio that stands is the same code on two
+    runtimes, paired, both timed by CPU time (stats/contention.ratio_stands)."""
+    if row.contended:
+        return  # its own warning already says every verdict of the row is inconclusive
+    for ratio, index, same_code, column in (
+            (row.ratio, p.method_base, False, METHOD_COLUMN),
+            (row.runtime_ratio, p.runtime_base, True, None)):
+        if ratio is None or index is None or rows[index] is row:
+            continue
+        base = rows[index]
+        level = _contention_level(base)
+        if level is None or ratio_stands(ratio.paired, same_code, bool(row.estimate and row.estimate.cpu_timed),
+                                         bool(base.estimate and base.estimate.cpu_timed)):
+            continue
+        name = column or runtime_column(base.result.case.runtime.label)
+        row.warnings.append(f"its baseline {base.key} was measured under {level} contention: treat its "
+                            f"{name} as inconclusive")
 
 
 def _ratio(row: Row, base: Row, overhead: bool, confidence: float) -> Ratio | None:
