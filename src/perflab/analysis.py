@@ -97,13 +97,21 @@ def _judge_contended_baseline(row: Row, rows: list[Row], p) -> None:
         if ratio is None or index is None or rows[index] is row:
             continue
         base = rows[index]
-        level = _contention_level(base)
-        if level is None or ratio_stands(ratio.paired, same_code, bool(row.estimate and row.estimate.cpu_timed),
-                                         bool(base.estimate and base.estimate.cpu_timed)):
+        if not ratio_blocked(row, base, ratio, same_code):
             continue
         name = column or runtime_column(base.result.case.runtime.label)
-        row.warnings.append(f"its baseline {base.key} was measured under {level} contention: treat its "
-                            f"{name} as inconclusive")
+        row.warnings.append(f"its baseline {base.key} was measured under {_contention_level(base)} "
+                            f"contention: treat its {name} as inconclusive")
+
+
+def ratio_blocked(row: Row, base: Row, ratio: Ratio, same_code: bool) -> bool:
+    """Whether contention leaves row/base without a verdict: either side measured under heavy or
+    changing contention, unless the ratio is paired, of the same benchmark, and both sides are timed
+    by their thread's CPU time (stats/contention.ratio_stands)."""
+    if _contention_level(row) is None and _contention_level(base) is None:
+        return False
+    return not ratio_stands(ratio.paired, same_code, bool(row.estimate and row.estimate.cpu_timed),
+                            bool(base.estimate and base.estimate.cpu_timed))
 
 
 def _ratio(row: Row, base: Row, overhead: bool, confidence: float) -> Ratio | None:

@@ -88,6 +88,13 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--runtimes", "-r", help="comma-separated runtime specs, e.g. python3.8,python3.13 "
                      "(the first is the Ratio baseline), or 'all' for every installed runtime; default: "
                      "one per language (the python3 on PATH, the newest Go the module allows, …)")
+    run.add_argument("--rev", metavar="A,B",
+                     help="measure two or more revisions side by side in one run: commits, tags, branches "
+                     "or worktree folders ('.' is the working tree); each case is paired with itself at "
+                     "the first revision (Ratio vs A), interleaved in the same rounds")
+    run.add_argument("--fail-on-regression", type=number(minimum=0), metavar="PCT",
+                     help="with --rev: exit 1 when a case is surely slower than at the first revision by "
+                     "more than PCT %%")
     run.add_argument("--filter", "-f", action="append", default=[],
                      help="glob on benchmark names (Group.method); repeatable")
     run.add_argument("--category", action="append", default=[], help="only these categories; repeatable")

@@ -31,20 +31,27 @@ class Runtime:
     implementation: str = ""  # "CPython", "PyPy", "V8", "HotSpot"…
     installed: bool = True
     note: str = ""  # e.g. "installable from npm"
+    # `perflab run --rev A,B`: the revision whose benchmark files this runtime runs ("" without --rev)
+    revision: str = ""
 
     @property
     def label(self) -> str:
-        """The name shown in the Runtime column: the family name plus any flags/env."""
+        """The name shown in the Runtime column: the family name plus any flags/env, and `@rev`
+        when the run compares revisions."""
         extra = [f"{k}={v}" for k, v in self.env] + list(self.flags)
-        return f"{self.name}:{' '.join(extra)}" if extra else self.name
+        base = f"{self.name}:{' '.join(extra)}" if extra else self.name
+        return f"{base}@{self.revision}" if self.revision else base
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "name": self.name, "label": self.label, "language": self.language,
             "version": self.version, "executable": self.executable,
             "flags": list(self.flags), "env": dict(self.env),
             "implementation": self.implementation,
         }
+        if self.revision:
+            out["revision"] = self.revision
+        return out
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,9 @@ never mixed into one number:
   baseline method.
 - **Ratio vs <runtime>**: the case's mean / the mean of the same benchmark and parameters on the
   baseline runtime: the first runtime given for its language. Only when that language ran on
-  several runtimes.
+  several runtimes. In a run that compares revisions (`--rev A,B`), the baseline is the same
+  runtime on the first revision given: `python3.11@B` is divided by `python3.11@A`, never by
+  another runtime, so the column says what the change of code did and nothing else.
 
 A group with a baseline method run on several runtimes has both columns. Every row that has a
 baseline has its ratio; the baseline row itself shows 1.00. How a ratio and its interval are computed
@@ -44,12 +46,19 @@ class Identity:
     params: tuple[tuple[str, str], ...]
     runtime: str
     is_baseline_method: bool
+    revision: str = ""  # `--rev`: the revision the case ran (its runtime label ends in "@revision")
+
+    @property
+    def runtime_family(self) -> str:
+        """The runtime without its revision: what a revision's case is paired on."""
+        return self.runtime[:-len(self.revision) - 1] if self.revision else self.runtime
 
 
 def identity(case) -> Identity:
     """A case's identity for pairing (`case`: a perflab.model.Case)."""
     return Identity(case.runtime.language, case.benchmark.group, case.benchmark.name,
-                    tuple(sorted(case.param_values.items())), case.runtime.label, case.benchmark.baseline)
+                    tuple(sorted(case.param_values.items())), case.runtime.label, case.benchmark.baseline,
+                    case.runtime.revision)
 
 
 @dataclass(frozen=True)
@@ -83,6 +92,10 @@ def pair(items: Sequence[Identity], runtime_order: Sequence[str] = (),
     all it needs of the rest."""
     runtimes_of = runtimes if runtimes is not None else language_runtimes(items)
     base_rt = baseline_runtimes(runtimes_of, runtime_order)
+    # revisions: each runtime's baseline is itself on the language's first revision
+    first_rev = {lang: next((it.revision for it in items if it.language == lang and it.runtime == rt),
+                            rt.rsplit("@", 1)[1] if "@" in rt and any(it.revision for it in items) else "")
+                 for lang, rt in base_rt.items()}
     base_method: dict[tuple[str, str], str] = {}
     for it in items:
         if it.is_baseline_method:
@@ -92,7 +105,9 @@ def pair(items: Sequence[Identity], runtime_order: Sequence[str] = (),
     for it in items:
         m = base_method.get((it.language, it.group))
         mi = index.get((it.language, it.group, m, it.params, it.runtime)) if m is not None else None
-        ri = (index.get((it.language, it.group, it.method, it.params, base_rt[it.language]))
+        base = (f"{it.runtime_family}@{first_rev[it.language]}" if it.revision and first_rev.get(it.language)
+                else base_rt[it.language])
+        ri = (index.get((it.language, it.group, it.method, it.params, base))
               if len(runtimes_of[it.language]) > 1 else None)
         out.append(Pair(mi, ri))
     return out

@@ -275,7 +275,7 @@ def case_result_from_json(c: dict[str, Any]):
     runtime = Runtime(name=rt["name"], language=rt["language"], version=rt["version"],
                       executable=rt["executable"], flags=tuple(rt.get("flags", ())),
                       env=tuple((rt.get("env") or {}).items()),
-                      implementation=rt.get("implementation", ""))
+                      implementation=rt.get("implementation", ""), revision=rt.get("revision", ""))
     indices = {a.name: a.values.index(c["params"][a.name]) for a in bench.params}
     case = Case(bench, tuple(indices.items()), runtime)
     launches = launches_from_json(c)

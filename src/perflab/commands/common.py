@@ -78,6 +78,26 @@ def prepare_all(paths: list[Path], spec_text: str | None, timeout: float, workdi
     return prepared
 
 
+def prepare_revisions(names: list[str], paths: list[Path], spec_text: str | None, timeout: float,
+                      workdir: Path, exclude: list[str] = (), reporter: Reporter | None = None):
+    """`--rev`: every revision prepared with every runtime, in the order the revisions were given
+    (the first is the baseline of `Ratio vs`). Returns (prepared, revisions)."""
+    from ..revisions import as_revision, materialise, paths_in, repository_of
+    top = repository_of(paths[0] if paths else Path.cwd())
+    revisions = materialise(names, top, workdir / "revisions")
+    prepared = []
+    reporter = reporter or Reporter(err)
+    for i, rev in enumerate(revisions):
+        if not reporter.quiet:
+            err.print(Text(f"revision {rev.name}: {rev.commit[:12]}{' +changes' if rev.commit.endswith('+changes') else ''}"
+                           f" ({rev.root})"), soft_wrap=True)
+        for p in prepare_all(paths_in(rev, paths or [Path.cwd()], top), spec_text, timeout,
+                             workdir / f"rev{i}-build", exclude, reporter):
+            as_revision(p, rev, top)
+            prepared.append(p)
+    return prepared, revisions
+
+
 def check_out_dir(path: Path) -> None:
     try:
         path.mkdir(parents=True, exist_ok=True)

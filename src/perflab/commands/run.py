@@ -34,17 +34,24 @@ from ..results import document
 from ..stats.distributions import preload
 from ..store import StoreError, open_store
 from ..toolchains import languages
-from .common import check_out_dir, prepare_all
+from ..revisions import parse_revisions
+from .common import check_out_dir, prepare_all, prepare_revisions
 
 # the arguments of `run` a resumed run takes from the interrupted one
 RESUMABLE = ("paths", "runtimes", "filter", "category", "job", "exporters", "out", "hide", "timeout",
              "budget", "budget_total", "target", "iteration_time", "no_overhead", "max_cases", "label",
-             "exclude", "cluster", "measure")
+             "exclude", "cluster", "measure", "rev")
 
 
 def cmd_run(args) -> int:
     began = time.monotonic()  # --budget-total counts from here: the builds are part of the run
     measures = check_measures(args)  # a bad --measure or a missing valgrind: before anything runs
+    if getattr(args, "fail_on_regression", None) is not None and not getattr(args, "rev", None):
+        raise UsageError("--fail-on-regression on `run` needs --rev A,B (two revisions in one run); to "
+                         "judge two stored runs use `perflab compare OLD NEW --fail-on-regression PCT`")
+    if getattr(args, "rev", None) and getattr(args, "cluster", None):
+        raise UsageError("--rev with --cluster is not supported yet: the revisions' trees are laid out on "
+                         "this machine only; run the revisions here, or check each out on the machines")
     preload()  # scipy.special loads while runtimes are found and the first workers start
     idle_since = idle_times()  # the window that picks the measuring CPU passes meanwhile too
     # a bad store is an error before anything runs; the default one is the benchmarks' project's
@@ -85,7 +92,12 @@ def cmd_run(args) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="perflab-"))
     quiet, as_json = getattr(args, "quiet", False), getattr(args, "json", False)
     reporter = Reporter(err, quiet=quiet)
-    prepared = prepare_all(paths, args.runtimes, job.timeout_s, workdir, args.exclude, reporter)
+    revisions = None
+    if getattr(args, "rev", None):
+        prepared, revisions = prepare_revisions(parse_revisions(args.rev), paths, args.runtimes,
+                                                job.timeout_s, workdir, args.exclude, reporter)
+    else:
+        prepared = prepare_all(paths, args.runtimes, job.timeout_s, workdir, args.exclude, reporter)
     plan = build_plan(prepared, args.filter, args.category, args.max_cases)
     if not plan.groups and not plan.failed:
         if any(p.error for p in prepared):
@@ -95,6 +107,8 @@ def cmd_run(args) -> int:
     by_label = {p.runtime.label: p for p in prepared}
     env = collect(paths)
     env["runtimes"] = [p.runtime.to_json() for p in prepared]
+    if revisions:
+        env["revisions"] = [{"name": r.name, "commit": r.commit} for r in revisions]
     json_path = out_dir / f"perflab-{stamp}.json"
     results = []
 
@@ -244,7 +258,33 @@ def cmd_run(args) -> int:
                    + (f"Results: {', '.join(map(str, written))}" if written else "")
                    + (f"; history: run #{run_id} in {store.url}" if store is not None and not store_failed
                       else "")), soft_wrap=True)
-    return 1 if failed or any(p.error for p in prepared) else 0
+    status = 1 if failed or any(p.error for p in prepared) else 0
+    gate = getattr(args, "fail_on_regression", None)
+    if gate is not None:
+        slower = revision_regressions(rows, gate)
+        for row, ratio in slower:
+            err.print(Text(f"regression: {case_label(row.result.case)} is ×{ratio.value:.3f} "
+                           f"[{ratio.ci_low:.3f}, {ratio.ci_high:.3f}] of its time at {row.runtime_baseline_key.rsplit('@', 1)[-1]} "
+                           f"(--fail-on-regression {gate:g})"), soft_wrap=True)
+        if slower:
+            status = 1
+    return status
+
+
+def revision_regressions(rows, pct: float) -> list:
+    """`--fail-on-regression PCT` with `--rev`: the cases whose Ratio vs the first revision is surely
+    above 1 (its whole interval) and above 1 + PCT %, with contention judged for the comparison
+    (analysis.ratio_blocked). The ratio is the paired one of this run: both sides in the same rounds."""
+    from ..analysis import ratio_blocked
+    by_key = {r.key: r for r in rows}
+    out = []
+    for row in rows:
+        r, base = row.runtime_ratio, by_key.get(row.runtime_baseline_key or "")
+        if r is None or base is None or base is row or not row.result.case.runtime.revision:
+            continue
+        if r.ci_low > 1.0 and r.value > 1 + pct / 100 and not ratio_blocked(row, base, r, same_code=True):
+            out.append((row, r))
+    return out
 
 
 # a reply under valgrind comes 50-100x later than without, and a JVM starts at valgrind's speed: its

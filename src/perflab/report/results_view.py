@@ -101,6 +101,12 @@ class Case:
         return str(rt.get("label") or rt.get("name") or "?")
 
     @property
+    def revision(self) -> str:
+        """`--rev`: the revision the case ran ("" in a run without revisions)."""
+        rt = self.raw.get("runtime") or {}
+        return str(rt.get("revision") or "")
+
+    @property
     def ok(self) -> bool:
         return self.raw.get("status", "ok") == "ok" and self.mean is not None
 
@@ -222,7 +228,7 @@ class Report:
         """Each case's (baseline-method case, baseline-runtime case): perflab.ratios' rule, the
         same the run's own table follows."""
         found = pair([Identity(c.language, c.group, c.name, tuple(sorted(c.params.items())),
-                               c.runtime, bool(c.bench.get("baseline"))) for c in self.cases],
+                               c.runtime, bool(c.bench.get("baseline")), c.revision) for c in self.cases],
                      self.runtimes)
         at = lambda i: self.cases[i] if i is not None else None  # noqa: E731
         return {id(c): (at(p.method_base), at(p.runtime_base)) for c, p in zip(self.cases, found)}

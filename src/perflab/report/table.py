@@ -105,7 +105,12 @@ def build_table(rows: list[Row], hide: set[str] | None = None, title: str = "") 
             if name not in params:
                 params.append(name)
     runtimes = list(dict.fromkeys(r.result.case.runtime.label for r in rows))
-    base_rt = next((r.result.case.runtime.label for r in rows if r.is_runtime_baseline), None)
+    bases = list(dict.fromkeys(r.result.case.runtime.label for r in rows if r.is_runtime_baseline))
+    base_rt = bases[0] if bases else None
+    revs = {r.result.case.runtime.revision for r in rows if r.is_runtime_baseline}
+    if len(bases) > 1 and len(revs) == 1 and "" not in revs:
+        # --rev with several runtimes: each runtime is divided by itself on the first revision
+        base_rt = "@" + revs.pop()
     has_ratio = any(r.baseline_key for r in rows)
     has_rt_ratio = base_rt is not None and any(r.runtime_baseline_key for r in rows)
     diags = [r.result.diagnostics for r in rows if r.result.diagnostics]
