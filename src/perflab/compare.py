@@ -30,6 +30,7 @@ from .count_verdicts import DEFAULT_COUNT_THRESHOLD, CountVerdict, format_count,
 from .environment import fingerprint_parts
 from .machines import case_machine_parts, has_machines
 from .errors import UsageError
+from .importers.common import is_imported, side_estimate, source_tool
 from .results import DocumentError, launches_from_json, load_document
 from .stats.contention import contention_differs
 from .stats.distributions import f_survival, t_quantile
@@ -133,6 +134,10 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
     result = Comparison(old_label, new_label, threshold=threshold, count_threshold=count_threshold)
     fa, fb = fingerprint_parts(a.get("environment", {})), fingerprint_parts(b.get("environment", {}))
     differing = [k for k in fa if fa[k] != fb[k]]
+    if is_imported(a) or is_imported(b):
+        # an imported file states only some of its machine (perflab.importers): what it leaves
+        # unsaid is unknown, not different; what it states must still match
+        differing = [k for k in differing if fa[k] is not None and fb[k] is not None]
     ca = {c["key"]: c for c in a["cases"]}
     cb = {c["key"]: c for c in b["cases"]}
     if has_machines(a) or has_machines(b):
@@ -177,6 +182,9 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
             side = x if x["status"] != "ok" else y
             cc.verdict, cc.note = "n/a", ("not available in " if side["status"] == "na" else "failed in ") + (
                 "old" if side is x else "new")
+            continue
+        if is_imported(x) or is_imported(y):
+            _judge_imported(cc, x, y, over_a, over_b, confidence, changed_runtime, tested)
             continue
         (ea, na), (eb, nb) = _side(x, over_a), _side(y, over_b)
         # the columns print the same estimates the ratio is made of
@@ -223,6 +231,45 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
     if judged:
         result.count_geomean = float(math.exp(np.mean(np.log(judged))))
     return result
+
+
+def _judge_imported(cc: CaseComparison, x: dict, y: dict, over_a: bool, over_b: bool, confidence: float,
+                    changed_runtime: str, tested: list) -> None:
+    """A case where either side came from another harness (perflab import): each side is judged by
+    its stored estimate (perflab's over the file's units, or the tool's own interval); a side without
+    an interval makes the verdict inconclusive, with the reason."""
+    sides, notes = [], []
+    for label, c, over in (("old", x, over_a), ("new", y, over_b)):
+        if is_imported(c):
+            est, note, why = side_estimate(c)
+            tool = source_tool(c)
+            if note:
+                notes.append(f"{label}: {note}")
+            if est is None:
+                est_mean = (c.get("estimate") or {}).get("mean")
+                sides.append((est_mean, None, why))
+                continue
+        else:
+            est, n = _side(c, over)
+            if est is None or n < MIN_SAMPLES or est.df < 1 or est.ci_low <= 0:
+                sides.append((est.mean if est else None, None, "no interval (one process, or too few samples)"))
+                continue
+        sides.append((est.mean, est, ""))
+    (ma, ea, why_a), (mb, eb, why_b) = sides
+    cc.old_mean, cc.new_mean = ma, mb
+    if ea is None or eb is None:
+        if ma and mb:
+            cc.ratio = mb / ma
+        cc.verdict = "inconclusive"
+        whys = [f"old and new: {why_a}"] if why_a and why_a == why_b else \
+            [f"{side}: {w}" for side, w in (("old", why_a), ("new", why_b)) if w]
+        cc.note = "; ".join([*whys, changed_runtime] if changed_runtime else whys)
+        return
+    cc.ratio, cc.ci_low, cc.ci_high, cc.p = log_ratio_test(eb, ea, confidence)
+    if len(notes) == 2 and notes[0][len("old: "):] == notes[1][len("new: "):]:
+        notes = [notes[0][len("old: "):]]  # both sides say the same
+    cc.note = "; ".join(n for n in (changed_runtime, *notes) if n)
+    tested.append(cc)
 
 
 def regressions(result: Comparison, pct: float) -> list[CaseComparison]:
@@ -292,7 +339,8 @@ def summary(result: Comparison) -> list[str]:
               for v in ("faster", "slower", "same", "inconclusive", "n/a")}
     lines = [f"{result.new_label} vs {result.old_label}: {counts['faster']} faster, "
              f"{counts['slower']} slower, {counts['same']} same, "
-             + (f"{counts['inconclusive']} inconclusive (contention), " if counts["inconclusive"] else "")
+             + (f"{counts['inconclusive']} inconclusive (contention, or no interval: see the notes), "
+                if counts["inconclusive"] else "")
              + f"{counts['n/a']} not comparable "
              f"(noise threshold {result.threshold:.0%}, FDR-adjusted p < {DEFAULT_ALPHA})"]
     if has_counts(result):
