@@ -177,7 +177,7 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
         # counts are judged whatever became of the time (a run may have counted only)
         cc.counts = judge_counts(x.get("counts"), y.get("counts"), count_threshold)
         va, vb = x["runtime"].get("version"), y["runtime"].get("version")
-        changed_runtime = f"runtime {va} → {vb}" if va != vb else ""
+        changed_runtime = f"runtime {va} → {vb}" if va != vb and va and vb else ""  # "": unknown (imported)
         if x["status"] != "ok" or y["status"] != "ok":
             side = x if x["status"] != "ok" else y
             cc.verdict, cc.note = "n/a", ("not available in " if side["status"] == "na" else "failed in ") + (

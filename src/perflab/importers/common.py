@@ -62,6 +62,7 @@ class Measured:
     allocs_per_op: float | None = None
     notes: list[str] = field(default_factory=list)
     error: str | None = None  # the case failed in the tool (its message)
+    why: str = ""  # why the file's own interval cannot be used, when it has one
 
 
 @dataclass
@@ -133,7 +134,7 @@ def case_json(imp: Imported, m: Measured, runtime_label: str, axes: tuple[ParamA
         mean = fig.mean if fig.mean is not None else (ours.mean if ours is not None else None)
         if mean is None:
             raise ImportFailed(f"{m.bench_id or m.name}: the file gives no time for it")
-        why = _why_no_interval(imp.tool, m, launches)
+        why = m.why or _why_no_interval(imp.tool, m, launches)
         est = {"mean": mean, "error": None, "ci_low": None, "ci_high": None, "se": None, "df": None,
                "median": fig.median if fig.median is not None else (ours.median if ours else None),
                "stddev": fig.stddev, "n": fig.n or sum(len(u) for u in m.units),

@@ -63,8 +63,11 @@ def parse(path: str, data) -> Imported:
         score = ns(number(pm.get("score"), f"{where}.primaryMetric.score"))
         conf = pm.get("scoreConfidence")
         fig = ToolFigures(mean=score, n=sum(len(u) for u in units) or None)
-        if isinstance(conf, list) and len(conf) == 2 and all(finite(c) and c > 0 for c in conf):
-            lo, hi = sorted(ns(c) for c in conf)
+        why = ""
+        if isinstance(conf, list) and len(conf) == 2 and all(finite(c) for c in conf) and thrpt and min(conf) <= 0:
+            why = "JMH's interval reaches 0 operations per unit of time: no bound on the time per operation"
+        elif isinstance(conf, list) and len(conf) == 2 and all(finite(c) for c in conf):
+            lo, hi = sorted(ns(c) for c in conf)  # a time interval may reach below 0: JMH's t interval
             fig.ci_low, fig.ci_high, fig.confidence = lo, hi, 0.999
             fig.how = "scoreError, 99.9 %, t on N−1 df over its iterations" + (
                 ", inverted from throughput" if thrpt else "")
@@ -77,7 +80,7 @@ def parse(path: str, data) -> Imported:
             alloc = float(norm["score"])
         cases.append(Measured(name=cls_method[-1], group=cls_method[-2] if len(cls_method) > 1 else "",
                               params={str(k): str(v) for k, v in params.items()}, bench_id=full,
-                              units=units, unit_kind="processes", figures=fig, alloc_bytes_per_op=alloc,
+                              units=units, unit_kind="processes", figures=fig, alloc_bytes_per_op=alloc, why=why,
                               notes=[f"JMH mode {mode}: throughput ({pm.get('scoreUnit')}) shown as time "
                                      "per operation"] if thrpt else []))
     jdk = str(first.get("jdkVersion") or "")
