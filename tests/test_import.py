@@ -266,3 +266,24 @@ def test_the_json_and_gzip_pyperf_files_read_the_same(tmp_path, capsys):
         docs.append(json.loads(next(out.glob("*.json")).read_text()))
     assert [c["estimate"]["mean"] for c in docs[0]["cases"]] == [c["estimate"]["mean"] for c in docs[1]["cases"]]
     assert docs[0]["environment"]["imported"]["tool_version"] == "2.11.0"
+
+
+def test_google_benchmark_errors_fail_alone_and_aggregates_alone_give_a_t_interval(tmp_path, capsys):
+    doc = json.loads((FIX / "google-benchmark-reps.json").read_text())
+    # what --benchmark_report_aggregates_only writes: the same file without its iteration entries
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if b["run_type"] == "aggregate"]
+    doc["benchmarks"].append({"name": "BM_Fails", "run_name": "BM_Fails", "run_type": "iteration",
+                              "error_occurred": True, "error_message": "setup failed <b>"})
+    path = tmp_path / "aggregates.json"
+    path.write_text(json.dumps(doc))
+    url = f"sqlite://{tmp_path / 'h.db'}"
+    assert run_cli(["import", str(path), "--store", url], capsys)[0] == 0
+    store = open_store(url)
+    cases = {c["key"]: c for c in store.cases(store.runs()[0]["id"])}
+    fails = cases["sums_bench.BM_Fails[]@google-benchmark"]
+    assert fails["status"] == "failed" and fails["error"] == "google-benchmark: setup failed <b>"
+    s10 = cases["sums_bench.BM_Sum[arg0=10]@google-benchmark"]
+    mean = next(b["real_time"] for b in doc["benchmarks"] if b.get("aggregate_name") == "mean"
+                and b["run_name"] == "BM_Sum/10")
+    assert s10["launches"] == [] and s10["estimate"]["mean"] == pytest.approx(mean)
+    assert s10["estimate"]["by"] == "google-benchmark" and s10["estimate"]["df"] == 3
