@@ -30,7 +30,7 @@ from .count_verdicts import DEFAULT_COUNT_THRESHOLD, CountVerdict, format_count,
 from .environment import fingerprint_parts
 from .machines import case_machine_parts, has_machines
 from .errors import UsageError
-from .importers.common import is_imported, side_estimate, source_tool
+from .importers.common import is_imported, side_estimate
 from .results import DocumentError, launches_from_json, load_document
 from .stats.contention import contention_differs
 from .stats.distributions import f_survival, t_quantile
@@ -242,7 +242,6 @@ def _judge_imported(cc: CaseComparison, x: dict, y: dict, over_a: bool, over_b: 
     for label, c, over in (("old", x, over_a), ("new", y, over_b)):
         if is_imported(c):
             est, note, why = side_estimate(c)
-            tool = source_tool(c)
             if note:
                 notes.append(f"{label}: {note}")
             if est is None:

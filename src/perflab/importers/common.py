@@ -107,7 +107,6 @@ def _axes(values: list[dict[str, str]]) -> tuple[ParamAxis, ...]:
 
 def case_json(imp: Imported, m: Measured, runtime_label: str, axes: tuple[ParamAxis, ...]) -> dict[str, Any]:
     """One imported case as a results document holds it (results.row_to_json's fields)."""
-    from ..stats.estimate import estimate
     params = {a.name: m.params.get(a.name, "") for a in axes}
     bench = Benchmark(id=m.bench_id or (f"{m.group}.{m.name}" if m.group else m.name), name=m.name,
                       group=m.group, language=imp.language, file=imp.path,
@@ -292,7 +291,3 @@ def is_imported(doc_or_case: dict[str, Any]) -> bool:
     return isinstance(doc_or_case.get("source"), dict) or (
         isinstance(env, dict) and isinstance(env.get("imported"), dict))
 
-
-def source_tool(case: dict[str, Any]) -> str:
-    src = case.get("source")
-    return str(src.get("tool") or "") if isinstance(src, dict) else ""
