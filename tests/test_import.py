@@ -173,6 +173,8 @@ def test_two_imported_runs_compare_through_the_cli(tmp_path, capsys):
     rc, out, err = run_cli(["compare", "latest~1", "latest", "--store", url], capsys)
     assert rc == 0, err
     assert "sums.Sum" in out and "units: go test's repetitions in one process" in out
+    flat = " ".join(out.split())
+    assert "run #1: imported from go test (" in flat and "go-bench-count2.txt)" in flat
 
 
 def test_report_sets_two_imported_runtimes_side_by_side(tmp_path, capsys):

@@ -75,6 +75,7 @@ class Comparison:
     contention: str = ""  # why the two runs' contention differs clearly (empty: it does not)
     count_threshold: float = DEFAULT_COUNT_THRESHOLD
     count_geomean: float | None = None  # of the New/Old Ir ratios judged
+    imported: list[str] = field(default_factory=list)  # "run #3: imported from hyperfine (file)"
 
 
 def load_side(ref: str, store_url: str | None) -> tuple[str, dict]:
@@ -132,6 +133,10 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
                  force: bool = False, count_threshold: float = DEFAULT_COUNT_THRESHOLD) -> Comparison:
     (old_label, a), (new_label, b) = old, new
     result = Comparison(old_label, new_label, threshold=threshold, count_threshold=count_threshold)
+    for label, doc in ((old_label, a), (new_label, b)):  # a side measured by another harness says which
+        src = (doc.get("environment") or {}).get("imported")
+        if isinstance(src, dict):
+            result.imported.append(f"{label}: imported from {src.get('tool')} ({src.get('file')})")
     fa, fb = fingerprint_parts(a.get("environment", {})), fingerprint_parts(b.get("environment", {}))
     differing = [k for k in fa if fa[k] != fb[k]]
     if is_imported(a) or is_imported(b):
@@ -351,6 +356,7 @@ def summary(result: Comparison) -> list[str]:
                         if n["inconclusive"] else "")
                      + f"{n['n/a']} not comparable (count threshold {result.count_threshold:.2%}, "
                      "or the launches' own spread where wider; no interval)")
+    lines += result.imported
     if result.contention:
         lines.append(f"WARNING: the runs were measured under clearly different contention "
                      f"({result.contention}): differences may be the machine's, not the code's")
