@@ -17,6 +17,7 @@ from perflab.compare import compare_docs, load_side, to_rows
 from perflab.errors import UsageError
 from perflab.store import open_store
 from perflab.web.app import create_app
+from test_store import store_url  # noqa: F401  (a fixture: SQLite and PostgreSQL)
 
 FIX = Path(__file__).parent / "fixtures" / "import"
 
@@ -289,3 +290,18 @@ def test_google_benchmark_errors_fail_alone_and_aggregates_alone_give_a_t_interv
                 and b["run_name"] == "BM_Sum/10")
     assert s10["launches"] == [] and s10["estimate"]["mean"] == pytest.approx(mean)
     assert s10["estimate"]["by"] == "google-benchmark" and s10["estimate"]["df"] == 3
+
+
+def test_imported_runs_round_trip_through_either_store(store_url, capsys):  # noqa: F811
+    """SQLite and PostgreSQL keep an imported run alike: its cases, samples and source, and compare."""
+    rc, _, err = run_cli(["import", str(FIX / "jmh.json"), str(FIX / "criterion"), "--store", store_url], capsys)
+    assert rc == 0, err
+    store = open_store(store_url)
+    jmh_run, crit_run = (r["id"] for r in store.runs())
+    cases = {c["key"]: c for c in store.cases(jmh_run)}
+    assert cases["SumBench.sum[n=10]@jdk17"]["source"]["tool"] == "JMH"
+    assert len(cases["SumBench.sum[n=10]@jdk17"]["launches"]) == 2
+    assert store.run(crit_run)["environment"]["imported"]["tool"] == "criterion"
+    [cc] = [c for c in compare_docs(load_side(str(crit_run), store_url), load_side(str(crit_run), store_url)).cases
+            if c.key == "criterion.sum[value=10]@criterion"]
+    assert cc.verdict == "same" and "criterion's own interval" in cc.note
