@@ -201,6 +201,9 @@ def _parser() -> argparse.ArgumentParser:
     from .commands.serve import add_serve_parser
     add_serve_parser(sub)
 
+    from .commands.imports import add_import_parser
+    add_import_parser(sub, STORE_HELP)
+
     conf = sub.add_parser("conformance", help="check a worker against the protocol vectors",
                           description="Run a language worker against the protocol's test vectors.")
     conf.add_argument("--runtime", required=True, help="the runtime whose worker to check, e.g. python3.11")
@@ -223,11 +226,12 @@ def _with_project_defaults(args) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    from .commands import history, info, run, serve
+    from .commands import history, imports, info, run, serve
     from .report.seeds_report import cmd_report
     commands = {"report": cmd_report, "run": run.cmd_run, "list": info.cmd_list, "runtimes": info.cmd_runtimes,
                 "conformance": info.cmd_conformance, "compare": history.cmd_compare,
-                "history": history.cmd_history, "serve": serve.cmd_serve}
+                "history": history.cmd_history, "serve": serve.cmd_serve,
+                "import": imports.cmd_import}
     try:
         _with_project_defaults(args)
         return commands[args.command](args)

@@ -30,6 +30,7 @@ from .count_verdicts import DEFAULT_COUNT_THRESHOLD, CountVerdict, format_count,
 from .environment import fingerprint_parts
 from .machines import case_machine_parts, has_machines
 from .errors import UsageError
+from .importers.common import is_imported, side_estimate
 from .results import DocumentError, launches_from_json, load_document
 from .stats.contention import contention_differs
 from .stats.distributions import f_survival, t_quantile
@@ -74,6 +75,7 @@ class Comparison:
     contention: str = ""  # why the two runs' contention differs clearly (empty: it does not)
     count_threshold: float = DEFAULT_COUNT_THRESHOLD
     count_geomean: float | None = None  # of the New/Old Ir ratios judged
+    imported: list[str] = field(default_factory=list)  # "run #3: imported from hyperfine (file)"
 
 
 def load_side(ref: str, store_url: str | None) -> tuple[str, dict]:
@@ -131,8 +133,16 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
                  force: bool = False, count_threshold: float = DEFAULT_COUNT_THRESHOLD) -> Comparison:
     (old_label, a), (new_label, b) = old, new
     result = Comparison(old_label, new_label, threshold=threshold, count_threshold=count_threshold)
+    for label, doc in ((old_label, a), (new_label, b)):  # a side measured by another harness says which
+        src = (doc.get("environment") or {}).get("imported")
+        if isinstance(src, dict):
+            result.imported.append(f"{label}: imported from {src.get('tool')} ({src.get('file')})")
     fa, fb = fingerprint_parts(a.get("environment", {})), fingerprint_parts(b.get("environment", {}))
     differing = [k for k in fa if fa[k] != fb[k]]
+    if is_imported(a) or is_imported(b):
+        # an imported file states only some of its machine (perflab.importers): what it leaves
+        # unsaid is unknown, not different; what it states must still match
+        differing = [k for k in differing if fa[k] is not None and fb[k] is not None]
     ca = {c["key"]: c for c in a["cases"]}
     cb = {c["key"]: c for c in b["cases"]}
     if has_machines(a) or has_machines(b):
@@ -172,11 +182,14 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
         # counts are judged whatever became of the time (a run may have counted only)
         cc.counts = judge_counts(x.get("counts"), y.get("counts"), count_threshold)
         va, vb = x["runtime"].get("version"), y["runtime"].get("version")
-        changed_runtime = f"runtime {va} → {vb}" if va != vb else ""
+        changed_runtime = f"runtime {va} → {vb}" if va != vb and va and vb else ""  # "": unknown (imported)
         if x["status"] != "ok" or y["status"] != "ok":
             side = x if x["status"] != "ok" else y
             cc.verdict, cc.note = "n/a", ("not available in " if side["status"] == "na" else "failed in ") + (
                 "old" if side is x else "new")
+            continue
+        if is_imported(x) or is_imported(y):
+            _judge_imported(cc, x, y, over_a, over_b, confidence, changed_runtime, tested)
             continue
         (ea, na), (eb, nb) = _side(x, over_a), _side(y, over_b)
         # the columns print the same estimates the ratio is made of
@@ -225,6 +238,44 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
     if judged:
         result.count_geomean = float(math.exp(np.mean(np.log(judged))))
     return result
+
+
+def _judge_imported(cc: CaseComparison, x: dict, y: dict, over_a: bool, over_b: bool, confidence: float,
+                    changed_runtime: str, tested: list) -> None:
+    """A case where either side came from another harness (perflab import): each side is judged by
+    its stored estimate (perflab's over the file's units, or the tool's own interval); a side without
+    an interval makes the verdict inconclusive, with the reason."""
+    sides, notes = [], []
+    for label, c, over in (("old", x, over_a), ("new", y, over_b)):
+        if is_imported(c):
+            est, note, why = side_estimate(c)
+            if note:
+                notes.append(f"{label}: {note}")
+            if est is None:
+                est_mean = (c.get("estimate") or {}).get("mean")
+                sides.append((est_mean, None, why))
+                continue
+        else:
+            est, n = _side(c, over)
+            if est is None or n < MIN_SAMPLES or est.df < 1 or est.ci_low <= 0:
+                sides.append((est.mean if est else None, None, "no interval (one process, or too few samples)"))
+                continue
+        sides.append((est.mean, est, ""))
+    (ma, ea, why_a), (mb, eb, why_b) = sides
+    cc.old_mean, cc.new_mean = ma, mb
+    if ea is None or eb is None:
+        if ma and mb:
+            cc.ratio = mb / ma
+        cc.verdict = "inconclusive"
+        whys = [f"old and new: {why_a}"] if why_a and why_a == why_b else \
+            [f"{side}: {w}" for side, w in (("old", why_a), ("new", why_b)) if w]
+        cc.note = "; ".join([*whys, changed_runtime] if changed_runtime else whys)
+        return
+    cc.ratio, cc.ci_low, cc.ci_high, cc.p = log_ratio_test(eb, ea, confidence)
+    if len(notes) == 2 and notes[0][len("old: "):] == notes[1][len("new: "):]:
+        notes = [notes[0][len("old: "):]]  # both sides say the same
+    cc.note = "; ".join(n for n in (changed_runtime, *notes) if n)
+    tested.append(cc)
 
 
 def regressions(result: Comparison, pct: float) -> list[CaseComparison]:
@@ -294,7 +345,8 @@ def summary(result: Comparison) -> list[str]:
               for v in ("faster", "slower", "same", "inconclusive", "n/a")}
     lines = [f"{result.new_label} vs {result.old_label}: {counts['faster']} faster, "
              f"{counts['slower']} slower, {counts['same']} same, "
-             + (f"{counts['inconclusive']} inconclusive (contention), " if counts["inconclusive"] else "")
+             + (f"{counts['inconclusive']} inconclusive (contention, or no interval: see the notes), "
+                if counts["inconclusive"] else "")
              + f"{counts['n/a']} not comparable "
              f"(noise threshold {result.threshold:.0%}, FDR-adjusted p < {DEFAULT_ALPHA})"]
     if has_counts(result):
@@ -306,6 +358,7 @@ def summary(result: Comparison) -> list[str]:
                         if n["inconclusive"] else "")
                      + f"{n['n/a']} not comparable (count threshold {result.count_threshold:.2%}, "
                      "or the launches' own spread where wider; no interval)")
+    lines += result.imported
     if result.contention:
         lines.append(f"WARNING: the runs were measured under clearly different contention "
                      f"({result.contention}): differences may be the machine's, not the code's")

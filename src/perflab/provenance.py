@@ -20,6 +20,7 @@ class Provenance:
     job: str = ""
     label: str = ""
     fingerprint: str = ""
+    source: str = ""          # the harness that measured an imported run (perflab import); "" for perflab
 
     @property
     def short_commit(self) -> str:
@@ -60,4 +61,5 @@ def provenance(run: dict[str, Any]) -> Provenance:
         dirty=bool(git.get("dirty")), paths=[str(p) for p in paths or []], runtimes=runtimes,
         command=shlex.join(str(c) for c in command) if isinstance(command, list) else str(command or ""),
         job=str(job.get("name") or ""), label=str(run.get("label") or ""),
-        fingerprint=str(run.get("fingerprint") or ""))
+        fingerprint=str(run.get("fingerprint") or ""),
+        source=str(env["imported"].get("tool") or "") if isinstance(env.get("imported"), dict) else "")

@@ -68,6 +68,8 @@ class Series:
     points: list[Point] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
     counts: list[CountPoint] = field(default_factory=list)
+    # who measured its runs: "perflab", or the harness an imported run came from → run ids
+    sources: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def params_text(self) -> str:
@@ -147,9 +149,15 @@ class History:
         if r is None:
             self.runs()
             r = self._runs.get(run_id, {"prov": Provenance(), "started": "?"})
+        tool = f" ({r['prov'].source})" if r["prov"].source else ""  # an imported run names its harness
         if axis == "commit":
-            return f"#{run_id} {r['prov'].short_commit or 'no commit'}"
-        return f"#{run_id} {r['started'][:16].replace('T', ' ')}"
+            return f"#{run_id} {r['prov'].short_commit or 'no commit'}{tool}"
+        return f"#{run_id} {r['started'][:16].replace('T', ' ')}{tool}"
+
+    def source_of(self, run_id: int) -> str:
+        """The harness that measured a run: perflab, or the tool an imported run came from."""
+        r = self._runs.get(run_id)
+        return (r["prov"].source if r else "") or "perflab"
 
     # -- benchmarks ----------------------------------------------------------------------------
     def benchmarks(self) -> list[tuple[str, int]]:
@@ -165,6 +173,7 @@ class History:
                 s = series.setdefault(r["key"], Series(r["key"], r["runtime"], r["params"]))
                 s.points.append(Point(r["run_id"], self.axis_label(r["run_id"], axis), r["mean_ns"],
                                       r["ci_low_ns"], r["ci_high_ns"], r["status"]))
+                s.sources.setdefault(self.source_of(r["run_id"]), []).append(r["run_id"])
                 if r.get("counts") is not None:
                     s.counts.append(_count_point(r, self.axis_label(r["run_id"], axis)))
                     records.setdefault(r["key"], []).append(r["counts"])
