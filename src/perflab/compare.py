@@ -164,53 +164,14 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
                                            (b.get("environment") or {}).get("contention") or {})
     tested = []
     for key in common:
-        x, y = ca[key], cb[key]
-        bench = x["benchmark"]
-        cc = CaseComparison(key, f"{bench['group']}.{bench['name']}", x.get("params", {}),
-                            x["runtime"]["label"], None, None)
+        cc = measure_case(ca[key], cb[key], over_a, over_b, confidence)
         result.cases.append(cc)
         # counts are judged whatever became of the time (a run may have counted only)
-        cc.counts = judge_counts(x.get("counts"), y.get("counts"), count_threshold)
-        va, vb = x["runtime"].get("version"), y["runtime"].get("version")
-        changed_runtime = f"runtime {va} → {vb}" if va != vb else ""
-        if x["status"] != "ok" or y["status"] != "ok":
-            side = x if x["status"] != "ok" else y
-            cc.verdict, cc.note = "n/a", ("not available in " if side["status"] == "na" else "failed in ") + (
-                "old" if side is x else "new")
-            continue
-        (ea, na), (eb, nb) = _side(x, over_a), _side(y, over_b)
-        # the columns print the same estimates the ratio is made of
-        cc.old_mean = ea.mean if ea else None
-        cc.new_mean = eb.mean if eb else None
-        if ea is None or eb is None or min(na, nb) < MIN_SAMPLES:
-            cc.verdict, cc.note = "n/a", "too few samples (a dry run?)"
-            continue
-        if ea.df < 1 or eb.df < 1:
-            cc.verdict, cc.note = "n/a", "one process: no interval"
-            continue
-        if ea.ci_low <= 0 or eb.ci_low <= 0:
-            cc.verdict, cc.note = "n/a", "indistinguishable from empty"
-            continue
-        cc.ratio, cc.ci_low, cc.ci_high, cc.p = log_ratio_test(eb, ea, confidence)
-        contended = [side for side, c in (("old", x), ("new", y))
-                     if (c.get("contention") or {}).get("level") in ("heavy", "changing")]
-        cc.note = "; ".join(n for n in (changed_runtime, f"contention in {' and '.join(contended)}"
-                                        if contended else "") if n)
-        cc.contended = bool(contended)
-        tested.append(cc)
+        cc.counts = judge_counts(ca[key].get("counts"), cb[key].get("counts"), count_threshold)
+        if cc.p is not None:
+            tested.append(cc)
     if tested:
-        from scipy.stats import false_discovery_control  # imported here: 0.35 s that `run` never needs
-        adjusted = false_discovery_control([c.p for c in tested], method="bh")
-        for c, p in zip(tested, adjusted):
-            c.p_adjusted = float(p)
-            if p < alpha and abs(c.ratio - 1) > threshold and c.contended:
-                c.verdict = "inconclusive"  # a change, measured where interference can fake one
-            elif p < alpha and c.ratio > 1 + threshold:
-                c.verdict = "slower"
-            elif p < alpha and c.ratio < 1 - threshold:
-                c.verdict = "faster"
-            else:
-                c.verdict = "same"
+        decide(tested, alpha, threshold)
         logs = np.log([c.ratio for c in tested])
         result.geomean = float(math.exp(logs.mean()))
         # interval of the geometric mean from the cases' own interval widths (independent cases)
@@ -223,6 +184,60 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
     if judged:
         result.count_geomean = float(math.exp(np.mean(np.log(judged))))
     return result
+
+
+def measure_case(x: dict, y: dict, overhead_old: bool = True, overhead_new: bool = True,
+              confidence: float = DEFAULT_CONFIDENCE) -> CaseComparison:
+    """One case of two runs: both estimates, New/Old with its interval and unadjusted p, or the
+    reason it cannot be tested (verdict n/a, p None). The verdict waits for `decide`."""
+    bench = x["benchmark"]
+    cc = CaseComparison(x["key"], f"{bench['group']}.{bench['name']}", x.get("params", {}),
+                        x["runtime"]["label"], None, None)
+    va, vb = x["runtime"].get("version"), y["runtime"].get("version")
+    changed_runtime = f"runtime {va} → {vb}" if va != vb else ""
+    if x["status"] != "ok" or y["status"] != "ok":
+        side = x if x["status"] != "ok" else y
+        cc.verdict, cc.note = "n/a", ("not available in " if side["status"] == "na" else "failed in ") + (
+            "old" if side is x else "new")
+        return cc
+    (ea, na), (eb, nb) = _side(x, overhead_old), _side(y, overhead_new)
+    # the columns print the same estimates the ratio is made of
+    cc.old_mean = ea.mean if ea else None
+    cc.new_mean = eb.mean if eb else None
+    if ea is None or eb is None or min(na, nb) < MIN_SAMPLES:
+        cc.verdict, cc.note = "n/a", "too few samples (a dry run?)"
+        return cc
+    if ea.df < 1 or eb.df < 1:
+        cc.verdict, cc.note = "n/a", "one process: no interval"
+        return cc
+    if ea.ci_low <= 0 or eb.ci_low <= 0:
+        cc.verdict, cc.note = "n/a", "indistinguishable from empty"
+        return cc
+    cc.ratio, cc.ci_low, cc.ci_high, cc.p = log_ratio_test(eb, ea, confidence)
+    contended = [side for side, c in (("old", x), ("new", y))
+                 if (c.get("contention") or {}).get("level") in ("heavy", "changing")]
+    cc.note = "; ".join(n for n in (changed_runtime, f"contention in {' and '.join(contended)}"
+                                    if contended else "") if n)
+    cc.contended = bool(contended)
+    return cc
+
+
+def decide(tested: list[CaseComparison], alpha: float = DEFAULT_ALPHA,
+           threshold: float = DEFAULT_THRESHOLD) -> None:
+    """The verdicts of tested cases: p adjusted across them (Benjamini–Hochberg), then a change only
+    where it is significant, beyond the threshold and not measured under contention."""
+    from scipy.stats import false_discovery_control  # imported here: 0.35 s that `run` never needs
+    adjusted = false_discovery_control([c.p for c in tested], method="bh")
+    for c, p in zip(tested, adjusted):
+        c.p_adjusted = float(p)
+        if p < alpha and abs(c.ratio - 1) > threshold and c.contended:
+            c.verdict = "inconclusive"  # a change, measured where interference can fake one
+        elif p < alpha and c.ratio > 1 + threshold:
+            c.verdict = "slower"
+        elif p < alpha and c.ratio < 1 - threshold:
+            c.verdict = "faster"
+        else:
+            c.verdict = "same"
 
 
 def regressions(result: Comparison, pct: float) -> list[CaseComparison]:

@@ -82,7 +82,7 @@ def cmd_history(args) -> int:
     if not series:
         raise UsageError(f"no stored case matches '{args.pattern}'")  # printed as text by cli
     if args.changes:
-        return _print_changes(series, args)
+        return _print_changes(series, args, store)
     counted = any(s_.get("counts") for s_ in series)
     t = listing(f"history of {args.pattern}")
     for c in ("Run", "Started", "Benchmark", "Params", "Runtime", "Mean", "Error", "Status") + (
@@ -105,13 +105,13 @@ def _ir_cell(counts: dict | None) -> str:
     return format_count(per_op(counts)) if per_op(counts) is not None else "not counted"
 
 
-def _print_changes(series: list[dict], args) -> int:
+def _print_changes(series: list[dict], args, store) -> int:
     """Time changes (change points) and steps in instruction counts, one table, the measure named."""
     from ..count_verdicts import format_count
-    from ..history import find_changes, find_count_changes
+    from ..history import StoredCases, find_changes, find_count_changes
     from ..units import format_time
     count_threshold = getattr(args, "count_threshold", 0.1) / 100
-    changes = find_changes(series, args.min_shift / 100) + find_count_changes(series, count_threshold)
+    changes = find_changes(series, args.min_shift / 100, StoredCases(store)) + find_count_changes(series, count_threshold)
     keys = len({s_["key"] for s_ in series})
     counted = len({s_["key"] for s_ in series if s_.get("counts")})
     if not changes:
@@ -121,13 +121,14 @@ def _print_changes(series: list[dict], args) -> int:
         return 0
     t = listing("change points")
     params = {s_["key"]: _params(s_["params"]) for s_ in series}
-    for c in ("Case", "Params", "Measure", "Last run before", "First run after", "Before", "After",
+    for c in ("Case", "Params", "Measure", "Found by", "Last run before", "First run after", "Before", "After",
               "Change", "Runs"):
         t.add_column(c)
     changes.sort(key=lambda ch: (ch.key, ch.after_run, ch.measure))
     for ch in changes:
         fmt = format_time if ch.measure == "time" else (lambda v: f"{format_count(v)} Ir")
-        t.add_row(*cells([ch.key, params.get(ch.key, "-"), ch.measure, f"#{ch.before_run}",
+        found_by = "step" if ch.measure == "instructions" else ch.method
+        t.add_row(*cells([ch.key, params.get(ch.key, "-"), ch.measure, found_by, f"#{ch.before_run}",
                           f"#{ch.after_run}", fmt(ch.before_mean), fmt(ch.after_mean),
                           f"{ch.change:+.1%}" if ch.measure == "time" else f"{ch.change:+.2%}",
                           f"{len(ch.runs_before)} before, {len(ch.runs_after)} after"]))

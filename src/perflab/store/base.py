@@ -308,6 +308,12 @@ class Store(ABC):
         rows = self._query("SELECT doc FROM cases WHERE run_id = ? ORDER BY id", (run_id,))
         return [json.loads(r[0]) for r in rows]
 
+    def case(self, run_id: int, key: str) -> dict[str, Any] | None:
+        """One stored case of a run, with its raw samples (None: the run has no such case)."""
+        rows = self._query("SELECT doc FROM cases WHERE run_id = ? AND case_key = ? ORDER BY id DESC",
+                           (run_id, key))
+        return json.loads(rows[0][0]) if rows else None
+
     def document(self, run_id: int) -> dict[str, Any]:
         """A stored run as a results document (the same shape `perflab run` writes to JSON)."""
         from ..results import SCHEMA, SCHEMA_VERSION as DOC_VERSION
