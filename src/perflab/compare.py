@@ -82,7 +82,7 @@ def load_side(ref: str, store_url: str | None) -> tuple[str, dict]:
     if m and not Path(ref).exists():
         from .store import StoreError, open_store
         try:
-            store = open_store(store_url)
+            store = open_store(store_url, create=False)  # compare only reads
             if store is None:
                 raise UsageError(f"{ref}: runs need a history store, but --store is none")
             if m.group(1):

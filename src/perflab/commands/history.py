@@ -1,6 +1,8 @@
 """`perflab compare` and `perflab history`: verdicts between results, and what the store remembers."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.table import Table as RichTable
 from rich.text import Text
 
@@ -19,13 +21,13 @@ def cells(values) -> list[Text]:
     """Table cells of stored user data (names, labels, paths): text, never markup, one line each."""
     return [Text(visible("" if v is None else v)) for v in values]
 from ..errors import UsageError
-from ..store import open_store
+from ..store import StoreError, open_store
 
 
 def cmd_compare(args) -> int:
     from ..compare import (compare_docs, count_regressions, load_side, regressions, summary,
                            to_markdown, to_rows, verdict_of)
-    old, new = load_side(args.old, args.store), load_side(args.new, args.store)
+    old, new = load_side(args.old, args.store), newest_side(args.new, args.store)
     result = compare_docs(old, new, threshold=args.threshold / 100, force=args.force,
                           count_threshold=getattr(args, "count_threshold", 0.1) / 100)
     if args.format == "md":
@@ -56,9 +58,31 @@ def cmd_compare(args) -> int:
     return 0
 
 
+def newest_side(refs: list[str], store: str | None) -> tuple[str, dict]:
+    """NEW as given, or among several results files (`results/perflab-*.json` once the folder holds
+    two runs) the one whose run started last: pooling them would mix the code of different commits."""
+    from ..compare import load_side
+    if len(refs) == 1:
+        return load_side(refs[0], store)
+    if any(not Path(ref).is_file() for ref in refs):
+        raise UsageError(f"compare: several NEW sides ({', '.join(refs)}) must all be results files; "
+                         "give one stored run")
+    sides = [load_side(ref, store) for ref in refs]
+    newest = max(sides, key=lambda side: (str(side[1].get("started") or ""),
+                                         Path(side[0]).stat().st_mtime))
+    err.print(Text(f"compare: {len(refs)} results files given as NEW; judging the newest run, "
+                   f"{newest[0]} (set aside: {', '.join(s[0] for s in sides if s is not newest)})"),
+              soft_wrap=True)
+    return newest
+
+
 def cmd_history(args) -> int:
     from ..units import format_time
-    store = open_store(args.store)
+    try:
+        store = open_store(args.store, create=False)  # history only reads: it never makes one
+    except StoreError:
+        _hint_legacy(args.store)
+        raise
     if store is None:
         raise UsageError("history needs a store; --store is none")
     if args.pattern is None and not args.changes:
@@ -80,7 +104,8 @@ def cmd_history(args) -> int:
         return 0
     series = store.series(args.pattern)
     if not series:
-        raise UsageError(f"no stored case matches '{args.pattern}'")  # printed as text by cli
+        raise UsageError(f"no stored case matches '{args.pattern}' (a glob on Group.method, the method "
+                         "alone, or a case key: e.g. 'Sort*' or '*Sort*')")  # printed as text by cli
     if args.changes:
         return _print_changes(series, args, store)
     counted = any(s_.get("counts") for s_ in series)

@@ -23,8 +23,10 @@ EXPORTERS = ("table", "md", "csv", "json")
 
 
 def aligned_lines(table: Table) -> list[str]:
-    """The table as padded, pipe-separated lines (header, rule, rows), control characters visible."""
-    cells = [[visible(c) for c in table.columns]] + [[visible(c) for c in r] for r in table.rows]
+    """The table as padded, pipe-separated lines (header, rule, rows), control characters visible and
+    a '|' inside a cell escaped as '\\|' (as in Markdown): a name holding one cannot shift the columns
+    of a script that splits the lines on ' | '."""
+    cells = [[_cell(c) for c in table.columns]] + [[_cell(c) for c in r] for r in table.rows]
     widths = [max(len(row[j]) for row in cells) for j in range(len(table.columns))]
     right = [c in table.right_aligned for c in table.columns]
 
@@ -34,6 +36,10 @@ def aligned_lines(table: Table) -> list[str]:
     rule = "|" + "|".join(("-" * (w + 1) + ":") if r else "-" * (w + 2)
                           for w, r in zip(widths, right)) + "|"
     return [line(cells[0]), rule] + [line(r) for r in cells[1:]]
+
+
+def _cell(value: str) -> str:
+    return visible(value).replace("|", "\\|")
 
 
 def _print(console: Console, s: str, style: str = "") -> None:
