@@ -14,7 +14,6 @@ import pytest
 from history_fixture import SHIFTING, make_history
 
 from perflab.store import open_store
-from perflab.store.base import name_matches
 
 BENCH = '''import perflab
 
@@ -131,6 +130,7 @@ def test_a_folder_the_user_made_gets_no_gitignore(tmp_path):
 # -- history patterns and compare over a folder's glob -------------------------------------------
 
 def test_a_pattern_matches_the_full_name_the_method_or_the_key():
+    from perflab.store.base import name_matches
     assert name_matches("Sort*", "textproc.Sort", "textproc.Sort[n=10]@go1.26")
     assert name_matches("sort", "textproc.Sort", "textproc.Sort[n=10]@go1.26")
     assert name_matches("textproc.*", "textproc.Sort", "textproc.Sort[n=10]@go1.26")
