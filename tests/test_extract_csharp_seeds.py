@@ -4,6 +4,7 @@ snippets wrapped in the seed's Program boilerplate, whole programs kept as they 
 worker reads, and the committed corpus matching what the script writes from ../shared/seeds."""
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import sys
@@ -135,15 +136,50 @@ def test_rerunning_removes_stale_files(corpus, tmp_path):
     assert not stale.exists()
 
 
+CORPUS = SCRIPT.parents[1] / "suites" / "seeds"
+MANIFEST = CORPUS / "csharp-corpus.sha256"  # what the script wrote from the seeds, file by file
+
+
+def _corpus_files() -> list[Path]:
+    return sorted(CORPUS.glob("*/csharp/seed*.cs"))
+
+
+def _manifest_lines() -> list[str]:
+    """sha256sum's format, paths relative to suites/seeds: `sha256sum -c` checks it too."""
+    return [f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.relative_to(CORPUS).as_posix()}"
+            for p in _corpus_files()]
+
+
+def _seeds() -> Path | None:
+    return next((d for d in (SCRIPT.parents[2] / "shared" / "seeds", SCRIPT.parents[3] / "shared" / "seeds")
+                 if d.is_dir()), None)
+
+
+def test_the_committed_corpus_is_the_one_the_manifest_records():
+    """Committed data only (a clone has no seed documents): every corpus file is there, unedited since
+    the script wrote it from the seeds, and no file was added by hand."""
+    recorded = MANIFEST.read_text(encoding="utf-8").splitlines()
+    assert _manifest_lines() == recorded, (
+        "suites/seeds/*/csharp differs from csharp-corpus.sha256: re-extract with "
+        "scripts/extract_csharp_seeds.py, then `python tests/test_extract_csharp_seeds.py --manifest`")
+
+
 def test_the_committed_corpus_is_what_the_script_writes(tmp_path):
+    """With the seed documents beside the checkout (../shared/seeds), the script's output is the
+    committed corpus byte for byte; without them, the committed corpus is checked against the
+    manifest (above), which this same comparison wrote."""
     mod = load()
-    seeds = next((d for d in (SCRIPT.parents[2] / "shared" / "seeds", SCRIPT.parents[3] / "shared" / "seeds")
-                  if d.is_dir()), None)
+    seeds = _seeds()
     if seeds is None:
-        pytest.skip("the seed documents (../shared/seeds) are not beside this checkout")
+        test_the_committed_corpus_is_the_one_the_manifest_records()
+        return
     written = mod.extract(seeds, tmp_path)
-    committed = SCRIPT.parents[1] / "suites" / "seeds"
     assert sorted(p.relative_to(tmp_path) for p in written) == \
-        sorted(p.relative_to(committed) for p in committed.glob("*/csharp/seed*.cs"))
+        sorted(p.relative_to(CORPUS) for p in _corpus_files())
     for p in written:
-        assert p.read_bytes() == (committed / p.relative_to(tmp_path)).read_bytes(), p
+        assert p.read_bytes() == (CORPUS / p.relative_to(tmp_path)).read_bytes(), p
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--manifest"]:
+    MANIFEST.write_text("\n".join(_manifest_lines()) + "\n", encoding="utf-8")
+    print(f"wrote {MANIFEST} ({len(_corpus_files())} files)")

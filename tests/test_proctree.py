@@ -44,10 +44,29 @@ def tree():
         parent.wait(timeout=30)
 
 
-def _burn_while(read, seconds=0.4):
+def _cpu_of(pid: int) -> float:
+    """A process's own CPU time (user + system) from /proc: the ground truth the readings follow."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _while_child_burns(read, child: int, cpu: float = 0.3, limit: float = 120.0) -> tuple[float, float]:
+    """(what `read` grew by, what the child's own CPU time grew by) over a window that lasts until the
+    child has used `cpu` seconds of CPU: on a busy machine that takes longer, never less CPU. The
+    reads of `read` bracket those of the child, so a reading that counts the child grew at least as
+    much as the child did (less one clock tick of each)."""
     before = read()
-    time.sleep(seconds)
-    return read() - before
+    start = _cpu_of(child)
+    deadline = time.monotonic() + limit
+    while _cpu_of(child) - start < cpu:
+        assert time.monotonic() < deadline, f"the child got under {cpu} s of CPU in {limit} s"
+        time.sleep(0.05)
+    grew = _cpu_of(child) - start
+    return read() - before, grew
+
+
+TICK = 2 / os.sysconf("SC_CLK_TCK")  # /proc counts CPU time in clock ticks: one on each reading
 
 
 def test_only_a_delegating_worker_is_followed_to_its_children(tree):
@@ -60,14 +79,16 @@ def test_only_a_delegating_worker_is_followed_to_its_children(tree):
 
 
 def test_the_hosts_own_cpu_time_counts_a_delegating_workers_busy_child(tree):
-    parent, _ = tree
+    parent, child = tree
     proctree.started(parent.pid)  # as engine/worker.py registers a worker it starts
     assert parent.pid in proctree.host_children()
     # not followed: the busy grandchild's CPU time shows nowhere in the host's own (it would be
-    # counted as other work's)
-    assert _burn_while(host.own_cpu_seconds) < 0.15
+    # counted as other work's); the host itself only polls meanwhile
+    host_grew, child_grew = _while_child_burns(host.own_cpu_seconds, child)
+    assert host_grew < child_grew / 2, (host_grew, child_grew)
     proctree.delegate(parent.pid)
-    assert _burn_while(host.own_cpu_seconds) > 0.25  # the child burns a CPU for 0.4 s
+    host_grew, child_grew = _while_child_burns(host.own_cpu_seconds, child)
+    assert host_grew >= child_grew - TICK, (host_grew, child_grew)
     proctree.forget(parent.pid)  # reaped: no longer read (its pid may be reused)
     assert parent.pid not in proctree.host_children()
 
@@ -95,9 +116,11 @@ def test_a_worker_registers_itself_and_is_forgotten_once_closed(tmp_path):
 def test_the_pinning_probe_sees_the_childs_cpu_time_and_the_pin_reaches_it(tree):
     parent, child = tree
     reading = lambda: affinity.cpu_seconds(parent.pid)[0]  # noqa: E731
-    assert _burn_while(reading) < 0.15  # the parent itself only waits
+    probe_grew, child_grew = _while_child_burns(reading, child)
+    assert probe_grew < child_grew / 2, (probe_grew, child_grew)  # the parent itself only waits
     proctree.delegate(parent.pid)
-    assert _burn_while(reading) > 0.25
+    probe_grew, child_grew = _while_child_burns(reading, child)
+    assert probe_grew >= child_grew - TICK, (probe_grew, child_grew)
     cpus = affinity.allowed_cpus()
     if len(cpus) < 2:
         pytest.skip("pinning to one of several CPUs needs two")

@@ -237,6 +237,12 @@ def test_hostile_names_come_out_verbatim_or_escaped_in_every_output(tmp_path):
     assert "[red]rt2" in plain and "[/p]=x" in plain
     assert len([ln for ln in plain.splitlines() if ln.startswith("|")]) == 2 + len(rows)
     assert len(aligned_lines(table)) == 2 + len(rows)
+    # piped: the same lines, each with as many unescaped pipes as columns + 1
+    buf = io.StringIO()
+    to_terminal(tables, header, Console(file=buf, width=100, force_terminal=False))
+    piped = [ln for ln in buf.getvalue().splitlines() if ln.startswith("|")]
+    assert len(piped) == 2 + len(rows) and "a\\|b" in buf.getvalue()
+    assert {len(re.findall(r"(?<!\\)\|", ln)) for ln in piped} == {len(table.columns) + 1}, piped
     # markdown: every row one line with as many unescaped pipes as columns + 1; no live HTML
     md = to_markdown(tables, header)
     table_lines = [ln for ln in md.splitlines() if ln.startswith("|")]
@@ -312,7 +318,8 @@ def test_a_real_run_list_and_json_with_hostile_names(tmp_path):
     r = subprocess.run(cli + ["run", str(folder), "--job", "dry", "--store", "none", "-o", str(out)],
                        cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
-    assert "[/bogus]closing" in r.stdout and "[bold red]x|y" in r.stdout and "[size=10]" in r.stdout
+    # piped: a '|' in a name is escaped so the columns stay put (on a terminal it is verbatim)
+    assert "[/bogus]closing" in r.stdout and "[bold red]x\\|y" in r.stdout and "[size=10]" in r.stdout
     # off a terminal: a line per finished case, with its position and the total
     assert re.search(r"^\[1/3\] \[/bogus\]closing\(\) python", r.stderr, flags=re.M), r.stderr
     md = next(out.glob("*.md")).read_text()

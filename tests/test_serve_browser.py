@@ -4,6 +4,7 @@ and checks what only a browser shows: the charts drew their points and the chang
 filters lead where they say, hostile names stay text (no dialog, no injected element), and the page
 logs no error (a blocked script or style would). Screenshots go to each test's tmp_path.
 """
+import contextlib
 import os
 import re
 import shutil
@@ -54,14 +55,23 @@ def server(request, tmp_path_factory):
     store = open_store(url)
     ids = make_history(store, runs=RUNS, cases=10)
     store.close()
+    with _serving(url) as base:
+        yield base, ids
+
+
+@contextlib.contextmanager
+def _serving(url: str):
+    """`perflab serve --store url` on a free loopback port; yields its base URL."""
     proc = subprocess.Popen([sys.executable, "-m", "perflab.cli", "serve", "--store", url, "--port", "0"],
                             stderr=subprocess.PIPE, text=True)
-    line = proc.stderr.readline()
-    m = re.search(r"(http://127\.0\.0\.1:\d+)/", line)
-    assert m, f"serve did not start: {line}{proc.stderr.read() if proc.poll() is not None else ''}"
-    yield m.group(1), ids
-    proc.terminate()
-    proc.wait(timeout=10)
+    try:
+        line = proc.stderr.readline()
+        m = re.search(r"(http://127\.0\.0\.1:\d+)/", line)
+        assert m, f"serve did not start: {line}{proc.stderr.read() if proc.poll() is not None else ''}"
+        yield m.group(1)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 @pytest.fixture
@@ -178,7 +188,7 @@ def test_regressions_lead_to_the_benchmark_and_the_comparison(server, page):
     page.shoot("regressions")
     first = page.locator("#regressions tbody tr").first
     assert first.locator("td").first.text_content() == SHIFTING
-    assert re.fullmatch(r"\+(29|30)\.\d%", first.locator("td").nth(7).text_content())
+    assert re.fullmatch(r"\+(29|30)\.\d%", first.locator("td").nth(8).text_content())
     first.locator("a:has-text('compare')").click()
     page.wait_for_url(re.compile(rf"/compare\?old={ids[RUNS // 2 - 1]}&new={ids[RUNS // 2]}$"))
     row = page.locator("#comparison tbody tr", has_text="py-a").first
@@ -196,3 +206,38 @@ def test_compare_form_puts_its_choice_in_the_url(server, page):
     assert page.locator("#comparison tbody tr").count() > 1
     assert "slower" not in [page.locator("#comparison tbody tr").nth(i).get_attribute("class")
                             for i in range(page.locator("#comparison tbody tr").count())]
+
+
+@pytest.mark.parametrize("runs", [2, 3, 4, 5, 6])
+def test_a_young_history_shows_its_step_on_the_benchmark_and_regressions_pages(runs, page, tmp_path):
+    """2 to 6 stored runs, py-a 30 % slower from the third run (the second with 2 runs): fewer runs
+    than change-point detection can judge, so the step between consecutive runs is judged as compare
+    judges it, drawn on the chart, listed on both pages (these pages answered HTTP 500 with 4 or 5
+    runs, and said "No shift" with 6)."""
+    shift = min(2, runs - 1)
+    url = f"sqlite://{tmp_path / 'young.db'}"
+    store = open_store(url)
+    ids = make_history(store, runs=runs, cases=6, shift_run=shift, hostile=False)
+    store.close()
+    with _serving(url) as base:
+        assert page.goto(f"{base}/benchmark?name={SHIFTING}").status == 200
+        page.wait_for_selector("body[data-charts-drawn='1']")
+        page.shoot(f"young-{runs}")
+        [datasets] = _chart_state(page)
+        by_label = {d["label"]: d for d in datasets}
+        assert by_label["py-a"]["drawn"] == runs and by_label["py-b"]["drawn"] == runs
+        assert by_label["py-a change point"]["marks"] == [shift]
+        assert by_label["py-b change point"]["drawn"] == 0
+        assert page.locator("#no-changes").count() == 0
+        row = page.locator("#changes tbody tr")
+        assert row.count() == 1 and row.get_attribute("class") == "slower"
+        cells = row.locator("td").all_text_contents()
+        assert cells[:5] == ["py-a", "-", "step", f"#{ids[shift - 1]}", f"#{ids[shift]}"]
+        assert re.fullmatch(r"\+(29|30)\.\d%", cells[7])
+        assert page.goto(f"{base}/regressions").status == 200
+        rows = page.locator("#regressions tbody tr")
+        assert rows.count() == 1
+        assert rows.first.locator("td").all_text_contents()[:4] == [SHIFTING, "-", "py-a", "step"]
+        rows.first.locator("a:has-text('compare')").click()
+        page.wait_for_url(re.compile(rf"/compare\?old={ids[shift - 1]}&new={ids[shift]}$"))
+        assert page.locator("#comparison tbody tr", has_text="py-a").first.get_attribute("class") == "slower"

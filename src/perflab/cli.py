@@ -66,6 +66,14 @@ def budget(text: str) -> str:
     return text
 
 
+def runtime_specs(text: str) -> str:
+    """--runtimes: at least one name (an empty value used to mean the defaults, silently)."""
+    if not any(part.strip() for part in text.split(",")):
+        raise argparse.ArgumentTypeError(f"'{text}' names no runtime; give names from `perflab "
+                                         "runtimes`, or leave the flag out for one per language")
+    return text
+
+
 STORE_HELP = ("history store: sqlite:///path.db, postgresql://user:pw@host/db, or none (default: "
               "the project file's store, $PERFLAB_STORE, or .perflab/history.db at the root of the "
               "project's git repository)")
@@ -85,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
                          "run is stored in the history.")
     run.add_argument("paths", nargs="*", default=[], help="benchmark files or folders (default: the "
                      "project's `paths`, else .)")
-    run.add_argument("--runtimes", "-r", help="comma-separated runtime specs, e.g. python3.8,python3.13 "
+    run.add_argument("--runtimes", "-r", type=runtime_specs, help="comma-separated runtime specs, e.g. python3.8,python3.13 "
                      "(the first is the Ratio baseline), or 'all' for every installed runtime; default: "
                      "one per language (the python3 on PATH, the newest Go the module allows, …)")
     run.add_argument("--rev", metavar="A,B",
@@ -150,7 +158,7 @@ def _parser() -> argparse.ArgumentParser:
                         "with their parameters and source.")
     ls.add_argument("paths", nargs="*", default=[],
                     help="benchmark files or folders (default: the project's `paths`, else .)")
-    ls.add_argument("--runtimes", "-r", help="comma-separated runtime specs to load them with "
+    ls.add_argument("--runtimes", "-r", type=runtime_specs, help="comma-separated runtime specs to load them with "
                     "(default: one per language)")
     ls.add_argument("--filter", "-f", action="append", default=[],
                     help="glob on benchmark names (Group.method); repeatable")
@@ -167,7 +175,10 @@ def _parser() -> argparse.ArgumentParser:
                           "(--measure instructions), New/Old per-op Ir with a verdict of its own. Each "
                           "side is a results JSON file or a stored run: ID, run:ID, latest, latest~N.")
     cmp_.add_argument("old", help="the reference: a results .json file or a stored run (ID, latest~1)")
-    cmp_.add_argument("new", help="the results to judge: a results .json file or a stored run (ID, latest)")
+    cmp_.add_argument("new", nargs="+", help="the results to judge: a results .json file or a stored run "
+                      "(ID, latest); given several results files (a glob over a folder that holds "
+                      "earlier runs too), the newest run among them is judged, and the others are named "
+                      "on stderr as set aside")
     cmp_.add_argument("--threshold", type=number(minimum=0, maximum=100), default=2.0,
                       help="noise threshold in percent: smaller changes are 'same' (default 2)")
     cmp_.add_argument("--count-threshold", type=number(minimum=0, maximum=100), default=0.1,
@@ -189,7 +200,8 @@ def _parser() -> argparse.ArgumentParser:
     hist = sub.add_parser("history", help="stored runs, a benchmark's series, and change points",
                           description="Without arguments: the stored runs. With a PATTERN: that "
                           "benchmark's measurements across runs. --changes: where performance shifted.")
-    hist.add_argument("pattern", nargs="?", help="glob on benchmark (Group.method) or case key")
+    hist.add_argument("pattern", nargs="?", help="glob on the benchmark's name (Group.method), its "
+                      "method alone, or a case key: 'Sort*', '*Sort*', 'textproc.*'")
     hist.add_argument("--changes", action="store_true", help="find where performance shifted")
     hist.add_argument("--min-shift", type=number(minimum=0), default=2.0,
                       help="smallest shift to report, percent (default 2)")

@@ -84,7 +84,7 @@ def load_side(ref: str, store_url: str | None) -> tuple[str, dict]:
     if m and not Path(ref).exists():
         from .store import StoreError, open_store
         try:
-            store = open_store(store_url)
+            store = open_store(store_url, create=False)  # compare only reads
             if store is None:
                 raise UsageError(f"{ref}: runs need a history store, but --store is none")
             if m.group(1):
@@ -174,58 +174,14 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
                                            (b.get("environment") or {}).get("contention") or {})
     tested = []
     for key in common:
-        x, y = ca[key], cb[key]
-        bench = x["benchmark"]
-        cc = CaseComparison(key, f"{bench['group']}.{bench['name']}", x.get("params", {}),
-                            x["runtime"]["label"], None, None)
+        cc = measure_case(ca[key], cb[key], over_a, over_b, confidence)
         result.cases.append(cc)
         # counts are judged whatever became of the time (a run may have counted only)
-        cc.counts = judge_counts(x.get("counts"), y.get("counts"), count_threshold)
-        va, vb = x["runtime"].get("version"), y["runtime"].get("version")
-        changed_runtime = f"runtime {va} → {vb}" if va != vb and va and vb else ""  # "": unknown (imported)
-        if x["status"] != "ok" or y["status"] != "ok":
-            side = x if x["status"] != "ok" else y
-            cc.verdict, cc.note = "n/a", ("not available in " if side["status"] == "na" else "failed in ") + (
-                "old" if side is x else "new")
-            continue
-        if is_imported(x) or is_imported(y):
-            _judge_imported(cc, x, y, over_a, over_b, confidence, changed_runtime, tested)
-            continue
-        (ea, na), (eb, nb) = _side(x, over_a), _side(y, over_b)
-        # the columns print the same estimates the ratio is made of
-        cc.old_mean = ea.mean if ea else None
-        cc.new_mean = eb.mean if eb else None
-        if ea is None or eb is None or min(na, nb) < MIN_SAMPLES:
-            cc.verdict, cc.note = "n/a", "too few samples (a dry run?)"
-            continue
-        if ea.df < 1 or eb.df < 1:
-            cc.verdict, cc.note = "n/a", "one process: no interval"
-            continue
-        if ea.ci_low <= 0 or eb.ci_low <= 0:
-            cc.verdict, cc.note = "n/a", "indistinguishable from empty"
-            continue
-        cc.ratio, cc.ci_low, cc.ci_high, cc.p = log_ratio_test(eb, ea, confidence)
-        contended = [side for side, c in (("old", x), ("new", y))
-                     if (c.get("contention") or {}).get("level") in ("heavy", "changing")]
-        cc.note = "; ".join(n for n in (changed_runtime, f"contention in {' and '.join(contended)}"
-                                        if contended else "") if n)
-        cc.contended = bool(contended)
-        tested.append(cc)
+        cc.counts = judge_counts(ca[key].get("counts"), cb[key].get("counts"), count_threshold)
+        if cc.p is not None:
+            tested.append(cc)
     if tested:
-        from scipy.stats import false_discovery_control  # imported here: 0.35 s that `run` never needs
-        adjusted = false_discovery_control([c.p for c in tested], method="bh")
-        for c, p in zip(tested, adjusted):
-            c.p_adjusted = float(p)
-            if c.contended:
-                # interference that hit one run's iterations alike can fake a change or hide one:
-                # neither "slower" nor "same" is a verdict such data supports
-                c.verdict = "inconclusive"
-            elif p < alpha and c.ratio > 1 + threshold:
-                c.verdict = "slower"
-            elif p < alpha and c.ratio < 1 - threshold:
-                c.verdict = "faster"
-            else:
-                c.verdict = "same"
+        decide(tested, alpha, threshold)
         logs = np.log([c.ratio for c in tested])
         result.geomean = float(math.exp(logs.mean()))
         # interval of the geometric mean from the cases' own interval widths (independent cases)
@@ -240,8 +196,67 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
     return result
 
 
+def measure_case(x: dict, y: dict, overhead_old: bool = True, overhead_new: bool = True,
+              confidence: float = DEFAULT_CONFIDENCE) -> CaseComparison:
+    """One case of two runs: both estimates, New/Old with its interval and unadjusted p, or the
+    reason it cannot be tested (verdict n/a, p None). The verdict waits for `decide`."""
+    bench = x["benchmark"]
+    cc = CaseComparison(x["key"], f"{bench['group']}.{bench['name']}", x.get("params", {}),
+                        x["runtime"]["label"], None, None)
+    va, vb = x["runtime"].get("version"), y["runtime"].get("version")
+    changed_runtime = f"runtime {va} → {vb}" if va != vb and va and vb else ""  # "": unknown (imported)
+    if x["status"] != "ok" or y["status"] != "ok":
+        side = x if x["status"] != "ok" else y
+        cc.verdict, cc.note = "n/a", ("not available in " if side["status"] == "na" else "failed in ") + (
+            "old" if side is x else "new")
+        return cc
+    if is_imported(x) or is_imported(y):
+        _judge_imported(cc, x, y, overhead_old, overhead_new, confidence, changed_runtime)
+        return cc
+    (ea, na), (eb, nb) = _side(x, overhead_old), _side(y, overhead_new)
+    # the columns print the same estimates the ratio is made of
+    cc.old_mean = ea.mean if ea else None
+    cc.new_mean = eb.mean if eb else None
+    if ea is None or eb is None or min(na, nb) < MIN_SAMPLES:
+        cc.verdict, cc.note = "n/a", "too few samples (a dry run?)"
+        return cc
+    if ea.df < 1 or eb.df < 1:
+        cc.verdict, cc.note = "n/a", "one process: no interval"
+        return cc
+    if ea.ci_low <= 0 or eb.ci_low <= 0:
+        cc.verdict, cc.note = "n/a", "indistinguishable from empty"
+        return cc
+    cc.ratio, cc.ci_low, cc.ci_high, cc.p = log_ratio_test(eb, ea, confidence)
+    contended = [side for side, c in (("old", x), ("new", y))
+                 if (c.get("contention") or {}).get("level") in ("heavy", "changing")]
+    cc.note = "; ".join(n for n in (changed_runtime, f"contention in {' and '.join(contended)}"
+                                    if contended else "") if n)
+    cc.contended = bool(contended)
+    return cc
+
+
+def decide(tested: list[CaseComparison], alpha: float = DEFAULT_ALPHA,
+           threshold: float = DEFAULT_THRESHOLD) -> None:
+    """The verdicts of tested cases: p adjusted across them (Benjamini–Hochberg), then a change only
+    where it is significant, beyond the threshold and not measured under contention."""
+    from scipy.stats import false_discovery_control  # imported here: 0.35 s that `run` never needs
+    adjusted = false_discovery_control([c.p for c in tested], method="bh")
+    for c, p in zip(tested, adjusted):
+        c.p_adjusted = float(p)
+        if c.contended:
+            # interference that hit one run's iterations alike can fake a change or hide one:
+            # neither "slower" nor "same" is a verdict such data supports
+            c.verdict = "inconclusive"
+        elif p < alpha and c.ratio > 1 + threshold:
+            c.verdict = "slower"
+        elif p < alpha and c.ratio < 1 - threshold:
+            c.verdict = "faster"
+        else:
+            c.verdict = "same"
+
+
 def _judge_imported(cc: CaseComparison, x: dict, y: dict, over_a: bool, over_b: bool, confidence: float,
-                    changed_runtime: str, tested: list) -> None:
+                    changed_runtime: str) -> None:
     """A case where either side came from another harness (perflab import): each side is judged by
     its stored estimate (perflab's over the file's units, or the tool's own interval); a side without
     an interval makes the verdict inconclusive, with the reason."""
@@ -275,7 +290,6 @@ def _judge_imported(cc: CaseComparison, x: dict, y: dict, over_a: bool, over_b: 
     if len(notes) == 2 and notes[0][len("old: "):] == notes[1][len("new: "):]:
         notes = [notes[0][len("old: "):]]  # both sides say the same
     cc.note = "; ".join(n for n in (changed_runtime, *notes) if n)
-    tested.append(cc)
 
 
 def regressions(result: Comparison, pct: float) -> list[CaseComparison]:

@@ -8,6 +8,13 @@ the best split of its two neighbouring segments (the statistic E-Divisive-style 
 p < 0.002 — a plain t-test would ignore that the split was chosen as the best of many. For every change we report the runs on both
 sides and the size of the shift.
 
+A young series, one with fewer runs than the permutation test can ever call significant
+(CHANGE_POINT_RUNS: below it, C(n, n/2) orderings cannot give p < 0.002), is judged step by step
+instead, from its second run on: each pair of consecutive runs is tested as `perflab compare` tests
+a case (its raw samples, launches as units, a Welch t on the log ratio), the p-values of the series'
+steps are adjusted together (Benjamini–Hochberg), and a step is a change where compare would say
+slower or faster (never under contention). Such Changes say how they were found (`method`).
+
 Instruction counts (`--measure instructions`) need none of that: a count repeats, and each run records
 how well (its launches' spread). A step in a case's count series is a pair of consecutive counted runs
 that `compare` would call faster or slower (perflab.count_verdicts: beyond the count threshold and
@@ -25,6 +32,19 @@ PENALTY_PER_LOG_N = 3.0
 MIN_SHIFT = 0.02
 SIGNIFICANCE = 0.002  # permutation p-value of the best split of the two neighbouring segments
 PERMUTATIONS = 1999
+SEGMENT_RUNS = 3  # the fewest runs PELT puts on either side of a change point
+
+
+def _fewest_testable_runs() -> int:
+    """The fewest runs whose best split the permutation test can call significant: a clean split of n
+    runs into halves is matched by 2 of its C(n, n/2) orderings, so p >= 2 / C(n, n/2)."""
+    n = 2 * SEGMENT_RUNS
+    while 2 / math.comb(n, n // 2) >= SIGNIFICANCE:
+        n += 1
+    return n
+
+
+CHANGE_POINT_RUNS = _fewest_testable_runs()  # 13; fewer runs are judged step by step, as compare does
 
 
 def max_split_t(x: np.ndarray, min_size: int = 3) -> np.ndarray:
@@ -60,6 +80,7 @@ class Change:
     runs_before: list[int]
     runs_after: list[int]
     measure: str = "time"  # "time": means in ns; "instructions": per-op Ir
+    method: str = "change point"  # or "step": consecutive runs of a young series, judged as compare does
 
     @property
     def change(self) -> float:
@@ -72,15 +93,15 @@ def change_points(runs: list[int], means: list[float], min_shift: float = MIN_SH
     import ruptures as rpt
     x = np.log(np.asarray(means, dtype=float))
     n = len(x)
-    if n < 4:
-        return []
+    if n < 2 * SEGMENT_RUNS:
+        return []  # PELT cannot place a change with SEGMENT_RUNS runs on each side
     diffs = np.diff(x)
     sigma = 1.4826 * float(np.median(np.abs(diffs))) / math.sqrt(2)
     sigma = max(sigma, 1e-3)  # timings never repeat to better than 0.1%: no wiggle below that is a change
     # PELT with the L2 cost, exactly: ruptures' KernelCPD with the linear kernel is that same cost, in
     # its C implementation (rpt.Pelt(model="l2") computes it in Python: seconds for 1,000 runs,
     # where the dashboard has a fraction of a second)
-    algo = rpt.KernelCPD(kernel="linear", min_size=3, jump=1).fit((x / sigma).reshape(-1, 1))
+    algo = rpt.KernelCPD(kernel="linear", min_size=SEGMENT_RUNS, jump=1).fit((x / sigma).reshape(-1, 1))
     bkps = [int(b) for b in algo.predict(pen=PENALTY_PER_LOG_N * math.log(n))[:-1]]
     out = []
     edges = [0, *bkps, n]
@@ -96,7 +117,10 @@ def change_points(runs: list[int], means: list[float], min_shift: float = MIN_SH
     return out
 
 
-def find_changes(series: list[dict], min_shift: float = MIN_SHIFT) -> list[Change]:
+def find_changes(series: list[dict], min_shift: float = MIN_SHIFT, load_case=None) -> list[Change]:
+    """The changes of every case in `series` (Store.series rows): change points where a case has
+    CHANGE_POINT_RUNS measured runs or more; below that, steps between consecutive runs judged as
+    compare judges them, when `load_case(run_id, key)` gives the stored case and its run's job."""
     by_key: dict[str, list[dict]] = {}
     for s in series:
         if s["status"] == "ok" and s["mean_ns"] and s["mean_ns"] > 0:
@@ -104,9 +128,50 @@ def find_changes(series: list[dict], min_shift: float = MIN_SHIFT) -> list[Chang
     changes = []
     for key, points in by_key.items():
         runs = [p["run_id"] for p in points]
+        if len(points) < CHANGE_POINT_RUNS:
+            if load_case is not None:
+                changes += young_steps(key, runs, load_case, min_shift)
+            continue
         for idx, before, after in change_points(runs, [p["mean_ns"] for p in points], min_shift):
             changes.append(Change(key, runs[idx - 1], runs[idx], before, after, runs[:idx], runs[idx:]))
     return changes
+
+
+def young_steps(key: str, runs: list[int], load_case, min_shift: float = MIN_SHIFT) -> list[Change]:
+    """Steps between consecutive runs of one case: each pair tested as `perflab compare` tests the
+    case, the series' p-values adjusted together, compare's verdict rule with min_shift as its
+    threshold. Before and after are compare's estimates of the two runs."""
+    from .compare import decide, measure_case
+    loaded = [load_case(r, key) for r in runs]
+    tested = []
+    for i in range(1, len(runs)):
+        (old, old_job), (new, new_job) = loaded[i - 1], loaded[i]
+        if old is None or new is None:
+            continue
+        cc = measure_case(old, new, bool((old_job or {}).get("overhead", True)),
+                          bool((new_job or {}).get("overhead", True)))
+        if cc.p is not None:
+            tested.append((i, cc))
+    if not tested:
+        return []
+    decide([cc for _, cc in tested], threshold=min_shift)
+    steps = [(i, cc) for i, cc in tested if cc.verdict in ("slower", "faster")]
+    edges = [0, *(i for i, _ in steps), len(runs)]
+    return [Change(key, runs[i - 1], runs[i], cc.old_mean, cc.new_mean, runs[edges[j]:i],
+                   runs[i:edges[j + 2]], method="step")
+            for j, (i, cc) in enumerate(steps)]
+
+
+class StoredCases:
+    """load_case for find_changes: a stored case and its run's job, each run's job read once."""
+
+    def __init__(self, store):
+        self.store, self._jobs = store, {}
+
+    def __call__(self, run_id: int, key: str) -> tuple[dict | None, dict]:
+        if run_id not in self._jobs:
+            self._jobs[run_id] = self.store.run(run_id).get("job") or {}
+        return self.store.case(run_id, key), self._jobs[run_id]
 
 
 def count_steps(points: list[dict], threshold: float) -> list[int]:

@@ -137,11 +137,26 @@ class DocumentError(Exception):
     """A results file that cannot be used; the message names the file and says why."""
 
 
-def load_document(path: Path) -> dict[str, Any]:
+def read_text(path: Path) -> str:
+    """A results file's text; a compressed or binary file (a CI artifact as downloaded) is a one-line
+    DocumentError, not a decoding traceback."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise DocumentError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if data[:2] == b"\x1f\x8b":
+        raise DocumentError(f"{path}: gzip-compressed, not a results document; unpack it first "
+                            f"(gunzip -c {path} > results.json)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DocumentError(f"{path}: not UTF-8 text (byte {exc.start}); a perflab results document "
+                            "is JSON: give the perflab-*.json file") from None
+    return text
+
+
+def load_document(path: Path) -> dict[str, Any]:
+    text = read_text(path)
     try:
         doc = json.loads(text)
     except ValueError as exc:

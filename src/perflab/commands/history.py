@@ -1,6 +1,8 @@
 """`perflab compare` and `perflab history`: verdicts between results, and what the store remembers."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.table import Table as RichTable
 from rich.text import Text
 
@@ -19,13 +21,13 @@ def cells(values) -> list[Text]:
     """Table cells of stored user data (names, labels, paths): text, never markup, one line each."""
     return [Text(visible("" if v is None else v)) for v in values]
 from ..errors import UsageError
-from ..store import open_store
+from ..store import StoreError, open_store
 
 
 def cmd_compare(args) -> int:
     from ..compare import (compare_docs, count_regressions, load_side, regressions, summary,
                            to_markdown, to_rows, verdict_of)
-    old, new = load_side(args.old, args.store), load_side(args.new, args.store)
+    old, new = load_side(args.old, args.store), newest_side(args.new, args.store)
     result = compare_docs(old, new, threshold=args.threshold / 100, force=args.force,
                           count_threshold=getattr(args, "count_threshold", 0.1) / 100)
     if args.format == "md":
@@ -56,9 +58,31 @@ def cmd_compare(args) -> int:
     return 0
 
 
+def newest_side(refs: list[str], store: str | None) -> tuple[str, dict]:
+    """NEW as given, or among several results files (`results/perflab-*.json` once the folder holds
+    two runs) the one whose run started last: pooling them would mix the code of different commits."""
+    from ..compare import load_side
+    if len(refs) == 1:
+        return load_side(refs[0], store)
+    if any(not Path(ref).is_file() for ref in refs):
+        raise UsageError(f"compare: several NEW sides ({', '.join(refs)}) must all be results files; "
+                         "give one stored run")
+    sides = [load_side(ref, store) for ref in refs]
+    newest = max(sides, key=lambda side: (str(side[1].get("started") or ""),
+                                         Path(side[0]).stat().st_mtime))
+    err.print(Text(f"compare: {len(refs)} results files given as NEW; judging the newest run, "
+                   f"{newest[0]} (set aside: {', '.join(s[0] for s in sides if s is not newest)})"),
+              soft_wrap=True)
+    return newest
+
+
 def cmd_history(args) -> int:
     from ..units import format_time
-    store = open_store(args.store)
+    try:
+        store = open_store(args.store, create=False)  # history only reads: it never makes one
+    except StoreError:
+        _hint_legacy(args.store)
+        raise
     if store is None:
         raise UsageError("history needs a store; --store is none")
     if args.pattern is None and not args.changes:
@@ -80,9 +104,10 @@ def cmd_history(args) -> int:
         return 0
     series = store.series(args.pattern)
     if not series:
-        raise UsageError(f"no stored case matches '{args.pattern}'")  # printed as text by cli
+        raise UsageError(f"no stored case matches '{args.pattern}' (a glob on Group.method, the method "
+                         "alone, or a case key: e.g. 'Sort*' or '*Sort*')")  # printed as text by cli
     if args.changes:
-        return _print_changes(series, args)
+        return _print_changes(series, args, store)
     counted = any(s_.get("counts") for s_ in series)
     t = listing(f"history of {args.pattern}")
     for c in ("Run", "Started", "Benchmark", "Params", "Runtime", "Mean", "Error", "Status") + (
@@ -105,13 +130,13 @@ def _ir_cell(counts: dict | None) -> str:
     return format_count(per_op(counts)) if per_op(counts) is not None else "not counted"
 
 
-def _print_changes(series: list[dict], args) -> int:
+def _print_changes(series: list[dict], args, store) -> int:
     """Time changes (change points) and steps in instruction counts, one table, the measure named."""
     from ..count_verdicts import format_count
-    from ..history import find_changes, find_count_changes
+    from ..history import StoredCases, find_changes, find_count_changes
     from ..units import format_time
     count_threshold = getattr(args, "count_threshold", 0.1) / 100
-    changes = find_changes(series, args.min_shift / 100) + find_count_changes(series, count_threshold)
+    changes = find_changes(series, args.min_shift / 100, StoredCases(store)) + find_count_changes(series, count_threshold)
     keys = len({s_["key"] for s_ in series})
     counted = len({s_["key"] for s_ in series if s_.get("counts")})
     if not changes:
@@ -121,13 +146,14 @@ def _print_changes(series: list[dict], args) -> int:
         return 0
     t = listing("change points")
     params = {s_["key"]: _params(s_["params"]) for s_ in series}
-    for c in ("Case", "Params", "Measure", "Last run before", "First run after", "Before", "After",
+    for c in ("Case", "Params", "Measure", "Found by", "Last run before", "First run after", "Before", "After",
               "Change", "Runs"):
         t.add_column(c)
     changes.sort(key=lambda ch: (ch.key, ch.after_run, ch.measure))
     for ch in changes:
         fmt = format_time if ch.measure == "time" else (lambda v: f"{format_count(v)} Ir")
-        t.add_row(*cells([ch.key, params.get(ch.key, "-"), ch.measure, f"#{ch.before_run}",
+        found_by = "step" if ch.measure == "instructions" else ch.method
+        t.add_row(*cells([ch.key, params.get(ch.key, "-"), ch.measure, found_by, f"#{ch.before_run}",
                           f"#{ch.after_run}", fmt(ch.before_mean), fmt(ch.after_mean),
                           f"{ch.change:+.1%}" if ch.measure == "time" else f"{ch.change:+.2%}",
                           f"{len(ch.runs_before)} before, {len(ch.runs_after)} after"]))

@@ -43,6 +43,19 @@ RESUMABLE = ("paths", "runtimes", "filter", "category", "job", "exporters", "out
              "exclude", "cluster", "measure", "rev")
 
 
+def check_hide(hide: str, plan) -> None:
+    """--hide names columns (or parameters of the benchmarks found): a misspelt one is bad input, not
+    a column that silently stays."""
+    from ..report.table import hideable, unknown_hidden
+    names = {h.strip() for h in hide.split(",") if h.strip()}
+    params = {name for group in plan.groups for case in group for name in case.param_values}
+    params |= {name for case, _ in plan.failed for name in case.param_values}
+    bad = unknown_hidden(names, params)
+    if bad:
+        raise UsageError(f"--hide: unknown column '{bad[0]}'; columns: {', '.join(hideable())}"
+                         + (f", or a parameter ({', '.join(sorted(params))})" if params else ""))
+
+
 def cmd_run(args) -> int:
     began = time.monotonic()  # --budget-total counts from here: the builds are part of the run
     measures = check_measures(args)  # a bad --measure or a missing valgrind: before anything runs
@@ -103,6 +116,7 @@ def cmd_run(args) -> int:
         if any(p.error for p in prepared):
             return 1
         raise UsageError("no benchmark matches the filters")
+    check_hide(args.hide, plan)
 
     by_label = {p.runtime.label: p for p in prepared}
     env = collect(paths)

@@ -22,9 +22,14 @@ from .table import TEXT_COLUMNS, Table, csv_rows
 EXPORTERS = ("table", "md", "csv", "json")
 
 
-def aligned_lines(table: Table) -> list[str]:
-    """The table as padded, pipe-separated lines (header, rule, rows), control characters visible."""
-    cells = [[visible(c) for c in table.columns]] + [[visible(c) for c in r] for r in table.rows]
+def aligned_lines(table: Table, escape_pipes: bool = False) -> list[str]:
+    """The table as padded, pipe-separated lines (header, rule, rows), control characters visible.
+    `escape_pipes` (off a terminal): a '|' inside a cell is written '\\|', as in Markdown, so a name
+    holding one cannot shift the columns of a script that splits the lines on ' | '; on a terminal
+    the padding aligns the columns and names stay verbatim."""
+    def cell(value: str) -> str:
+        return visible(value).replace("|", "\\|") if escape_pipes else visible(value)
+    cells = [[cell(c) for c in table.columns]] + [[cell(c) for c in r] for r in table.rows]
     widths = [max(len(row[j]) for row in cells) for j in range(len(table.columns))]
     right = [c in table.right_aligned for c in table.columns]
 
@@ -46,7 +51,7 @@ def to_terminal(tables: list[Table], header: list[str], console: Console) -> Non
     for t in tables:
         _print(console, "")
         _print(console, visible(t.title), "bold")
-        lines = aligned_lines(t)
+        lines = aligned_lines(t, escape_pipes=not console.is_terminal)
         _print(console, lines[0], "bold")
         _print(console, lines[1])
         for i, ln in enumerate(lines[2:]):

@@ -170,10 +170,11 @@ def _load_one(path: Path) -> dict:
         raise UsageError(f"{path}: no such file")
     if not path.is_file():
         raise UsageError(f"{path}: not a file (give perflab results .json files)")
+    from ..results import DocumentError, read_text
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot be read ({exc})") from None
+        text = read_text(path)
+    except DocumentError as exc:
+        raise UsageError(str(exc)) from None
     try:
         doc = json.loads(text)
     except ValueError as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 
 from ..analysis import Row
@@ -72,6 +73,19 @@ def build_tables(rows: list[Row], hide: set[str] | None = None) -> list[Table]:
     for r in rows:
         groups.setdefault(group_of(r), []).append(r)
     return [build_table(g, hide, group_title(g[0])) for g in groups.values()]
+
+
+def hideable() -> list[str]:
+    """The columns --hide can name (beside parameters); "Ratio" also hides "Ratio vs <runtime>"."""
+    from .counts import INSTR_RATIO, INSTRUCTIONS, SECONDARY
+    return (["Runtime", *TIME_COLUMNS, METHOD_COLUMN, "RatioSD", INSTRUCTIONS, INSTR_RATIO]
+            + [name for name, _ in SECONDARY] + ["Allocated", METHOD_ALLOC_COLUMN, "Code Size", "Notes"])
+
+
+def unknown_hidden(hide: set[str], params: set[str]) -> list[str]:
+    """The names in --hide that are neither a column nor a parameter of the benchmarks found."""
+    known = {c.lower() for c in hideable()} | {p.lower() for p in params}
+    return sorted(h for h in hide if h.lower() not in known and not re.fullmatch(r"gen\d", h.lower()))
 
 
 def _hidden(column: str, hide: set[str]) -> bool:

@@ -46,15 +46,26 @@ def store_url(url: str | None, project: Path | None = None) -> str:
     return url or os.environ.get("PERFLAB_STORE") or default_url(project)
 
 
-def open_store(url: str | None, project: Path | None = None) -> Store | None:
-    """`project`: a benchmark path whose repository holds the default history (default: cwd)."""
+def open_store(url: str | None, project: Path | None = None, create: bool = True) -> Store | None:
+    """`project`: a benchmark path whose repository holds the default history (default: cwd).
+    `create=False` (commands that only read): a missing SQLite history is a StoreError, and nothing
+    (file, folder, .gitignore) is made."""
     chosen = url or os.environ.get("PERFLAB_STORE")
     url = store_url(url, project)
-    if not chosen:
-        store = _open(url)
-        _ignore_in_git(Path(url[len("sqlite://"):]).parent)
-        return store
-    return _open(url)
+    if not create and url.startswith("sqlite://"):
+        path = Path(url[len("sqlite://"):]).expanduser()
+        if not path.is_file():
+            raise StoreError(f"no history at {path}: nothing has been stored there; run `perflab run` "
+                             "first, or give --store sqlite:///path/to/history.db")
+    folder = Path(url[len("sqlite://"):]).expanduser().parent if url.startswith("sqlite://") else None
+    made_folder = folder is not None and not folder.exists()
+    store = _open(url)
+    # the default history's folder, or one perflab made for a chosen store (the project file's
+    # `.perflab/history.db` in a fresh clone): it holds only the history, so it ignores itself in
+    # git. A folder the user already had is left as it is.
+    if folder is not None and (not chosen or made_folder) and folder.exists():
+        _ignore_in_git(folder)
+    return store
 
 
 def _ignore_in_git(folder: Path) -> None:

@@ -308,6 +308,12 @@ class Store(ABC):
         rows = self._query("SELECT doc FROM cases WHERE run_id = ? ORDER BY id", (run_id,))
         return [json.loads(r[0]) for r in rows]
 
+    def case(self, run_id: int, key: str) -> dict[str, Any] | None:
+        """One stored case of a run, with its raw samples (None: the run has no such case)."""
+        rows = self._query("SELECT doc FROM cases WHERE run_id = ? AND case_key = ? ORDER BY id DESC",
+                           (run_id, key))
+        return json.loads(rows[0][0]) if rows else None
+
     def document(self, run_id: int) -> dict[str, Any]:
         """A stored run as a results document (the same shape `perflab run` writes to JSON)."""
         from ..results import SCHEMA, SCHEMA_VERSION as DOC_VERSION
@@ -318,17 +324,15 @@ class Store(ABC):
                 "environment": meta["environment"], "cases": self.cases(run_id)}
 
     def series(self, pattern: str | None = None) -> list[dict[str, Any]]:
-        """Every stored measurement of matching cases, oldest run first: the time, and where the case
+        """`pattern`: see name_matches. Every stored measurement of matching cases, oldest run first: the time, and where the case
         was counted its per-op Ir and its counts record (thin_counts; None when not counted)."""
         rows = self._query(
             "SELECT c.run_id, r.started, c.case_key, c.benchmark, c.runtime, c.status, c.mean_ns, "
             "c.error_ns, c.params, c.ir_per_op, c.counts FROM cases c JOIN runs r ON r.id = c.run_id "
             "ORDER BY c.run_id, c.id")
-        import fnmatch
         out = []
         for r in rows:
-            if pattern and not (fnmatch.fnmatchcase(r[3].lower(), pattern.lower())
-                                or fnmatch.fnmatchcase(r[2].lower(), pattern.lower())):
+            if pattern and not name_matches(pattern, r[3], r[2]):
                 continue
             out.append({"run_id": r[0], "started": r[1], "key": r[2], "benchmark": r[3],
                         "runtime": r[4], "status": r[5], "mean_ns": r[6], "error_ns": r[7],
@@ -426,3 +430,12 @@ class Store(ABC):
         sql = "SELECT MAX(id) FROM runs" + (" WHERE complete = 0" if incomplete_only else "")
         rows = self._query(sql)
         return int(rows[0][0]) if rows and rows[0][0] is not None else None
+
+
+def name_matches(pattern: str, benchmark: str, key: str) -> bool:
+    """A glob (any case) on the benchmark's full name (Group.method), on its method alone (what
+    BenchmarkDotNet's table and `go test -bench` call it: `Sort` of `textproc.Sort`), or on a case key."""
+    import fnmatch
+    p = pattern.lower()
+    method = benchmark.rsplit(".", 1)[-1]
+    return any(fnmatch.fnmatchcase(name.lower(), p) for name in (benchmark, method, key))

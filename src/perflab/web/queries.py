@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..count_verdicts import DEFAULT_COUNT_THRESHOLD as MIN_COUNT_STEP
-from ..history import MIN_SHIFT, Change, find_changes
+from ..history import MIN_SHIFT, Change, StoredCases, find_changes
 from ..provenance import Provenance, provenance
 from ..store import Store
 
@@ -179,7 +179,7 @@ class History:
                     records.setdefault(r["key"], []).append(r["counts"])
             for key, counts in records.items():
                 _mark_steps(series[key].counts, counts)
-            for ch in self._changes_of(rows, min_shift):
+            for ch in self._changes_of(self.store, rows, min_shift):
                 series[ch.key].changes.append(ch)
             return sorted(series.values(), key=lambda s: (s.params_text, s.runtime))
         return self._cached(f"benchmark\0{name}\0{axis}\0{min_shift}", compute)
@@ -201,11 +201,11 @@ class History:
                      ) -> list[tuple[Change, dict[str, Any]]]:
         rows = store.all_means()
         ident = {r["key"]: r for r in rows}
-        found = self._changes_of(rows, min_shift)
+        found = self._changes_of(store, rows, min_shift)
         found.sort(key=lambda c: -abs(math.log(c.after_mean / c.before_mean)))
         return [(c, ident[c.key]) for c in found]
 
-    def _changes_of(self, rows: list[dict[str, Any]], min_shift: float) -> list[Change]:
+    def _changes_of(self, store: Store, rows: list[dict[str, Any]], min_shift: float) -> list[Change]:
         """find_changes per series, each remembered by its exact points: a series no run has added
         to since is not tested again (a permutation test over 1,000 runs takes a good fraction of
         a second), and the benchmark and regressions pages share what either computed."""
@@ -219,7 +219,7 @@ class History:
                     hash(tuple((p["run_id"], p["status"], p["mean_ns"]) for p in points)))
             found = self._series_changes.get(memo)
             if found is None:
-                found = find_changes(points, min_shift)
+                found = find_changes(points, min_shift, StoredCases(store))
                 with self._memo_lock:  # serve's warm-up thread fills it too
                     self._series_changes[memo] = found
                     while len(self._series_changes) > SERIES_REMEMBERED:
