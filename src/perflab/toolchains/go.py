@@ -36,7 +36,7 @@ WORKER_PKG = "perflab.dev/go/perflab"
 WORKER_TEST = "TestPerflabWorkerZZ"
 GEN_INTERNAL = "zz_perflab_gen_test.go"
 GEN_EXTERNAL = "zz_perflab_gen_x_test.go"
-GEN_VERSION = "3"  # bump when the generated code or the build steps change
+GEN_VERSION = "4"  # bump when the generated code or the build steps change
 DISCOVERY_TIMEOUT = 60  # seconds for one benchmark's sub-benchmark discovery (it runs with b.N=1)
 
 _BENCH = re.compile(r"^func\s+(Benchmark\w*)\s*\(\s*(\w+)\s+\*\s*(\w+)\.B\s*\)", re.M)
