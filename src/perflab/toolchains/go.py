@@ -37,6 +37,7 @@ WORKER_TEST = "TestPerflabWorkerZZ"
 GEN_INTERNAL = "zz_perflab_gen_test.go"
 GEN_EXTERNAL = "zz_perflab_gen_x_test.go"
 GEN_VERSION = "4"  # bump when the generated code or the build steps change
+WORKER_GO_MINOR = 21  # workers/go/go.mod's go line
 DISCOVERY_TIMEOUT = 60  # seconds for one benchmark's sub-benchmark discovery (it runs with b.N=1)
 
 _BENCH = re.compile(r"^func\s+(Benchmark\w*)\s*\(\s*(\w+)\s+\*\s*(\w+)\.B\s*\)", re.M)
@@ -423,7 +424,12 @@ class GoToolchain(Toolchain):
             gosum = pkg.gomod.with_name("go.sum")
             if gosum.is_file():
                 shutil.copyfile(gosum, tmp / "go.sum")
-            edit = _run([runtime.executable, "mod", "edit", f"-require={WORKER_MODULE}@v0.0.0",
+            # the worker module says `go 1.21`, and a main module whose go line is older (or absent:
+            # google/uuid) is refused with "updates to go.mod needed": the copy says go 1.21 then,
+            # which changes no semantics older code relies on (the loop-variable change is 1.22)
+            m = re.search(r"^go\s+1\.(\d+)", pkg.gomod.read_text(errors="replace"), re.M)
+            bump = [f"-go=1.{WORKER_GO_MINOR}"] if not m or int(m.group(1)) < WORKER_GO_MINOR else []
+            edit = _run([runtime.executable, "mod", "edit", f"-require={WORKER_MODULE}@v0.0.0", *bump,
                          f"-replace={WORKER_MODULE}={worker_dir('go').resolve()}", str(modfile)],
                         pkg.dir, env, timeout=120)
             if edit.returncode != 0:
