@@ -337,6 +337,13 @@ func (w *worker) onLoad(id any, msg map[string]any) {
 		}
 		out = append(out, e)
 	}
+	regMu.Lock()
+	for _, e := range failedLoads {
+		if file, _ := e["file"].(string); selected(file, paths) {
+			loadErrs = append(loadErrs, e)
+		}
+	}
+	regMu.Unlock()
 	if tbRunner == nil && len(tbl) > 0 {
 		loadErrs = append(loadErrs, map[string]any{"file": "", "line": 0, "kind": "load",
 			"message": "testing.B benchmarks registered without a runner (binary not built by perflab)"})
@@ -460,6 +467,18 @@ func displayName(fn string) string {
 		return fn
 	}
 	return n
+}
+
+// failedLoads are load errors found before any worker could run: perflab-go-mux serves, for a
+// package whose test binary did not build, one error per benchmark of that package (it fails alone).
+var failedLoads []map[string]any
+
+// AddLoadError adds a `loaded.errors` entry (file, line, kind, message, and the benchmark it fails)
+// that `load` reports when its file is among the loaded paths.
+func AddLoadError(e map[string]any) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	failedLoads = append(failedLoads, e)
 }
 
 func selected(file string, paths []string) bool {
