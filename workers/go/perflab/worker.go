@@ -918,7 +918,12 @@ func tbError(r *Result, target string) *benchErr {
 		}
 		return e
 	case r.Skipped:
-		return &benchErr{kind: "exception", message: "skipped: " + squash(strings.TrimSpace(r.Output))}
+		e := &benchErr{kind: "exception", message: "skipped: " + squash(strings.TrimSpace(r.Output))}
+		if m := outputLoc.FindStringSubmatch(r.Output); m != nil {
+			e.file = m[1]
+			e.line, _ = strconv.Atoi(m[2])
+		}
+		return e
 	case !r.Found && r.Name == target:
 		return &benchErr{kind: "exception", message: fmt.Sprintf("%s calls b.Run, but perflab did not see "+
 			"that at load (b.Run is reached through code outside the function's body); its sub-benchmarks "+
