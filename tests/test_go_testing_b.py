@@ -237,6 +237,9 @@ def test_run_parallel_with_set_parallelism_is_measured(real):
     w, benches = real
     r = case(w, benches, "Parallel", invocations=20_000, iterations=3)
     assert len(r["ns"]) == 3 and all(c <= n + 1_000_000 for n, c in zip(r["ns"], r["cpu_ns"])), r
+    d = case(w, benches, "Parallel", stage="diagnose", invocations=1000, iterations=1)
+    assert any(n.startswith("RunParallel: ") for n in d["notes"]), d  # says what its CPU time is
+    assert not any("RunParallel" in n for n in case(w, benches, "Metric", stage="diagnose")["notes"])
 
 
 def test_test_main_runs_before_the_benchmarks(real):

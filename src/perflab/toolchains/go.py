@@ -36,7 +36,7 @@ WORKER_PKG = "perflab.dev/go/perflab"
 WORKER_TEST = "TestPerflabWorkerZZ"
 GEN_INTERNAL = "zz_perflab_gen_test.go"
 GEN_EXTERNAL = "zz_perflab_gen_x_test.go"
-GEN_VERSION = "4"  # bump when the generated code or the build steps change
+GEN_VERSION = "5"  # bump when the generated code or the build steps change
 WORKER_GO_MINOR = 21  # workers/go/go.mod's go line
 DISCOVERY_TIMEOUT = 60  # seconds for one benchmark's sub-benchmark discovery (it runs with b.N=1)
 
@@ -75,6 +75,7 @@ class BenchFunc:
     line: int
     may_have_subs: bool
     loop: bool
+    parallel: bool = False  # calls b.RunParallel: its CPU time is the waiting goroutine's (a note says so)
     baseline: bool = False
     ops: int = 1
     categories: list[str] = field(default_factory=list)
@@ -97,7 +98,8 @@ def scan_file(path: Path) -> list[BenchFunc]:
                        # b.Run in the body, or b handed to a helper that may call it
                        may_have_subs=bool(re.search(rf"\b{re.escape(recv)}\.Run\s*\(", body) or
                                           re.search(rf"[(,]\s*{re.escape(recv)}\s*[,)]", body)),
-                       loop=bool(re.search(rf"\b{re.escape(recv)}\.Loop\s*\(\s*\)", body)))
+                       loop=bool(re.search(rf"\b{re.escape(recv)}\.Loop\s*\(\s*\)", body)),
+                       parallel=bool(re.search(rf"\b{re.escape(recv)}\.RunParallel\s*\(", body)))
         doc = []
         i = line - 2
         while i >= 0 and lines[i].lstrip().startswith("//"):
@@ -133,7 +135,7 @@ def _tb_literal(pkg_alias: str, import_path: str, b: BenchFunc) -> str:
     cats = ", ".join(_go_str(c) for c in b.categories)
     return (f"\t{pkg_alias}.AddTB({pkg_alias}.TB{{Pkg: {_go_str(import_path)}, Func: {_go_str(b.func)}, "
             f"F: {b.func}, File: {_go_str(b.file)}, Line: {b.line}, MayHaveSubs: {str(b.may_have_subs).lower()}, "
-            f"Loop: {str(b.loop).lower()}, Baseline: {str(b.baseline).lower()}, Ops: {b.ops}, "
+            f"Loop: {str(b.loop).lower()}, Parallel: {str(b.parallel).lower()}, Baseline: {str(b.baseline).lower()}, Ops: {b.ops}, "
             f"Categories: []string{{{cats}}}, Description: {_go_str(b.description)}}})\n")
 
 

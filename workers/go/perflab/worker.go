@@ -878,6 +878,11 @@ func (w *worker) diagnose(id any, inv, its int) {
 		}
 		runtime.ReadMemStats(&m1)
 		notes = append(notes, "alloc/allocs: runtime.MemStats deltas while the *testing.B timer ran")
+		if c.e.tb.Parallel {
+			notes = append(notes, "RunParallel: the time is wall time per op over all its goroutines, as "+
+				"go test reports it; the CPU time is the benchmark goroutine's thread's, which waits for "+
+				"them, so the case is timed by the wall clock and preemption is not read from it")
+		}
 	}
 	gcs := (m1.NumGC - m0.NumGC) - (m1.NumForcedGC - m0.NumForcedGC)
 	msg := map[string]any{"id": id, "type": "diagnostics", "invocations": inv, "iterations": its,
