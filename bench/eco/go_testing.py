@@ -7,7 +7,8 @@ the pins below), then copied to a writable scratch folder (the module cache is r
 builds in the package folder). Modules with dozens of benchmarks are cut down to the pinned subset in
 SUBSETS, to keep the study within minutes; every subset is listed there, by package and function.
 
-Native: `go test -run '^$' -bench '^(BenchmarkA|BenchmarkB)$' -count 10 -benchmem`, parsed; per
+Native: `go test -run '^$' -bench '^BenchmarkA$' -count 10 -benchtime 300ms -benchmem` (the binary
+`go test -c` builds, one process per function, its CPU time taken from rusage), parsed; per
 benchmark (sub-benchmark leaf) the mean of the 10 runs' ns/op with a 99.9 % Student-t interval (the
 confidence of perflab's own intervals). perflab: `perflab run <package> --job <job> --filter A ...`
 with the same toolchain (the `go` on PATH); its JSON's mean and interval per case.
@@ -21,6 +22,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,8 +73,9 @@ SUBSETS: dict[str, dict[str, list[str]]] = {
 }
 SLICE = "github.com/google/uuid"
 NATIVE_COUNT = 10
-# found causes of disagreement, by benchmark (see docs/coming-from-go-test.md)
-CAUSES: dict[str, str] = {}
+# go test's -benchtime for each of the 10 runs: its default 1 s made one function take 46 s of wall
+# time on the loaded study machine (the b.N ramp repeats under load); 300 ms bounds the study
+NATIVE_BENCHTIME = "300ms"
 
 _T999 = {9: 4.781}  # Student t, two-sided 99.9 %, by degrees of freedom (10 runs → 9)
 
@@ -139,14 +142,41 @@ def mean_interval(xs: list[float]) -> tuple[float, float | None, float | None]:
     return mean, mean - half, mean + half
 
 
-def run_native(pkg_dir: Path, funcs: list[str], log: Path) -> dict[str, list[float]]:
-    pattern = "^(" + "|".join(funcs) + ")$"
+@dataclass
+class Native:
+    samples: dict[str, list[float]]  # leaf → ns/op of each of the 10 runs
+    cpu_share: dict[str, float]      # function → CPU seconds of its test process per wall second
+
+
+def run_native(pkg_dir: Path, funcs: list[str], log: Path) -> Native:
+    """`go test -run '^$' -bench '^F$' -count 10 -benchmem`, as `go test` runs it (the test binary
+    that `go test -c` builds, started in the package folder), one process per function so that each
+    function's CPU share — the process's CPU time (rusage) over its wall time — is known: go test
+    times by the wall clock, and on a busy machine that share says how much of it was the code's."""
     env = {**os.environ, "GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"}
-    res = subprocess.run([_go(), "test", "-run", "^$", "-bench", pattern, "-count", str(NATIVE_COUNT),
-                          "-benchmem", "."], cwd=str(pkg_dir), capture_output=True, text=True, env=env,
-                         timeout=3600)
-    log.write_text(res.stdout + "\n--- stderr\n" + res.stderr)
-    return native_samples(res.stdout)
+    binary = log.with_suffix(".test")
+    built = subprocess.run([_go(), "test", "-c", "-o", str(binary), "."], cwd=str(pkg_dir),
+                           capture_output=True, text=True, env=env, timeout=1800)
+    if built.returncode != 0:
+        raise RuntimeError(f"go test -c in {pkg_dir}: {built.stderr.strip()[-500:]}")
+    native = Native({}, {})
+    text = []
+    for f in funcs:
+        t0 = time.monotonic()
+        proc = subprocess.Popen([str(binary), "-test.run", "^$", "-test.bench", f"^{f}$", "-test.count",
+                                 str(NATIVE_COUNT), "-test.benchtime", NATIVE_BENCHTIME, "-test.benchmem"], cwd=str(pkg_dir), env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.monotonic() - t0
+        native.cpu_share[f[len("Benchmark"):]] = (usage.ru_utime + usage.ru_stime) / wall
+        text.append(f"# {f}: exit {proc.returncode}, {wall:.1f} s wall, "
+                    f"{usage.ru_utime + usage.ru_stime:.1f} s CPU\n{out}")
+        for leaf, xs in native_samples(out).items():
+            native.samples.setdefault(leaf, []).extend(xs)
+    log.write_text("\n".join(text))
+    return native
 
 
 # -- perflab ---------------------------------------------------------------------------------------
@@ -177,6 +207,19 @@ def run_perflab(pkg_dir: Path, funcs: list[str], job: str, out: Path) -> list[di
     return json.loads(results[-1].read_text())["cases"]
 
 
+def cause_of(comp: Comparison, estimate: dict, share: float | None) -> str:
+    """Why perflab and go test differ, from what was measured: go test times by the wall clock, and
+    when its process had a fraction of a CPU (other work had the rest) while perflab timed the
+    CPU-bound case by its thread's CPU time, the native mean scaled by that share is what to compare."""
+    if comp.agrees or share is None:
+        return ""
+    scaled = comp.native_mean * min(share, 1.0)
+    timing = "timed by thread CPU time" if estimate.get("cpu_timed") else "timed by the wall clock"
+    return (f"go test's process had {share:.2f} CPU s per wall s (machine load; go test times by the wall "
+            f"clock); perflab {timing}; native × share = {scaled:.4g} ns, perflab/that = "
+            f"{comp.perflab_mean / scaled:.3f}")
+
+
 def study(pkg: Package, src: Path, *, job: str, out: Path, native: bool) -> PackageResult:
     r = PackageResult(pkg.name, pkg.version)
     out.mkdir(parents=True, exist_ok=True)
@@ -185,7 +228,8 @@ def study(pkg: Package, src: Path, *, job: str, out: Path, native: bool) -> Pack
         r.files_found += len({p for p in pkg_dir.glob("*_test.go")
                               if any(re.search(rf"^func {f}\(", p.read_text(errors="replace"), re.M) for f in funcs)})
         # the same stretch: the original harness, then perflab, back to back
-        nat = run_native(pkg_dir, funcs, out / f"native-{rel.replace('/', '_')}.txt") if native else {}
+        nat = (run_native(pkg_dir, funcs, out / f"native-{rel.replace('/', '_')}.txt") if native
+               else Native({}, {}))
         cases = run_perflab(pkg_dir, funcs, job, out / f"perflab-{rel.replace('/', '_')}")
         for c in cases:
             leaf = leaf_name(c)
@@ -197,9 +241,10 @@ def study(pkg: Package, src: Path, *, job: str, out: Path, native: bool) -> Pack
                 if "protocol error" in c["error"]:
                     r.protocol_errors += 1
             e = c.get("estimate")
-            if native and e and nat.get(leaf):
-                m, lo, hi = mean_interval(nat[leaf])
-                r.comparisons.append(Comparison(f"{pkg.name}/{rel}.{leaf}" if rel != "." else f"{pkg.name}.{leaf}",
-                                                e["mean"], e.get("ci_low"), e.get("ci_high"), m, lo, hi,
-                                                cause=CAUSES.get(f"{pkg.name}.{leaf}", "")))
+            if native and e and nat.samples.get(leaf):
+                m, lo, hi = mean_interval(nat.samples[leaf])
+                comp = Comparison(f"{pkg.name}/{rel}.{leaf}" if rel != "." else f"{pkg.name}.{leaf}",
+                                  e["mean"], e.get("ci_low"), e.get("ci_high"), m, lo, hi)
+                comp.cause = cause_of(comp, e, nat.cpu_share.get(c["benchmark"]["name"]))
+                r.comparisons.append(comp)
     return r
