@@ -70,6 +70,17 @@ def run(w, stage="workload", invocations=100, iterations=3, timeout=60):
     return w.request("run", timeout, stage=stage, invocations=invocations, iterations=iterations)
 
 
+def perflab_run(path: Path, out: Path, *args: str, timeout: float = 900):
+    """`perflab run PATH ARGS` as a user runs it, writing its results to `out` (its history to a
+    store in `out`, not the repository's)."""
+    import subprocess
+    import sys
+    out.mkdir(parents=True, exist_ok=True)
+    return subprocess.run([sys.executable, "-m", "perflab.cli", "run", str(path), *args, "-o", str(out)],
+                          capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "PERFLAB_STORE": f"sqlite:///{out}/h.db"})
+
+
 def make_module(root: Path, files: dict[str, str], module="example.com/perflabtest") -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "go.mod").write_text(f"module {module}\n\ngo 1.21\n")
@@ -631,24 +642,69 @@ def test_crash_behind_the_multiplexer(rt, faults_spec, tmp_path):
     assert len(reply["ns"]) == 2
 
 
+BROKEN_TEST = """
+    package broken
+
+    import "testing"
+
+    func BenchmarkBroken(b *testing.B) {
+        undefinedThing()
+    }
+
+    func BenchmarkAlsoBroken(b *testing.B) {}
+"""
+
+
 def test_compile_error_names_file_and_line(rt, tmp_path):
-    root = make_module(tmp_path / "broken", {
-        "broken.go": "package broken\n",
-        "broken_test.go": """
-            package broken
+    """A package that does not compile, alone: its worker loads nothing but one error per benchmark,
+    each naming that benchmark and the compiler's file:line:col."""
+    root = make_module(tmp_path / "broken", {"broken.go": "package broken\n", "broken_test.go": BROKEN_TEST})
+    spec = TC.prepare(rt, TC.find_sources(root), tmp_path)
+    with worker(spec) as w:
+        loaded = w.request("load", 60, paths=spec.load_paths, root=spec.root)
+    assert loaded["benchmarks"] == []
+    errors = {e["benchmark"]["name"]: e for e in loaded["errors"]}
+    assert set(errors) == {"Broken", "AlsoBroken"}
+    for e in errors.values():
+        assert e["kind"] == "load" and e["file"] == str(root / "broken_test.go")
+        assert re.search(r"broken_test\.go:6:\d+: undefined: undefinedThing", e["message"]), e
+        assert str(root) in e["message"]
+    assert errors["Broken"]["line"] == 5 and errors["Broken"]["benchmark"]["id"] == \
+        "example.com/perflabtest.BenchmarkBroken"
+
+
+def test_package_that_does_not_compile_fails_alone(rt, tmp_path):
+    """perflab run over two packages, one of which does not compile: that one's benchmarks fail with
+    the compiler's file:line in the table, the other is measured, exit status 1."""
+    root = make_module(tmp_path / "mod", {
+        "good/good.go": "package good\n",
+        "good/good_test.go": """
+            package good
 
             import "testing"
 
-            func BenchmarkBroken(b *testing.B) {
-                undefinedThing()
+            var sink int
+
+            func BenchmarkGood(b *testing.B) {
+                for i := 0; i < b.N; i++ {
+                    sink += i
+                }
             }
         """,
+        "broken/broken.go": "package broken\n",
+        "broken/broken_test.go": BROKEN_TEST,
     })
-    with pytest.raises(PrepareError) as exc:
-        TC.prepare(rt, TC.find_sources(root), tmp_path)
-    msg = str(exc.value)
-    assert re.search(r"broken_test\.go:6:\d+: undefined: undefinedThing", msg), msg
-    assert str(root) in msg
+    out = tmp_path / "out"
+    assert perflab_run(root, out, "-r", rt.name, "-j", "dry").returncode == 1
+    doc = json.loads(next(out.glob("perflab-*.json")).read_text())
+    status = {c["benchmark"]["name"]: c for c in doc["cases"]}
+    assert set(status) == {"Good", "Broken", "AlsoBroken"}
+    assert status["Good"]["status"] == "ok"
+    for name in ("Broken", "AlsoBroken"):
+        assert status[name]["status"] != "ok"
+        assert re.search(r"broken_test\.go:6:\d+: undefined: undefinedThing", status[name]["error"])
+    md = next(out.glob("perflab-*.md")).read_text()
+    assert re.search(r"broken\\?_test\.go:6:\d+: undefined", md)  # Markdown escapes the _
 
 
 def test_unobtainable_toolchain(monkeypatch, tmp_path):

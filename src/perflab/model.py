@@ -224,12 +224,15 @@ class Diagnostics:
     code_address: int | None = None
     binary: str | None = None
     notes: list[str] = field(default_factory=list)
+    # the benchmark's own figures by unit, as it reported them (Go: b.ReportMetric(v, "vowels/op"))
+    metrics: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "alloc_bytes_per_op": self.alloc_bytes_per_op, "allocs_per_op": self.allocs_per_op,
             "gc_per_1000_ops": self.gc_per_1000_ops, "code_size": self.code_size,
             "code_address": self.code_address, "binary": self.binary, "notes": self.notes,
+            "metrics": self.metrics,
         }
 
 

@@ -298,7 +298,8 @@ def case_result_from_json(c: dict[str, Any]):
     diag = Diagnostics(**{k: d.get(k) for k in ("alloc_bytes_per_op", "allocs_per_op",
                                                 "gc_per_1000_ops", "code_size", "code_address",
                                                 "binary")},
-                       notes=list(d.get("notes", []))) if d else None
+                       notes=list(d.get("notes", [])),
+                       metrics=dict(d.get("metrics") or {})) if d else None
     return CaseResult(case=case, launches=launches, diagnostics=diag, error=c.get("error"),
                       absent=c.get("absent") or "",
                       error_detail=c.get("error_detail", ""), output_bytes=c.get("output_bytes", 0),

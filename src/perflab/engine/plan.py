@@ -237,8 +237,10 @@ def build_plan(prepared: list[Prepared], filters: list[str], categories: list[st
         for template in templates.values():
             have = {c.runtime.label for c in group if c.benchmark.id == template.benchmark.id}
             for p in by_lang.get(template.runtime.language, []):
-                if p.runtime.label in have:
-                    continue
+                if p.runtime.label in have or any(
+                        (e.get("benchmark") or {}).get("id") == template.benchmark.id for e in p.load_errors
+                        if isinstance(e.get("benchmark"), dict)):
+                    continue  # measured there, or failed alone there with its own load error
                 case = Case(template.benchmark, template.params, p.runtime)
                 absence = getattr(p.toolchain, "absence_reason", None)
                 load_error = next((e for e in p.load_errors

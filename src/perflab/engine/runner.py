@@ -782,6 +782,9 @@ class Engine:
             d.code_size = reply["code_size"]
         if isinstance(reply.get("code_address"), int) and isinstance(reply.get("binary"), str):
             d.code_address, d.binary = reply["code_address"], reply["binary"]
+        if isinstance(reply.get("metrics"), dict):  # as the benchmark reported them: not divided
+            d.metrics = {str(k): float(v) for k, v in reply["metrics"].items()
+                         if isinstance(v, (int, float)) and not isinstance(v, bool)}
         return d
 
     # -- failures -------------------------------------------------------------------------------

@@ -132,6 +132,7 @@ def build_table(rows: list[Row], hide: set[str] | None = None, title: str = "") 
     gc_gens = max((len(d.gc_per_1000_ops) for d in diags if d.gc_per_1000_ops), default=0)
     has_gc = gc_gens and any(any(g > 0 for g in d.gc_per_1000_ops) for d in diags if d.gc_per_1000_ops)
     has_code = any(d.code_size is not None for d in diags)
+    metric_units = list(dict.fromkeys(u for d in diags for u in d.metrics))
     has_notes = any(r.warnings or not r.result.ok or _absent(r) or count_cols.notes(r) for r in rows)
     # a run that counted instructions only has no time to show (a case it could not count has)
     timed = any(r.estimate for r in rows) or not count_cols.has_counts(rows)
@@ -156,6 +157,10 @@ def build_table(rows: list[Row], hide: set[str] | None = None, title: str = "") 
             columns.append(rt_alloc_col)
     if has_code:
         columns += ["Code Size"]
+    # the benchmark's own metrics (b.ReportMetric), a column per unit, named by it unless perflab's
+    # own columns use that name
+    metric_col = {u: u if u not in columns and u != "Notes" else f"{u} (reported)" for u in metric_units}
+    columns += list(metric_col.values())
     if has_notes:
         columns += ["Notes"]
     columns = [c for c in columns if not _hidden(c, hide)]
@@ -181,6 +186,8 @@ def build_table(rows: list[Row], hide: set[str] | None = None, title: str = "") 
         cells[METHOD_ALLOC_COLUMN] = _alloc_ratio_cell(r.alloc_ratio, r.baseline_key)
         cells[rt_alloc_col] = _alloc_ratio_cell(r.runtime_alloc_ratio, r.runtime_baseline_key)
         cells["Code Size"] = f"{d.code_size:,} B" if d and d.code_size is not None else "NA"
+        for unit, col in metric_col.items():
+            cells[col] = number(d.metrics[unit]) if d and unit in d.metrics else "-"
         cells.update(count_cols.cells(r, by_key, rt_col if has_rt_ratio else ""))
         label = case_label(res.case)
         status = "FAILED" if not res.ok else "NA" if _absent(r) else ""
@@ -218,6 +225,7 @@ def _alloc_ratio_cell(value: float | None, baseline_key: str | None) -> str:
 # -- the run's CSV: one row per case, raw numbers ---------------------------------------------------
 
 PARAM_PREFIX = "param:"  # parameters are `param:<name>` columns: no parameter name can hit a stats one
+METRIC_PREFIX = "metric:"  # a benchmark's own metrics (b.ReportMetric) are `metric:<unit>` columns
 
 
 def csv_rows(rows: list[Row]) -> tuple[list[str], list[dict]]:
@@ -232,8 +240,8 @@ def csv_rows(rows: list[Row]) -> tuple[list[str], list[dict]]:
     counted = any(r.result.counts for r in rows)
     out = [{**_raw(r, params, by_key), **(count_cols.csv_fields(r, by_key) if counted else {})}
            for r in rows]
-    columns = list(out[0].keys()) if out else []
-    return columns, out
+    columns = list(dict.fromkeys(k for row in out for k in row))  # metric columns differ by row
+    return columns, [{c: row.get(c, "") for c in columns} for row in out]
 
 
 TEXT_COLUMNS = {"Method", "Group", "Runtime", "ratio_baseline_method", "ratio_baseline_runtime",
@@ -261,6 +269,8 @@ def _raw(r: Row, params: list[str], by_key: dict[str, Row]) -> dict:
     out["alloc_ratio"] = r.alloc_ratio if r.alloc_ratio is not None else ""
     out["runtime_alloc_ratio"] = r.runtime_alloc_ratio if r.runtime_alloc_ratio is not None else ""
     out["code_size_bytes"] = d.code_size if d and d.code_size is not None else ""
+    for unit, value in (d.metrics if d else {}).items():
+        out[METRIC_PREFIX + unit] = value
     out["status"] = "failed" if not r.result.ok else "na" if _absent(r) else "ok"
     out["error"] = r.result.error or ""
     out["warnings"] = " | ".join(r.warnings)

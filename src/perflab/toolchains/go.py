@@ -36,7 +36,8 @@ WORKER_PKG = "perflab.dev/go/perflab"
 WORKER_TEST = "TestPerflabWorkerZZ"
 GEN_INTERNAL = "zz_perflab_gen_test.go"
 GEN_EXTERNAL = "zz_perflab_gen_x_test.go"
-GEN_VERSION = "3"  # bump when the generated code or the build steps change
+GEN_VERSION = "5"  # bump when the generated code or the build steps change
+WORKER_GO_MINOR = 21  # workers/go/go.mod's go line
 DISCOVERY_TIMEOUT = 60  # seconds for one benchmark's sub-benchmark discovery (it runs with b.N=1)
 
 _BENCH = re.compile(r"^func\s+(Benchmark\w*)\s*\(\s*(\w+)\s+\*\s*(\w+)\.B\s*\)", re.M)
@@ -74,6 +75,7 @@ class BenchFunc:
     line: int
     may_have_subs: bool
     loop: bool
+    parallel: bool = False  # calls b.RunParallel: its CPU time is the waiting goroutine's (a note says so)
     baseline: bool = False
     ops: int = 1
     categories: list[str] = field(default_factory=list)
@@ -96,7 +98,8 @@ def scan_file(path: Path) -> list[BenchFunc]:
                        # b.Run in the body, or b handed to a helper that may call it
                        may_have_subs=bool(re.search(rf"\b{re.escape(recv)}\.Run\s*\(", body) or
                                           re.search(rf"[(,]\s*{re.escape(recv)}\s*[,)]", body)),
-                       loop=bool(re.search(rf"\b{re.escape(recv)}\.Loop\s*\(\s*\)", body)))
+                       loop=bool(re.search(rf"\b{re.escape(recv)}\.Loop\s*\(\s*\)", body)),
+                       parallel=bool(re.search(rf"\b{re.escape(recv)}\.RunParallel\s*\(", body)))
         doc = []
         i = line - 2
         while i >= 0 and lines[i].lstrip().startswith("//"):
@@ -132,7 +135,7 @@ def _tb_literal(pkg_alias: str, import_path: str, b: BenchFunc) -> str:
     cats = ", ".join(_go_str(c) for c in b.categories)
     return (f"\t{pkg_alias}.AddTB({pkg_alias}.TB{{Pkg: {_go_str(import_path)}, Func: {_go_str(b.func)}, "
             f"F: {b.func}, File: {_go_str(b.file)}, Line: {b.line}, MayHaveSubs: {str(b.may_have_subs).lower()}, "
-            f"Loop: {str(b.loop).lower()}, Baseline: {str(b.baseline).lower()}, Ops: {b.ops}, "
+            f"Loop: {str(b.loop).lower()}, Parallel: {str(b.parallel).lower()}, Baseline: {str(b.baseline).lower()}, Ops: {b.ops}, "
             f"Categories: []string{{{cats}}}, Description: {_go_str(b.description)}}})\n")
 
 
@@ -330,12 +333,20 @@ class GoToolchain(Toolchain):
         if not pkg_dirs:
             raise PrepareError("no Go packages with benchmarks were given")
         env = _build_env(runtime)
-        binaries = [self.build_package(runtime, d, env) for d in pkg_dirs]
+        binaries, failed = [], []
+        for d in pkg_dirs:
+            try:
+                binaries.append(self.build_package(runtime, d, env))
+            except PrepareError as exc:  # this package's benchmarks fail alone; the others run
+                files = {s.resolve() for s in sources if s.is_file() and s.resolve().parent == d}
+                if any(s.is_dir() and s.resolve() == d for s in sources):
+                    files |= {p.resolve() for p in self.find_sources(d) if p.resolve().parent == d}
+                failed.append(failed_package_errors(d, sorted(files), str(exc)))
         run_env = {k: v for k, v in runtime.env}
         # load_paths are the benchmark files (a directory if one was given): the host can then load
         # just the file of the case it relaunches.
         load_paths = sorted({str(s.resolve()) for s in sources})
-        if len(binaries) == 1:
+        if len(binaries) == 1 and not failed:
             binary, pkg = binaries[0]
             return LaunchSpec(argv=[str(binary), *self.test_flags()], env=run_env, cwd=str(pkg.dir),
                               load_paths=load_paths, root=str(pkg.dir))
@@ -343,7 +354,9 @@ class GoToolchain(Toolchain):
         argv = [str(mux)]
         for binary, pkg in binaries:
             argv += [f"{pkg.dir}={binary}"]
-        root = os.path.commonpath([str(p.dir) for _, p in binaries])
+        for d, errors in failed:
+            argv += [f"{d}=@{_write_errors(errors)}"]
+        root = os.path.commonpath([str(p.dir) for _, p in binaries] + [str(d) for d, _ in failed])
         return LaunchSpec(argv=argv, env=run_env, cwd=root, load_paths=load_paths, root=root,
                           delegates=True)
 
@@ -423,7 +436,12 @@ class GoToolchain(Toolchain):
             gosum = pkg.gomod.with_name("go.sum")
             if gosum.is_file():
                 shutil.copyfile(gosum, tmp / "go.sum")
-            edit = _run([runtime.executable, "mod", "edit", f"-require={WORKER_MODULE}@v0.0.0",
+            # the worker module says `go 1.21`, and a main module whose go line is older (or absent:
+            # google/uuid) is refused with "updates to go.mod needed": the copy says go 1.21 then,
+            # which changes no semantics older code relies on (the loop-variable change is 1.22)
+            m = re.search(r"^go\s+1\.(\d+)", pkg.gomod.read_text(errors="replace"), re.M)
+            bump = [f"-go=1.{WORKER_GO_MINOR}"] if not m or int(m.group(1)) < WORKER_GO_MINOR else []
+            edit = _run([runtime.executable, "mod", "edit", f"-require={WORKER_MODULE}@v0.0.0", *bump,
                          f"-replace={WORKER_MODULE}={worker_dir('go').resolve()}", str(modfile)],
                         pkg.dir, env, timeout=120)
             if edit.returncode != 0:
@@ -481,6 +499,53 @@ class GoToolchain(Toolchain):
             raise PrepareError(f"cannot build the Go worker multiplexer: {res.stderr.strip()}")
         os.replace(str(out) + ".tmp", out)
         return out
+
+
+_PACKAGE_CLAUSE = re.compile(r"^package\s+(\w+)", re.M)
+_MODULE_LINE = re.compile(r"^module\s+(\S+)", re.M)
+
+
+def failed_package_errors(pkg_dir: Path, files: list[Path], reason: str) -> tuple[Path, list[dict]]:
+    """A package that did not build: one `loaded.errors` entry per Benchmark function of its files
+    (per file, for files of the native API), each naming its benchmark with the id the worker would
+    have given it, so that each fails alone with the compiler's file:line."""
+    lines = [ln for ln in reason.splitlines() if ln.strip()]
+    first = next((ln for ln in lines[1:] if re.match(r"^\S+\.go:\d+", ln)), lines[-1] if lines else reason)
+    more = len(lines) - 2 if len(lines) > 2 else 0
+    message = (f"{lines[0].rstrip(':') if lines else 'build failed'}: {first.strip()}"
+               + (f" (+{more} more line(s) of compiler output)" if more else ""))
+    gomod = go_versions.find_gomod(pkg_dir)
+    import_path = ""
+    if gomod is not None:
+        m = _MODULE_LINE.search(gomod.read_text(errors="replace"))
+        if m:
+            rel = os.path.relpath(pkg_dir, gomod.parent)
+            import_path = m.group(1) + ("" if rel == "." else "/" + rel.replace(os.sep, "/"))
+    import_path = import_path or str(pkg_dir)
+    errors = []
+    for f in sorted(files):
+        text = f.read_text(errors="replace")
+        clause = _PACKAGE_CLAUSE.search(text)
+        pkg_path = import_path + ("_test" if clause and clause.group(1).endswith("_test") else "")
+        group = pkg_path.rsplit("/", 1)[-1].removesuffix("_test")
+        benches = scan_file(f) if f.name.endswith("_test.go") else []
+        for b in benches or [None]:
+            name = b.func.removeprefix("Benchmark").removeprefix("_") or b.func if b else f.stem
+            errors.append({"file": str(f), "line": b.line if b else 1, "kind": "load", "message": message,
+                           "benchmark": {"id": f"{pkg_path}.{b.func if b else f.name}", "name": name,
+                                         "group": group}})
+    return pkg_dir, errors
+
+
+def _write_errors(errors: list[dict]) -> Path:
+    data = json.dumps(errors, indent=1)
+    path = cache_dir() / "go" / f"failed-{hashlib.sha256(data.encode()).hexdigest()[:20]}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.is_file():
+        tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+        tmp.write_text(data)
+        os.replace(tmp, path)
+    return path
 
 
 PRUNE_AFTER_DAYS = 30

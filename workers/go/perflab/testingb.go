@@ -39,6 +39,7 @@ type TB struct {
 	Line        int
 	MayHaveSubs bool // the function's source calls .Run(: discover its sub-benchmarks at load
 	Loop        bool // the function uses b.Loop(): the overhead stage uses an empty b.Loop loop
+	Parallel    bool // the function calls b.RunParallel (diagnose notes what its CPU time is)
 	Baseline    bool // from a `//perflab:` directive
 	Ops         int
 	Categories  []string

@@ -337,6 +337,13 @@ func (w *worker) onLoad(id any, msg map[string]any) {
 		}
 		out = append(out, e)
 	}
+	regMu.Lock()
+	for _, e := range failedLoads {
+		if file, _ := e["file"].(string); selected(file, paths) {
+			loadErrs = append(loadErrs, e)
+		}
+	}
+	regMu.Unlock()
 	if tbRunner == nil && len(tbl) > 0 {
 		loadErrs = append(loadErrs, map[string]any{"file": "", "line": 0, "kind": "load",
 			"message": "testing.B benchmarks registered without a runner (binary not built by perflab)"})
@@ -460,6 +467,18 @@ func displayName(fn string) string {
 		return fn
 	}
 	return n
+}
+
+// failedLoads are load errors found before any worker could run: perflab-go-mux serves, for a
+// package whose test binary did not build, one error per benchmark of that package (it fails alone).
+var failedLoads []map[string]any
+
+// AddLoadError adds a `loaded.errors` entry (file, line, kind, message, and the benchmark it fails)
+// that `load` reports when its file is among the loaded paths.
+func AddLoadError(e map[string]any) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	failedLoads = append(failedLoads, e)
 }
 
 func selected(file string, paths []string) bool {
@@ -859,6 +878,11 @@ func (w *worker) diagnose(id any, inv, its int) {
 		}
 		runtime.ReadMemStats(&m1)
 		notes = append(notes, "alloc/allocs: runtime.MemStats deltas while the *testing.B timer ran")
+		if c.e.tb.Parallel {
+			notes = append(notes, "RunParallel: the time is wall time per op over all its goroutines, as "+
+				"go test reports it; the CPU time is the benchmark goroutine's thread's, which waits for "+
+				"them, so the case is timed by the wall clock and preemption is not read from it")
+		}
 	}
 	gcs := (m1.NumGC - m0.NumGC) - (m1.NumForcedGC - m0.NumForcedGC)
 	msg := map[string]any{"id": id, "type": "diagnostics", "invocations": inv, "iterations": its,
@@ -899,7 +923,12 @@ func tbError(r *Result, target string) *benchErr {
 		}
 		return e
 	case r.Skipped:
-		return &benchErr{kind: "exception", message: "skipped: " + squash(strings.TrimSpace(r.Output))}
+		e := &benchErr{kind: "exception", message: "skipped: " + squash(strings.TrimSpace(r.Output))}
+		if m := outputLoc.FindStringSubmatch(r.Output); m != nil {
+			e.file = m[1]
+			e.line, _ = strconv.Atoi(m[2])
+		}
+		return e
 	case !r.Found && r.Name == target:
 		return &benchErr{kind: "exception", message: fmt.Sprintf("%s calls b.Run, but perflab did not see "+
 			"that at load (b.Run is reached through code outside the function's body); its sub-benchmarks "+

@@ -443,3 +443,27 @@ func TestDedupe(t *testing.T) {
 		t.Fatalf("errors: %v", errs)
 	}
 }
+
+// A failed package's load errors (perflab-go-mux's) are reported by `load` for the paths that select
+// their files, and only for those.
+func TestAddLoadError(t *testing.T) {
+	t.Cleanup(func() { regMu.Lock(); failedLoads = nil; regMu.Unlock() })
+	AddLoadError(map[string]any{"file": "/nowhere/pkg/broken_test.go", "line": 5, "kind": "load",
+		"message":   "go test -c failed: /nowhere/pkg/broken_test.go:6:2: undefined: x",
+		"benchmark": map[string]any{"id": "example.com/pkg.BenchmarkBroken", "name": "Broken", "group": "pkg"}})
+	h, _ := startWorker(t)
+	loaded := h.ask("load", map[string]any{"paths": []string{"/nowhere/pkg"}})
+	errs := loaded["errors"].([]any)
+	if len(errs) != 1 || len(loaded["benchmarks"].([]any)) != 0 {
+		t.Fatalf("load of the failed package: %v", loaded)
+	}
+	e := errs[0].(map[string]any)
+	if e["line"] != float64(5) || e["benchmark"].(map[string]any)["name"] != "Broken" ||
+		!strings.Contains(e["message"].(string), "broken_test.go:6:2") {
+		t.Fatalf("error: %v", e)
+	}
+	other := h.ask("load", map[string]any{"paths": []string{"/elsewhere"}})
+	if len(other["errors"].([]any)) != 0 {
+		t.Fatalf("another path got the failed package's errors: %v", other)
+	}
+}

@@ -2,6 +2,10 @@
 // hold one package's benchmarks) to the perflab host as a single protocol-v2 worker.
 //
 // Usage: perflab-go-mux PKGDIR=BINARY... (started by perflab with PERFLAB_CONNECT/PERFLAB_TOKEN).
+// PKGDIR=@ERRORS.json names a package whose test binary did not build: ERRORS.json holds its
+// `loaded.errors` entries (one per benchmark, with the compiler's message), which `load` reports, so
+// that package's benchmarks fail alone and the other packages are measured. With no binary at all,
+// the mux is itself a worker with nothing but those errors.
 // Each child is started in its package directory (as `go test` does) with its own loopback socket; the
 // multiplexer forwards `load` to every child, routes `setup` to the child owning the benchmark, and
 // `run`/`teardown` to the child holding the current case. It never times anything itself. A child that
@@ -23,6 +27,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"perflab.dev/go/perflab"
 )
 
 // protocolVersion is the one the children (perflab.Serve) speak: the mux answers in it too.
@@ -160,21 +166,57 @@ func under(path, dir string) bool {
 		strings.HasPrefix(dir, path+string(filepath.Separator))
 }
 
+// selectedBy: file is one of paths or under one of them (no paths: every file), as the worker's load.
+func selectedBy(file string, paths []any) bool {
+	if len(paths) == 0 {
+		return true
+	}
+	for _, p := range paths {
+		if s, ok := p.(string); ok && (file == s || strings.HasPrefix(file, s+string(filepath.Separator))) {
+			return true
+		}
+	}
+	return false
+}
+
 func main() {
 	addr, token := os.Getenv("PERFLAB_CONNECT"), os.Getenv("PERFLAB_TOKEN")
 	if addr == "" {
 		die("PERFLAB_CONNECT is not set; this program is started by `perflab run`")
 	}
 	var children []*child
+	var failed []map[string]any // load errors of the packages that did not build
 	for _, arg := range os.Args[1:] {
 		dir, bin, ok := strings.Cut(arg, "=")
 		if !ok {
 			die("argument %q is not PKGDIR=BINARY", arg)
 		}
+		if strings.HasPrefix(bin, "@") {
+			data, err := os.ReadFile(bin[1:])
+			var errs []map[string]any
+			if err == nil {
+				err = json.Unmarshal(data, &errs)
+			}
+			if err != nil {
+				die("cannot read the load errors of %s: %v", dir, err)
+			}
+			failed = append(failed, errs...)
+			continue
+		}
 		children = append(children, start(dir, bin))
 	}
-	if len(children) == 0 {
+	if len(children) == 0 && len(failed) == 0 {
 		die("no packages given")
+	}
+	if len(children) == 0 {
+		// nothing built: answer as a worker whose every benchmark fails to load
+		for _, e := range failed {
+			perflab.AddLoadError(e)
+		}
+		if err := perflab.Serve(); err != nil {
+			die("%v", err)
+		}
+		return
 	}
 	host, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -184,6 +226,7 @@ func main() {
 	hello["token"], hello["pid"] = token, os.Getpid()
 	writeMsg(host, hello)
 	hr := bufio.NewReaderSize(host, 1<<16)
+	failedLoads := failed
 	owner := map[string]*child{}
 	var cur *child
 	for {
@@ -233,6 +276,11 @@ func main() {
 			if failed != nil {
 				writeMsg(host, failed)
 				continue
+			}
+			for _, e := range failedLoads {
+				if file, _ := e["file"].(string); selectedBy(file, paths) {
+					errs = append(errs, e)
+				}
 			}
 			if benches == nil {
 				benches = []any{}
