@@ -70,8 +70,8 @@ def is_compat_bench_file(path: Path, root: Path) -> bool:
     """A tinybench/mitata/Benchmark.js benchmark file (see COMPAT_DIRS)."""
     if path.suffix not in COMPAT_SUFFIXES or path.name.endswith((".d.ts", ".d.mts", ".d.cts")):
         return False
-    try:
-        folders = path.relative_to(root).parts[:-1]
+    try:  # the folder perflab was pointed at counts too (`perflab run bench/`)
+        folders = (root.name, *path.relative_to(root).parts[:-1])
     except ValueError:
         folders = ()
     stem = path.name.split(".")[0].lower()

@@ -62,7 +62,7 @@ class B {
 
 // A generator benchmark: each case runs the generator to its first yield (setup), times what it
 // yielded, and finishes it at teardown.
-function generatorBench(gen) {
+function generatorBench(gen, site) {
   const setup = async (values) => {
     const state = { get: (k) => values[k], ...values };
     const it = gen(state);
@@ -78,7 +78,7 @@ function generatorBench(gen) {
         : computed.length === 1 ? (a) => yielded.bench(a.args[0]) : (a) => yielded.bench(...a.args);
       return { fn, arg, it, computed: computed.map((k) => yielded[k]), args };
     }
-    throw new TypeError('mitata: a generator benchmark must yield a function or { bench() {...} }');
+    throw new TypeError(`mitata: a generator benchmark must yield a function or { bench() {...} } (${where(site)})`);
   };
   const teardown = async (state) => {
     const r = state?.it?.next?.();
@@ -94,7 +94,7 @@ export function bench(name, fn) {
   const entry = declare(name, fn, { site, perCase: isGen,
     async: fn?.constructor?.name === 'AsyncFunction' ? true : null });
   if (isGen) {
-    const { setup, teardown } = generatorBench(fn);
+    const { setup, teardown } = generatorBench(fn, site);
     entry.setup = setup;
     entry.teardown = teardown;
     entry.async = null;
@@ -147,7 +147,8 @@ export async function measure() {
 
 function where(stack) {
   const line = String(stack).split('\n').find((l) => /file:\/\/|\(\//.test(l) && !l.includes('/compat/'));
-  return line ? line.trim().replace(/^at\s+/, '') : 'unknown place';
+  const m = line && /((?:file:\/\/)?\/[^():\s]+):(\d+)/.exec(line);
+  return m ? `${m[1].replace(/^file:\/\//, '')}:${m[2]}` : 'unknown place';
 }
 
 export { B };
