@@ -96,3 +96,20 @@ def test_ecosystems_js_slice_runs_unchanged(tmp_path):
     assert m, r.stdout
     ran, found, proto = map(int, m.groups())
     assert found > 0 and ran == found and proto == 0, r.stdout
+
+
+def test_a_typescript_file_with_tinybench_and_mitata_runs(tmp_path):
+    """TypeScript works as for perflab's own files (types stripped by Node, or compiled on older Nodes)."""
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    (bench / "typed.ts").write_text(
+        "import { Bench } from 'tinybench';\nimport { bench as mbench, run } from 'mitata';\n\n"
+        "interface Point { x: number; y: number }\n"
+        "const pts: Point[] = Array.from({ length: 10 }, (_, i) => ({ x: i, y: 2 * i }));\n"
+        "const b: Bench = new Bench({ time: 100 });\n"
+        "b.add('sum x', (): number => pts.reduce((s, p) => s + p.x, 0));\nawait b.run();\n"
+        "mbench('sum y', () => pts.reduce((s: number, p: Point) => s + p.y, 0));\nawait run();\n")
+    out = tmp_path / "out"
+    r = perflab("run", str(bench), "-j", "dry", "-o", str(out), "--store", "none", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert {k: c["status"] for k, c in cases_of(out).items()} == {"typed.sum x": "ok", "typed.sum y": "ok"}
