@@ -1,15 +1,12 @@
 // End to end: a tiny host in JavaScript starts worker.js and drives it over protocol v2.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 
-const WORKER = fileURLToPath(new URL('../worker.js', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../../../protocol/fixtures/node/conformance.bench.mjs', import.meta.url));
 import { startWorker, TOKEN } from './helpers.js';
 
