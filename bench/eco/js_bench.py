@@ -112,17 +112,15 @@ def _perflab(files: list[Path], job: str, out: Path, cwd: Path) -> dict:
     return {"status": r.returncode, "stderr": r.stderr, "doc": json.loads(docs[-1].read_text())}
 
 
-def _native(file: Path, out: Path) -> list[dict]:
-    """The file under node with the real library, recording what the harness measured."""
+def _native(file: Path, out: Path) -> None:
+    """The file under node with the real library, recording what the harness measured into
+    out/native-<stem>.jsonl."""
     capture = out / f"native-{file.stem}.jsonl"
     capture.unlink(missing_ok=True)
     node = shutil.which("node") or "node"
     r = subprocess.run([node, "--require", str(CAPTURE), str(file)], cwd=file.parent, capture_output=True,
                        text=True, timeout=1800, env={**os.environ, "PERFLAB_CAPTURE": str(capture)})
     (out / f"native-{file.stem}.log").write_text(r.stdout + r.stderr)
-    if not capture.is_file():
-        return []
-    return [json.loads(line) for line in capture.read_text().splitlines() if line.strip()]
 
 
 def study(pkg: Package, src: Path, *, job: str, out: Path, native: bool) -> PackageResult:
@@ -143,7 +141,18 @@ def study(pkg: Package, src: Path, *, job: str, out: Path, native: bool) -> Pack
     run = _perflab(files, job, out / "perflab", scratch)
     if "protocol" in run["stderr"].lower() and "error" in run["stderr"].lower():
         result.protocol_errors += 1
-    cases = run["doc"]["cases"]
+    if native:
+        for file in files:
+            _native(file, out)
+    return collect(pkg, scratch, out, files, native, result)
+
+
+def collect(pkg: Package, scratch: Path, out: Path, files: list[Path], native: bool,
+            result: PackageResult | None = None) -> PackageResult:
+    """What perflab's results (out/perflab) and the native records (out/native-*.jsonl) say."""
+    result = result or PackageResult(pkg.name, pkg.version, files_found=len(files))
+    [doc] = sorted((out / "perflab").glob("perflab-*.json"))[-1:]
+    cases = json.loads(doc.read_text())["cases"]
     result.benchmarks_found = len(cases)
     for c in cases:
         b = c["benchmark"]
@@ -155,9 +164,12 @@ def study(pkg: Package, src: Path, *, job: str, out: Path, native: bool) -> Pack
     if not native:
         return result
     for file in files:
+        capture = out / f"native-{file.stem}.jsonl"
         by_name = {}
-        for m in _native(file, out):
-            by_name[m["name"]] = m  # the last record of a name: a standalone benchmark's final one
+        for line in (capture.read_text().splitlines() if capture.is_file() else []):
+            if line.strip():
+                m = json.loads(line)
+                by_name[m["name"]] = m  # the last record of a name: a standalone benchmark's final one
         for c in cases:
             if c["benchmark"]["file"] != str(file):
                 continue
@@ -166,6 +178,7 @@ def study(pkg: Package, src: Path, *, job: str, out: Path, native: bool) -> Pack
             if c["status"] != "ok" or m is None or not est.get("mean") or not (m.get("mean_ns") or 0) > 0:
                 continue
             moe = _finite(m.get("moe_ns"))
+            cause = CAUSES.get((pkg.name, c["benchmark"]["name"]), "") or contention_cause(est, m)
             result.comparisons.append(Comparison(
                 benchmark=f"{pkg.name}/{file.relative_to(scratch)}:{c['benchmark']['name']}",
                 perflab_mean=est["mean"], perflab_low=_finite(est.get("ci_low")),
@@ -173,8 +186,22 @@ def study(pkg: Package, src: Path, *, job: str, out: Path, native: bool) -> Pack
                 native_mean=m["mean_ns"],
                 native_low=m["mean_ns"] - moe if moe is not None else None,
                 native_high=m["mean_ns"] + moe if moe is not None else None,
-                cause=CAUSES.get((pkg.name, c["benchmark"]["name"]), "")))
+                cause=cause))
     return result
+
+
+def contention_cause(est: dict, native: dict) -> str:
+    """The harness's means are wall-clock: on a busy machine they include the time its process waited
+    for a CPU, which perflab sets aside (it drops iterations that were preempted). Named when the native
+    process ran on a CPU for less than half of the benchmark's wall time, with the figure that shows it:
+    the harness's mean scaled by that share."""
+    share = _finite(native.get("cpu_share"))
+    if share is None or share >= 0.5:
+        return ""
+    return (f"machine contention: the native process was on a CPU {100 * share:.0f} % of the benchmark's "
+            f"wall time, and the harness's wall-clock mean counts the waiting; scaled by that share it is "
+            f"{native['mean_ns'] * share:.0f} ns against perflab's {est['mean']:.0f} ns "
+            f"(which set {est.get('preempted', 0)} preempted iteration(s) aside)")
 
 
 def _finite(x):

@@ -10,6 +10,20 @@ const Module = require('module');
 const OUT = process.env.PERFLAB_CAPTURE;
 const record = (doc) => { if (OUT) fs.appendFileSync(OUT, JSON.stringify(doc) + '\n'); };
 
+// The share of a benchmark's wall time this process was on a CPU (process.cpuUsage: all its threads),
+// from one mark to the next: the harness's means are wall-clock, and on a busy machine they include the
+// time the process waited for a CPU. Recorded beside each result as cpu_share (may exceed 1: V8's
+// compiler and GC threads count too).
+let mark = null;
+function markNow() { mark = { wall: process.hrtime.bigint(), cpu: process.cpuUsage() }; }
+function cpuShareSinceMark() {
+  if (!mark) return null;
+  const wall = Number(process.hrtime.bigint() - mark.wall) / 1e3;
+  const u = process.cpuUsage(mark.cpu);
+  markNow();
+  return wall > 0 ? (u.user + u.system) / wall : null;
+}
+
 function patchBenchmark(B) {
   if (!B || B.__perflabCaptured || typeof B.Suite !== 'function') return;
   B.__perflabCaptured = true;
@@ -19,13 +33,14 @@ function patchBenchmark(B) {
     // Benchmark.js runs clones of a benchmark, one per cycle, each 'complete': only a finished one counts
     if (seen.has(this) || !(s.sample && s.sample.length)) return;
     seen.add(this);
-    record({ harness: 'benchmark', group: suiteName || '', name: String(this.name),
+    record({ harness: 'benchmark', group: suiteName || '', name: String(this.name), cpu_share: cpuShareSinceMark(),
       mean_ns: s.mean * 1e9, moe_ns: s.moe * 1e9, rme: s.rme, samples: (s.sample || []).length,
       error: this.error ? String(this.error) : null });
   };
   const benchRun = B.prototype.run;
   B.prototype.run = function run(...args) {
     this.on('complete', capture(this.__perflabSuite));
+    if (!this.__perflabSuite) markNow();
     return benchRun.apply(this, args);
   };
   const suiteRun = B.Suite.prototype.run;
@@ -33,6 +48,7 @@ function patchBenchmark(B) {
     const name = this.name;
     this.forEach((b) => { b.__perflabSuite = name; });
     this.on('cycle', (e) => capture(name).call(e.target));
+    markNow();
     return suiteRun.apply(this, args);
   };
 }
@@ -42,11 +58,13 @@ function patchTinybench(T) {
   const run = T.Bench.prototype.run;
   T.Bench.prototype.__perflabCaptured = true;
   T.Bench.prototype.run = async function (...args) {
+    markNow();
     const out = await run.apply(this, args);
+    const share = cpuShareSinceMark();  // of the whole run: tinybench runs its tasks back to back
     for (const t of this.tasks) {
       const r = t.result || {};
       const l = r.latency || r;  // v3+: result.latency; v2: the result itself (ms)
-      record({ harness: 'tinybench', group: this.name || '', name: String(t.name), mean_ns: l.mean * 1e6,
+      record({ harness: 'tinybench', group: this.name || '', name: String(t.name), cpu_share: share, mean_ns: l.mean * 1e6,
         moe_ns: l.moe * 1e6, rme: l.rme, samples: (l.samples || []).length || l.samplesCount || 0,
         error: r.error ? String(r.error) : null });
     }
