@@ -181,8 +181,8 @@ def collect(pkg: Package, scratch: Path, out: Path, files: list[Path], native: b
             cause = CAUSES.get((pkg.name, c["benchmark"]["name"]), "") or contention_cause(est, m)
             result.comparisons.append(Comparison(
                 benchmark=f"{pkg.name}/{file.relative_to(scratch)}:{c['benchmark']['name']}",
-                perflab_mean=est["mean"], perflab_low=_finite(est.get("ci_low")),
-                perflab_high=_finite(est.get("ci_high")),
+                perflab_mean=est["mean"], perflab_low=_informative(est, "ci_low"),
+                perflab_high=_informative(est, "ci_high"),
                 native_mean=m["mean_ns"],
                 native_low=m["mean_ns"] - moe if moe is not None else None,
                 native_high=m["mean_ns"] + moe if moe is not None else None,
@@ -202,6 +202,14 @@ def contention_cause(est: dict, native: dict) -> str:
             f"wall time, and the harness's wall-clock mean counts the waiting; scaled by that share it is "
             f"{native['mean_ns'] * share:.0f} ns against perflab's {est['mean']:.0f} ns "
             f"(which set {est.get('preempted', 0)} preempted iteration(s) aside)")
+
+
+def _informative(est: dict, key: str):
+    """perflab's interval bound, or None when the interval reaches zero or below: from a handful of
+    unpreempted iterations (a busy machine) it says nothing, and overlapping with it would count as
+    agreement that was never shown."""
+    low = _finite(est.get("ci_low"))
+    return _finite(est.get(key)) if low is not None and low > 0 else None
 
 
 def _finite(x):
