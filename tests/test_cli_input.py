@@ -245,11 +245,16 @@ def test_a_benchmark_whose_parameters_cannot_be_printed_fails_alone(tmp_path, fo
 
 
 def test_a_file_that_hangs_at_import_is_named(tmp_path):
+    # beside a file that loads, it fails alone (#36): a FAILED row naming it, the other file measured
     r = perflab("run", str(FIX / "hang"), "-j", "dry", "--timeout", "2", "-o", str(tmp_path),
-                "--store", "none", "--quiet")  # --quiet: no progress lines beside the error
-    assert r.returncode == 2
-    [line] = r.stderr.strip().splitlines()
-    assert "bench_hangs_at_import.py: timed out after 2.0s while loading this file" in line
+                "--store", "none", "--quiet")
+    assert r.returncode == 1, r.stderr
+    [path] = tmp_path.glob("perflab-*.json")
+    cases = {c["benchmark"]["name"]: c for c in json.loads(path.read_text())["cases"]}
+    assert cases["bench_fine"]["status"] == "ok"
+    assert cases["bench_hangs_at_import.py"]["status"] == "failed"
+    assert ("bench_hangs_at_import.py: timed out after 2.0s while loading this file"
+            in cases["bench_hangs_at_import.py"]["error"])
     r = perflab("run", str(FIX / "hang" / "bench_hangs_at_import.py"), "-j", "dry", "--timeout", "2",
                 "-o", str(tmp_path), "--store", "none")
     assert "failed while loading " + str(FIX / "hang" / "bench_hangs_at_import.py") in r.stderr

@@ -6,11 +6,21 @@
 // 2. TypeScript files (.ts/.mts/.cts) are compiled with the TypeScript compiler that the host
 //    installed from npm into its cache, when the Node under test cannot strip types itself.
 // 3. Benchmark files named *.bench.js / bench_*.js are ES modules even without "type": "module"
-//    in a package.json (perflab's benchmark files are always ES modules).
+//    in a package.json (perflab's benchmark files are always ES modules), unless they are plainly
+//    CommonJS (require() and no import/export statement: a Benchmark.js or tinybench file).
+// 4. `tinybench`, `mitata` and `benchmark` (Benchmark.js) resolve to perflab's compatibility layers
+//    (compat/); worker.js does the same for require().
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 
 const INDEX_URL = new URL('./index.js', import.meta.url).href;
+// Other harnesses' APIs, kept exactly, on perflab (compat/): a benchmark file written for tinybench,
+// mitata or Benchmark.js keeps its imports, and the real package need not be installed.
+const COMPAT = {
+  tinybench: new URL('./compat/tinybench.js', import.meta.url).href,
+  mitata: new URL('./compat/mitata.js', import.meta.url).href,
+  benchmark: new URL('./compat/benchmark.js', import.meta.url).href,
+};
 let typescriptDir = null;  // a directory holding node_modules/typescript, or null
 let ts = null;
 
@@ -20,6 +30,7 @@ export async function initialize(data) {
 
 export async function resolve(specifier, context, nextResolve) {
   if (specifier === 'perflab') return { url: INDEX_URL, format: 'module', shortCircuit: true };
+  if (Object.hasOwn(COMPAT, specifier)) return { url: COMPAT[specifier], format: 'module', shortCircuit: true };
   try {
     return await nextResolve(specifier, context);
   } catch (err) {
@@ -37,7 +48,8 @@ export async function load(url, context, nextLoad) {
   if (typescriptDir && url.startsWith('file:') && /\.[cm]?ts$/.test(url)) {
     return { format: url.endsWith('.cts') ? 'commonjs' : 'module', source: await compile(url), shortCircuit: true };
   }
-  if (url.startsWith('file:') && /\/(?:[^/]*\.bench|bench_[^/]*)\.js$/.test(url) && context.format !== 'module') {
+  if (url.startsWith('file:') && /\/(?:[^/]*\.bench|bench_[^/]*)\.js$/.test(url) && context.format !== 'module'
+      && !plainlyCommonJS(await readFile(new URL(url), 'utf8'))) {
     return nextLoad(url, { ...context, format: 'module' });
   }
   return nextLoad(url, context);
@@ -67,4 +79,8 @@ async function compile(url) {
     throw err;
   }
   return out.outputText;
+}
+
+function plainlyCommonJS(source) {
+  return /\brequire\s*\(/.test(source) && !/^\s*(?:import\s*[\w{*'"]|export\s)/m.test(source);
 }

@@ -11,6 +11,9 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as nodeModule from 'node:module';
 import { _registry as registry } from './index.js';
+import * as tinybenchCompat from './compat/tinybench.js';
+import * as mitataCompat from './compat/mitata.js';
+import BenchmarkCompat from './compat/benchmark.js';
 
 const PROTOCOL_VERSION = 2;
 const UNROLL = 16;  // calls per pass of the timed loop (the host rounds invocations to a multiple)
@@ -304,6 +307,8 @@ function loadError(file, err) {
     doc.file = toPath(head[1]); doc.line = Number(head[2]);
     return doc;
   }
+  const imported = importLine(file, err);
+  if (imported) { doc.line = imported; return doc; }
   if (err?.name === 'SyntaxError' && /\.[cm]?js$/.test(file)) {
     // V8 keeps the position of an ES module's syntax error out of err.stack; ask `node --check`.
     const line = syntaxErrorLine(file);
@@ -312,6 +317,26 @@ function loadError(file, err) {
   const frame = userFrame(err?.stack, file);
   if (frame) { doc.file = frame.file; doc.line = frame.line; }
   return doc;
+}
+
+// A failing import (a module not found, a name it does not export) is reported by Node without a
+// position in the importing file: the line of the import that names it.
+function importLine(file, err) {
+  const text = String(err?.message ?? '');
+  const missing = /Cannot find (?:module|package) '([^']+)'/.exec(text);
+  const noExport = /requested module '([^']+)' does not provide an export named '([^']+)'/.exec(text);
+  if (!missing && !noExport) return 0;
+  let key = missing ? missing[1] : noExport[1];
+  if (key.startsWith('/') || key.startsWith('file:')) key = path.basename(key).replace(/\.[cm]?[jt]s$/, '');
+  try {
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    const i = lines.findIndex((l) => /\b(?:import|require|from)\b/.test(l) && l.includes(key)
+      && (!noExport || l.includes(noExport[2]) || lines.length < 2));
+    const j = i >= 0 ? i : lines.findIndex((l) => /\b(?:import|require|from)\b/.test(l) && l.includes(key));
+    return j >= 0 ? j + 1 : 0;
+  } catch {
+    return 0;
+  }
 }
 
 function syntaxErrorLine(file) {
@@ -343,8 +368,13 @@ class Case {
   constructor(bench, values, state) {
     this.bench = bench;
     this.values = values;
-    this.state = state;
-    this.isAsync = bench.async ?? (bench.fn.constructor?.name === 'AsyncFunction' ? true : null);
+    this.state = state;  // what setup returned: the hooks and teardown receive it
+    // the timed function and its argument: the benchmark's own and its state, or (compatibility
+    // layers' `perCase` benchmarks) those this case's setup made: { fn, arg }
+    this.fn = bench.perCase ? state?.fn : bench.fn;
+    this.arg = bench.perCase ? state?.arg : state;
+    if (typeof this.fn !== 'function') throw new TypeError(`${bench.id}: setup made no function to time`);
+    this.isAsync = bench.async ?? (this.fn.constructor?.name === 'AsyncFunction' ? true : null);
     this.loops = null;
   }
 
@@ -356,7 +386,7 @@ class Case {
     if (this.loops !== null) return;
     const { iterationSetup, iterationTeardown } = this.bench;
     if (iterationSetup) await iterationSetup(this.state, this.values);
-    let r = this.bench.fn(this.state);
+    let r = this.fn(this.arg);
     const thenable = r !== null && (typeof r === 'object' || typeof r === 'function') && typeof r.then === 'function';
     if (thenable) r = await r;
     if (iterationTeardown) await iterationTeardown(this.state, this.values);
@@ -368,7 +398,7 @@ class Case {
     const loops = { workload: make(), overhead: make(), empty };
     await this.tierUp(loops.overhead, empty);
     // A benchmark with per-iteration hooks may consume its state: no extra calls outside them.
-    if (!iterationSetup && !iterationTeardown) await this.tierUp(loops.workload, this.bench.fn);
+    if (!iterationSetup && !iterationTeardown) await this.tierUp(loops.workload, this.fn);
     this.loops = loops;
   }
 
@@ -378,7 +408,7 @@ class Case {
   // runs untimed for a few passes (type feedback) and is then optimised at once, before any stage.
   async tierUp(loop, fn) {
     const call = async (n) => {
-      const t = loop(fn, this.state, n);
+      const t = loop(fn, this.arg, n);
       return this.isAsync ? await t : t;
     };
     // Count mode: the same tier-up every launch, whatever the clock says (valgrind slows it 50×).
@@ -413,7 +443,7 @@ class Case {
     await this.resolveKind();
     const overhead = stage === 'overhead';
     const loop = overhead ? this.loops.overhead : this.loops.workload;
-    const fn = overhead ? this.loops.empty : this.bench.fn;
+    const fn = overhead ? this.loops.empty : this.fn;
     const { iterationSetup, iterationTeardown } = this.bench;
     const ns = new Array(iterations);
     const cpuNs = new Array(iterations);
@@ -421,12 +451,12 @@ class Case {
     const overheadCpuNs = withOverhead ? new Array(iterations) : null;
     for (let i = 0; i < iterations; i++) {
       if (iterationSetup) await iterationSetup(this.state, this.values);
-      const t = loop(fn, this.state, invocations);
+      const t = loop(fn, this.arg, invocations);
       ns[i] = this.isAsync ? await t : t;
       cpuNs[i] = Math.max(0, Math.round(CPU_OUT[0]));
       if (iterationTeardown) await iterationTeardown(this.state, this.values);
       if (overheadNs) {
-        const e = this.loops.overhead(this.loops.empty, this.state, invocations);
+        const e = this.loops.overhead(this.loops.empty, this.arg, invocations);
         overheadNs[i] = this.isAsync ? await e : e;
         overheadCpuNs[i] = Math.max(0, Math.round(CPU_OUT[0]));
       }
@@ -440,7 +470,7 @@ class Case {
     await this.resolveKind();
     if (this.isAsync) throw new Error('async benchmarks cannot be counted under valgrind: the timed loop awaits, which leaves the native marker function the count is taken in');
     const loop = stage === 'overhead' ? this.loops.overhead : this.loops.workload;
-    const fn = stage === 'overhead' ? this.loops.empty : this.bench.fn;
+    const fn = stage === 'overhead' ? this.loops.empty : this.fn;
     const { iterationSetup, iterationTeardown } = this.bench;
     const hook = (h) => {
       const r = h(this.state, this.values);
@@ -453,7 +483,7 @@ class Case {
     inCountRegion(() => {
       for (let i = 0; i < iterations; i++) {
         if (iterationSetup) hook(iterationSetup);
-        ns[i] = loop(fn, this.state, invocations);
+        ns[i] = loop(fn, this.arg, invocations);
         cpuNs[i] = Math.max(0, Math.round(CPU_OUT[0]));
         if (iterationTeardown) hook(iterationTeardown);
       }
@@ -620,6 +650,12 @@ class Worker {
     const id = entry.group ? `${stem}.${entry.group}.${entry.name}` : `${stem}.${entry.name}`;
     const frame = userFrame(entry.site, file) ?? { file, line: 0 };
     const fail = (message) => { errors.push({ file, line: frame.line, kind: 'load', message: `${id}: ${message}` }); };
+    if (entry.removed) return null;  // declared, then removed (tinybench's bench.remove)
+    if (entry.unsupported) {  // a compatibility layer met an API it cannot honour: this benchmark fails alone
+      errors.push({ file: frame.file, line: frame.line, kind: 'load', message: `${entry.name}: ${entry.unsupported}`,
+        benchmark: { id, name: entry.name, group } });
+      return null;
+    }
     if (this.benchmarks.has(id)) return fail('duplicate benchmark id'), null;
     const axes = [];
     for (const [name, values] of Object.entries(entry.params)) {
@@ -716,8 +752,27 @@ class Worker {
   }
 }
 
+// What `require('tinybench' | 'mitata' | 'benchmark')` gives a CommonJS benchmark file: perflab's
+// compatibility layers (compat/), the same module instances `import` reaches through hooks.js.
+const COMPAT_REQUIRE = {
+  tinybench: { ...tinybenchCompat },
+  mitata: { ...mitataCompat },
+  benchmark: BenchmarkCompat,
+};
+
+function registerCompatRequire() {
+  const Module = nodeModule.default ?? nodeModule.Module;
+  const load = Module?._load;
+  if (typeof load !== 'function') return;
+  Module._load = function perflabCompatLoad(request, parent, isMain) {
+    if (Object.hasOwn(COMPAT_REQUIRE, request)) return COMPAT_REQUIRE[request];
+    return load.apply(this, arguments);
+  };
+}
+
 // Make `import 'perflab'` and TypeScript work inside benchmark files (see hooks.js).
 function registerHooks() {
+  registerCompatRequire();
   if (typeof nodeModule.register !== 'function') {
     process.stderr.write(`perflab worker: Node ${process.versions.node} lacks module.register(); `
       + "benchmark files cannot import 'perflab' (Node >= 18.19 or >= 20.6 is needed)\n");

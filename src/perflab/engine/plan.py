@@ -168,23 +168,29 @@ def format_load_error(err: dict) -> str:
 def build_plan(prepared: list[Prepared], filters: list[str], categories: list[str],
                max_cases: int = MAX_CASES_PER_BENCHMARK) -> Plan:
     """Groups of cases (same benchmark and params across runtimes, in the order runtimes were given)."""
-    # Files that fail to load on every runtime of their language are bad input: stop before running.
+    # A file that fails to load on every runtime of its language (syntax error, failing import, throw
+    # at top level) fails alone, one row per runtime with its file:line and reason, when other files
+    # of that language loaded; when none did, there is nothing to measure: bad input, one line.
     by_lang: dict[str, list[Prepared]] = {}
     for p in prepared:
         by_lang.setdefault(p.runtime.language, []).append(p)
+    broken_files: list[tuple[Prepared, dict]] = []
     for lang, preps in by_lang.items():
         usable = [p for p in preps if p.error is None]
         if not usable:
             continue
-        failing: dict[str, list[dict]] = {}
+        failing: dict[str, list[tuple[Prepared, dict]]] = {}
         for p in usable:
             for err in p.load_errors:
                 if isinstance(err.get("benchmark"), dict):
                     continue  # one benchmark's error: it fails alone (below)
-                failing.setdefault(f"{err.get('file')}:{err.get('message')}", []).append(err)
+                failing.setdefault(f"{err.get('file')}:{err.get('message')}", []).append((p, err))
+        others_loaded = any(p.benchmarks for p in usable)
         for errs in failing.values():
             if len(errs) == len(usable):
-                raise UsageError(format_load_error(errs[0]))
+                if not others_loaded:
+                    raise UsageError(format_load_error(errs[0][1]))
+                broken_files += errs
 
     groups: list[list[Case]] = []
     failed: list[tuple[Case, str]] = []
@@ -229,6 +235,12 @@ def build_plan(prepared: list[Prepared], filters: list[str], categories: list[st
                               file=str(err.get("file") or ""), line=int(err.get("line") or 0))
             if _matches(bench, filters, categories):
                 failed.append((Case(bench, (), p.runtime), format_load_error(err)))
+    for p, err in broken_files:
+        file = str(err.get("file") or "")
+        name = Path(file).name or "?"
+        bench = Benchmark(id=name, name=name, group="", language=p.runtime.language, file=file,
+                          line=int(err.get("line") or 0))
+        failed.append((Case(bench, (), p.runtime), format_load_error(err)))
     # benchmarks that exist on some runtimes but not others (a file failing on one version)
     for group in groups:
         templates: dict[str, Case] = {}

@@ -23,13 +23,60 @@ from ..runtimes import node as noderuntimes
 from .base import LaunchSpec, Toolchain, after_executable, common_root, walk_files
 
 SUFFIXES = (".js", ".mjs", ".ts", ".mts")
+COMPAT_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
 TYPESCRIPT = "typescript@5"
+
+# Files written for tinybench, mitata or Benchmark.js (which the worker runs through its compatibility
+# layers, workers/node/compat/) are benchmark files too when they sit in a bench/, benchmark/ or
+# benchmarks/ folder, or are named bench*/benchmark* themselves, and import one of those libraries,
+# directly or through a module beside them (`require('./suite')` where suite.js builds the Suite).
+COMPAT_DIRS = {"bench", "benchmark", "benchmarks"}
+COMPAT_IMPORT = re.compile(
+    r"""(?:\bfrom\s*|\brequire\s*\(\s*|\bimport\s*\(\s*)['"](tinybench|mitata|benchmark)['"]""")
+SIBLING_IMPORT = re.compile(r"""(?:\bfrom\s*|\brequire\s*\(\s*)['"](\./[^'"]+)['"]""")
 
 
 def is_bench_name(name: str) -> bool:
     if name.endswith(".d.ts") or name.endswith(".d.mts"):
         return False
     return bool(re.fullmatch(r".+\.bench\.(js|mjs|ts|mts)|bench_.+\.(js|mjs|ts)", name))
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")[:200_000]
+    except OSError:
+        return ""
+
+
+def imports_compat_library(path: Path, hops: int = 1) -> bool:
+    """The file imports tinybench, mitata or benchmark, or a module beside it (`./x`) that does."""
+    text = _read(path)
+    if COMPAT_IMPORT.search(text):
+        return True
+    if hops <= 0:
+        return False
+    for rel in SIBLING_IMPORT.findall(text):
+        target = (path.parent / rel)
+        for cand in (target, *(target.with_name(target.name + s) for s in COMPAT_SUFFIXES)):
+            if cand.is_file() and cand.parent == path.parent and cand != path:
+                if imports_compat_library(cand, hops - 1):
+                    return True
+                break
+    return False
+
+
+def is_compat_bench_file(path: Path, root: Path) -> bool:
+    """A tinybench/mitata/Benchmark.js benchmark file (see COMPAT_DIRS)."""
+    if path.suffix not in COMPAT_SUFFIXES or path.name.endswith((".d.ts", ".d.mts", ".d.cts")):
+        return False
+    try:  # the folder perflab was pointed at counts too (`perflab run bench/`)
+        folders = (root.name, *path.relative_to(root).parts[:-1])
+    except ValueError:
+        folders = ()
+    stem = path.name.split(".")[0].lower()
+    named = stem.startswith(("bench", "benchmark"))
+    return (named or any(f.lower() in COMPAT_DIRS for f in folders)) and imports_compat_library(path)
 
 
 def strips_types(version: tuple[int, ...]) -> tuple[bool, list[str]]:
@@ -43,10 +90,16 @@ def strips_types(version: tuple[int, ...]) -> tuple[bool, list[str]]:
 
 class NodeToolchain(Toolchain):
     language = "node"
-    patterns = "*.bench.{js,mjs,ts,mts}, bench_*.{js,mjs,ts}"
+    patterns = ("*.bench.{js,mjs,ts,mts}, bench_*.{js,mjs,ts}; tinybench/mitata/Benchmark.js files "
+                "in bench/, benchmark(s)/ or named bench*")
 
     def find_sources(self, path: Path) -> list[Path]:
-        return walk_files(path, SUFFIXES, is_bench_name)
+        found = set(walk_files(path, SUFFIXES, is_bench_name))
+        if path.is_dir():
+            root = path.resolve()
+            found.update(p for p in walk_files(path, COMPAT_SUFFIXES, lambda name: True)
+                         if p not in found and is_compat_bench_file(p, root))
+        return sorted(found)
 
     def discover_runtimes(self) -> list[Runtime]:
         return noderuntimes.discover()

@@ -1,0 +1,221 @@
+"""npm packages whose published tarball ships tinybench, mitata or Benchmark.js benchmark files, run
+unchanged under perflab (through the Node worker's compatibility layers, workers/node/compat/) and
+natively with the real library from npm, in the same stretch.
+
+A study, like a user would: unpack the tarball (pinned by the sha256 of the .tgz npm served), `npm
+install` the package's own dependencies (devDependencies included: the benchmark library and the
+libraries a benchmark compares against) in a scratch copy, then for each benchmark file perflab found:
+`perflab run FILE` and `node --require js_capture.cjs FILE` (the real harness; js_capture.cjs only
+records what the harness itself measured). Compared per benchmark in ns/op: perflab's mean and its
+99.9 % interval against the harness's mean and its own interval (Benchmark.js: mean ± moe, 95 %;
+tinybench: the latency's mean ± moe). See docs/coming-from-tinybench-mitata-benchmarkjs.md.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+from .common import Comparison, Package, PackageResult, check_sha256
+
+ECOSYSTEM = "js"
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+CAPTURE = HERE / "js_capture.cjs"
+
+MANIFEST = [
+    Package("secure-json-parse", "2.7.0", "ed045bfc5f64fcf42a15e210df2a71463a48e3de9bddea2b88a0df11ee8134ed",
+            "npm", "benchmarks/*.js: Benchmark.js suites (benchmarks/ has its own package.json)"),
+    Package("fast-json-stable-stringify", "2.1.0",
+            "1e2df822c43e0a2b448e5df79bf8e6d3e085c86e30456cd383a2f96215fd1687",
+            "npm", "benchmark/index.js: Benchmark.js, against three other stable stringifiers"),
+    Package("fast-safe-stringify", "2.1.1", "a7c9e08f2e56821eb1c1c023440dba6e8e1fb3b116670831939307e3c3b22409",
+            "npm", "benchmark.js: Benchmark.js, against json-stringify-safe and util.inspect"),
+    Package("fast-content-type-parse", "1.1.0",
+            "419c758229f357dd2a47538c24e0b13e80646b9b15807447d32286c9aaf68b19",
+            "npm", "benchmarks/*.js: one Benchmark.js suite built by benchmarks/suite.js"),
+    Package("fastest-levenshtein", "1.0.16", "650310ac51ee96ae0f900751d47b2846f038b80fd3380f35533605f3704c5b5f",
+            "npm", "bench.js: Benchmark.js (compiled from TypeScript), against five other levenshteins"),
+    Package("light-my-request", "5.13.0", "5b2547a9a7aeb98193112b2caa8d53bb21d539265e7f061b3108a89c0c237f31",
+            "npm", "benchmark/benchmark.js: tinybench (v2, require), sync and async tasks"),
+]
+SLICE = "secure-json-parse"
+
+
+def _npm() -> str:
+    npm = shutil.which("npm")
+    if npm is None:
+        raise RuntimeError("the npm client is not on PATH")
+    return npm
+
+
+def fetch(pkg: Package, cache: Path) -> Path:
+    """`npm pack NAME@VERSION` into the cache, checked against the pinned sha256, unpacked once."""
+    cache.mkdir(parents=True, exist_ok=True)
+    tgz = cache / f"{pkg.name.replace('/', '-').lstrip('@')}-{pkg.version}.tgz"
+    src = cache / f"{pkg.name.replace('/', '-').lstrip('@')}-{pkg.version}"
+    if not tgz.is_file():
+        out = subprocess.run([_npm(), "pack", f"{pkg.name}@{pkg.version}", "--json", "--pack-destination",
+                              str(cache)], capture_output=True, text=True, timeout=300)
+        if out.returncode != 0:
+            raise RuntimeError(f"npm pack {pkg.name}@{pkg.version} failed: {out.stderr.strip()[-300:]}")
+        served = cache / json.loads(out.stdout)[0]["filename"]
+        if served != tgz:
+            served.rename(tgz)
+    check_sha256(tgz, pkg)
+    if not (src / "package" / "package.json").is_file():
+        shutil.rmtree(src, ignore_errors=True)
+        with tarfile.open(tgz) as tf:
+            tf.extractall(src, filter="data") if sys.version_info >= (3, 12) else tf.extractall(src)
+    return src / "package"
+
+
+def _install(folder: Path, *extra: str) -> None:
+    out = subprocess.run([_npm(), "install", "--ignore-scripts", "--no-audit", "--no-fund", "--no-package-lock",
+                          "--loglevel=error", *extra], cwd=folder, capture_output=True, text=True, timeout=900)
+    if out.returncode != 0:
+        raise RuntimeError(f"npm install in {folder.name} failed: {out.stderr.strip()[-400:]}")
+
+
+def prepare(src: Path, files: list[Path], scratch: Path) -> None:
+    """Install what the benchmark files need, as their author's instructions would: in the folder of the
+    nearest package.json (the package's own, with its devDependencies; or a benchmarks/ folder's own,
+    and then the package's runtime dependencies alone). Once per scratch copy."""
+    marker = scratch / ".perflab-installed"
+    if marker.is_file():
+        return
+    folders = set()
+    for f in files:
+        d = f.parent
+        while d != scratch and not (d / "package.json").is_file():
+            d = d.parent
+        folders.add(d)
+    for d in sorted(folders):
+        _install(d)
+    if scratch not in folders:
+        _install(scratch, "--omit=dev")
+    marker.write_text("ok\n")
+
+
+def _perflab(files: list[Path], job: str, out: Path, cwd: Path) -> dict:
+    out.mkdir(parents=True, exist_ok=True)
+    r = subprocess.run([sys.executable, "-c", "import sys; from perflab.cli import main; sys.exit(main())", "run", *map(str, files), "--job", job, "--out", str(out),
+                        "--store", "none", "--quiet"], cwd=cwd, capture_output=True, text=True, timeout=3600,
+                       env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    docs = sorted(out.glob("perflab-*.json"))
+    if not docs:
+        raise RuntimeError(f"perflab wrote no results (status {r.returncode}): {r.stderr.strip()[-400:]}")
+    return {"status": r.returncode, "stderr": r.stderr, "doc": json.loads(docs[-1].read_text())}
+
+
+def _native(file: Path, out: Path) -> None:
+    """The file under node with the real library, recording what the harness measured into
+    out/native-<stem>.jsonl."""
+    capture = out / f"native-{file.stem}.jsonl"
+    capture.unlink(missing_ok=True)
+    node = shutil.which("node") or "node"
+    r = subprocess.run([node, "--require", str(CAPTURE), str(file)], cwd=file.parent, capture_output=True,
+                       text=True, timeout=1800, env={**os.environ, "PERFLAB_CAPTURE": str(capture)})
+    (out / f"native-{file.stem}.log").write_text(r.stdout + r.stderr)
+
+
+def study(pkg: Package, src: Path, *, job: str, out: Path, native: bool) -> PackageResult:
+    from perflab.toolchains.node import NodeToolchain
+
+    result = PackageResult(pkg.name, pkg.version)
+    scratch = src.parent / "scratch"
+    if not scratch.is_dir():
+        shutil.copytree(src, scratch, symlinks=True)
+    files = [f for f in NodeToolchain().find_sources(scratch) if "node_modules" not in f.parts]
+    result.files_found = len(files)
+    if not files:
+        result.error = "no tinybench, mitata or Benchmark.js file found in the tarball"
+        return result
+    prepare(src, files, scratch)
+    out.mkdir(parents=True, exist_ok=True)
+    # perflab on every file of the package (one plan), then each file natively: the same stretch
+    run = _perflab(files, job, out / "perflab", scratch)
+    if "protocol" in run["stderr"].lower() and "error" in run["stderr"].lower():
+        result.protocol_errors += 1
+    if native:
+        for file in files:
+            _native(file, out)
+    return collect(pkg, scratch, out, files, native, result)
+
+
+def collect(pkg: Package, scratch: Path, out: Path, files: list[Path], native: bool,
+            result: PackageResult | None = None) -> PackageResult:
+    """What perflab's results (out/perflab) and the native records (out/native-*.jsonl) say."""
+    result = result or PackageResult(pkg.name, pkg.version, files_found=len(files))
+    [doc] = sorted((out / "perflab").glob("perflab-*.json"))[-1:]
+    cases = json.loads(doc.read_text())["cases"]
+    result.benchmarks_found = len(cases)
+    for c in cases:
+        b = c["benchmark"]
+        label = f"{Path(b['file']).relative_to(scratch) if b['file'] else '?'}:{b['name']}"
+        if c["status"] == "ok":
+            result.ran_unchanged += 1
+        else:
+            result.failed_alone.append((label, (c.get("error") or "failed").splitlines()[0][:300]))
+    if not native:
+        return result
+    for file in files:
+        capture = out / f"native-{file.stem}.jsonl"
+        by_name = {}
+        for line in (capture.read_text().splitlines() if capture.is_file() else []):
+            if line.strip():
+                m = json.loads(line)
+                by_name[m["name"]] = m  # the last record of a name: a standalone benchmark's final one
+        for c in cases:
+            if c["benchmark"]["file"] != str(file):
+                continue
+            m = by_name.get(c["benchmark"]["name"])
+            est = c.get("estimate") or {}
+            if c["status"] != "ok" or m is None or not est.get("mean") or not (m.get("mean_ns") or 0) > 0:
+                continue
+            moe = _finite(m.get("moe_ns"))
+            cause = CAUSES.get((pkg.name, c["benchmark"]["name"]), "") or contention_cause(est, m)
+            result.comparisons.append(Comparison(
+                benchmark=f"{pkg.name}/{file.relative_to(scratch)}:{c['benchmark']['name']}",
+                perflab_mean=est["mean"], perflab_low=_informative(est, "ci_low"),
+                perflab_high=_informative(est, "ci_high"),
+                native_mean=m["mean_ns"],
+                native_low=m["mean_ns"] - moe if moe is not None else None,
+                native_high=m["mean_ns"] + moe if moe is not None else None,
+                cause=cause))
+    return result
+
+
+def contention_cause(est: dict, native: dict) -> str:
+    """The harness's means are wall-clock: on a busy machine they include the time its process waited
+    for a CPU, which perflab sets aside (it drops iterations that were preempted). Named when the native
+    process ran on a CPU for less than half of the benchmark's wall time, with the figure that shows it:
+    the harness's mean scaled by that share."""
+    share = _finite(native.get("cpu_share"))
+    if share is None or share >= 0.5 or est["mean"] >= native["mean_ns"]:
+        return ""  # waiting only inflates the harness's figure: it cannot explain perflab being slower
+    return (f"machine contention: the native process was on a CPU {100 * share:.0f} % of the benchmark's "
+            f"wall time, and the harness's wall-clock mean counts the waiting; scaled by that share it is "
+            f"{native['mean_ns'] * share:.0f} ns against perflab's {est['mean']:.0f} ns "
+            f"(which set {est.get('preempted', 0)} preempted iteration(s) aside)")
+
+
+def _informative(est: dict, key: str):
+    """perflab's interval bound, or None when the interval reaches zero or below: from a handful of
+    unpreempted iterations (a busy machine) it says nothing, and overlapping with it would count as
+    agreement that was never shown."""
+    low = _finite(est.get("ci_low"))
+    return _finite(est.get(key)) if low is not None and low > 0 else None
+
+
+def _finite(x):
+    return x if isinstance(x, (int, float)) and x == x and abs(x) != float("inf") else None
+
+
+# Differences found (not guessed) between perflab and the original harness, by (package, benchmark);
+# see docs/coming-from-tinybench-mitata-benchmarkjs.md.
+CAUSES: dict[tuple[str, str], str] = {}
