@@ -385,8 +385,9 @@ class import_deadline:
     the import is, so the file fails alone with the line it hung on. An import stuck in C code that
     never checks for signals is still bounded by the host, which then loads the files one by one."""
 
-    def __init__(self, path):
+    def __init__(self, path, what=None):
         self.path = path
+        self.what = what or os.path.basename(path)
         try:
             self.seconds = 0.8 * float(os.environ.get("PERFLAB_LOAD_TIMEOUT") or 0)
         except ValueError:
@@ -397,12 +398,11 @@ class import_deadline:
         self.previous = None
         if self.seconds <= 0 or not hasattr(signal, "setitimer"):
             return self
-        seconds, path = self.seconds, self.path
+        seconds, what = self.seconds, self.what
 
         def expire(signum, frame):
             raise ImportTimeout("import did not finish within %.1f s (perflab --timeout %.1f): "
-                                "does %s hang at import?" % (seconds, seconds / 0.8,
-                                                             os.path.basename(path)))
+                                "does %s hang at import?" % (seconds, seconds / 0.8, what))
         self.previous = signal.signal(signal.SIGALRM, expire)
         signal.setitimer(signal.ITIMER_REAL, seconds)
         return self
