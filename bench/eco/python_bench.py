@@ -1,0 +1,249 @@
+"""Python: PyPI sdists that ship pytest-benchmark tests or pyperf scripts, run unchanged by perflab and by
+the original harness (docs/coming-from-pytest-benchmark-and-pyperf.md).
+
+Each package gets a scratch venv (CPython from pyenv) with pytest, the package itself at the pinned version
+and its benchmarks' own imports, set up as its user would; perflab is pointed at that venv's interpreter
+(`--runtimes <venv>/bin/python`). The venv also holds the real pytest-benchmark / pyperf for the native
+run; under perflab they are switched off (`-p no:benchmark`) or stood in for (`import pyperf` resolves to
+perflab's). The slice (pyperf's own examples) needs no venv without the native side: a pyperf script
+needs nothing installed under perflab.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+from .common import Comparison, Package, PackageResult, check_sha256
+
+ECOSYSTEM = "python"
+REPO = Path(__file__).resolve().parents[2]
+
+MANIFEST = [
+    Package("pyperf", "2.11.0", "e53813a2d97dc5a89760cf660dbd1b6a142558fcb6d32b3529c8a6b2d03dbdf8", "pypi",
+            "doc/examples: bench_func, bench_time_func, timeit, bench_async_func (+ loop_factory), bench_command"),
+    Package("jsonschema", "4.26.0", "0c26707e2efad8aa1bfc5b7ce170f3fccc2e4918ff85989ba9ffa9facb2be326", "pypi",
+            "jsonschema/benchmarks: pyperf scripts (const_vs_enum, contains, nested_schemas)"),
+    Package("fastjsonschema", "2.22.3", "8330c91b027dcf941efcb7b1f0998515ff95d177ea15bbabdfe8671965620901", "pypi",
+            "tests/benchmarks: pytest-benchmark, parametrize, @benchmark as a decorator, a conftest above"),
+    Package("cattrs", "26.2.1", "679132bfdc225c5ee40c024fc42519954767c387f950dc6751946c586bccdc6d", "pypi",
+            "bench/test_primitives.py, bench/test_tuples.py: pytest-benchmark with stacked parametrize"),
+    Package("cbor2", "6.3.0", "fd4d6b3533e966eec3fb33ce0f17e925fc09b512500ab7770867ebec7d7d5dc1", "pypi",
+            "benchmarks/tests: pytest-benchmark, a parametrized conftest fixture, marker groups "
+            "(test_loads only: -k / --filter, 16 of its 48 cases)"),
+]
+SLICE = "pyperf"
+
+# what each study runs: the harness, the paths in the sdist, what its benchmarks import (pinned to the
+# package's own version), and a selection passed to both sides alike
+STUDIES = {
+    "pyperf": dict(harness="pyperf", paths=["doc/examples"], install=[]),
+    "jsonschema": dict(harness="pyperf", install=["jsonschema==4.26.0"],
+                       paths=["jsonschema/benchmarks/const_vs_enum.py", "jsonschema/benchmarks/contains.py",
+                              "jsonschema/benchmarks/nested_schemas.py"]),
+    "fastjsonschema": dict(harness="pytest", paths=["tests/benchmarks"], install=["fastjsonschema==2.22.3"]),
+    "cattrs": dict(harness="pytest", paths=["bench/test_primitives.py", "bench/test_tuples.py"],
+                   install=["cattrs==26.2.1"]),
+    "cbor2": dict(harness="pytest", paths=["benchmarks/tests"], install=["cbor2==6.3.0"], select="test_loads"),
+}
+PYTHON = "3.12"  # the pyenv CPython the venvs are made from
+
+
+def fetch(pkg: Package, cache: Path) -> Path:
+    """pip download of the sdist (the package only as source, its build tools as wheels), sha256
+    checked, unpacked once."""
+    src = cache / "src" / f"{pkg.name}-{pkg.version}"
+    if (src / ".unpacked").is_file():
+        return _top(src)
+    dl = cache / "dl"
+    dl.mkdir(parents=True, exist_ok=True)
+    archive = next(iter(dl.glob(f"{pkg.name.replace('-', '_')}-{pkg.version}.tar.gz")), None) or \
+        next(iter(dl.glob(f"{pkg.name}-{pkg.version}.tar.gz")), None)
+    if archive is None:
+        subprocess.run([_python(), "-m", "pip", "download", "-q", "--no-deps", "--no-binary", pkg.name,
+                        f"{pkg.name}=={pkg.version}", "-d", str(dl)], check=True, timeout=900)
+        archive = next(p for p in dl.iterdir() if p.name.lower().replace("_", "-").startswith(
+            f"{pkg.name}-{pkg.version}".lower()) and p.name.endswith(".tar.gz"))
+    check_sha256(archive, pkg)
+    shutil.rmtree(src, ignore_errors=True)
+    src.mkdir(parents=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(src, filter="data") if sys.version_info >= (3, 12) else tar.extractall(src)
+    (src / ".unpacked").write_text(pkg.sha256)
+    return _top(src)
+
+
+def _top(src: Path) -> Path:
+    [top] = [p for p in src.iterdir() if p.is_dir()]
+    return top
+
+
+def _python() -> str:
+    """The newest pyenv CPython PYTHON.x."""
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    found = sorted(root.glob(PYTHON + ".*"), key=lambda p: [int(x) for x in p.name.split(".") if x.isdigit()])
+    if not found:
+        raise RuntimeError(f"no pyenv CPython {PYTHON} under {root}")
+    return str(found[-1] / "bin" / "python")
+
+
+def _venv(pkg: Package, cache: Path, harness: str) -> str:
+    """A scratch venv with pytest, the native harness and the package's benchmarks' imports."""
+    spec = STUDIES[pkg.name]
+    wants = ["pytest" if harness == "pytest" else "", "pytest-benchmark" if harness == "pytest" else "pyperf",
+             *spec["install"]]
+    wants = [w for w in wants if w]
+    venv = cache / "venvs" / f"{pkg.name}-{pkg.version}-py{PYTHON}"
+    stamp = venv / ".perflab-wants"
+    if not (stamp.is_file() and stamp.read_text() == "\n".join(wants)):
+        shutil.rmtree(venv, ignore_errors=True)
+        subprocess.run([_python(), "-m", "venv", str(venv)], check=True, timeout=300)
+        subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", *wants], check=True,
+                       timeout=1200)
+        stamp.write_text("\n".join(wants))
+    return str(venv / "bin" / "python")
+
+
+def study(pkg: Package, src: Path, *, job: str, out: Path, native: bool) -> PackageResult:
+    spec = STUDIES[pkg.name]
+    harness = spec["harness"]
+    cache = src.parents[2]
+    # a pyperf script needs nothing installed under perflab; everything else runs in the user's venv
+    python = _venv(pkg, cache, harness) if native or spec["install"] or harness == "pytest" else _python()
+    paths = [str(src / p) for p in spec["paths"]]
+    out.mkdir(parents=True, exist_ok=True)
+    result = PackageResult(pkg.name, pkg.version)
+    sys.path.insert(0, str(REPO / "src"))
+    from perflab.toolchains.python import PythonToolchain
+    tc = PythonToolchain()
+    result.files_found = len({f for p in paths for f in tc.find_sources(Path(p))})
+
+    pl_out = out / "perflab"
+    shutil.rmtree(pl_out, ignore_errors=True)
+    cmd = [sys.executable, "-m", "perflab.cli", "run", *paths, "--runtimes", python, "--job", job,
+           "--store", "none", "-o", str(pl_out), "--quiet"]
+    if spec.get("select"):
+        cmd += ["--filter", f"*{spec['select']}*"]
+    r = subprocess.run(cmd, cwd=src, capture_output=True, text=True, timeout=7200,
+                       env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    (out / "perflab.log").write_text(r.stdout + r.stderr)
+    docs = list(pl_out.glob("perflab-*.json"))
+    if not docs:
+        result.error = f"perflab exited {r.returncode} without results: {r.stderr.strip()[-400:]}"
+        return result
+    doc = json.loads(docs[0].read_text())
+    mine = {}
+    for case in doc["cases"]:
+        b = case["benchmark"]
+        result.benchmarks_found += 1
+        if case["status"] == "ok":
+            result.ran_unchanged += 1
+            est = case.get("estimate") or {}
+            mine[_key(harness, b)] = est
+        else:
+            why = (case.get("error") or case["status"]).splitlines()[0]
+            result.failed_alone.append((f"{b['id']}", why))
+            if "protocol" in why.lower():
+                result.protocol_errors += 1
+    if not native:
+        return result
+    theirs = (_native_pytest if harness == "pytest" else _native_pyperf)(python, src, paths, out, spec)
+    for name, (mean, low, high) in sorted(theirs.items()):
+        est = mine.get(name)
+        if not est or not est.get("mean"):
+            continue
+        low_p, high_p = est.get("ci_low"), est.get("ci_high")
+        finite = low_p is not None and high_p is not None and math.isfinite(low_p) and math.isfinite(high_p)
+        result.comparisons.append(Comparison(name, est["mean"], low_p if finite else None,
+                                             high_p if finite else None, mean, low, high,
+                                             cause=_cause(pkg.name, name)))
+    return result
+
+
+def _key(harness: str, bench: dict) -> str:
+    # pytest: the node id (pytest-benchmark's fullname); pyperf: file stem + benchmark name
+    if harness == "pytest":
+        return bench["id"]
+    return f"{Path(bench['file']).stem}.{bench['name']}"
+
+
+def _t999(df: int) -> float:
+    try:
+        from scipy.stats import t
+        return float(t.ppf(0.9995, df))
+    except ImportError:
+        return 3.29
+
+
+def _native_pytest(python, src, paths, out, spec) -> dict:
+    """pytest-benchmark's own run: mean per round, and a 99.9 % t interval over its rounds."""
+    path = out / "pytest-benchmark.json"
+    path.unlink(missing_ok=True)
+    cmd = [python, "-m", "pytest", *paths, "-p", "no:cacheprovider", "-q", "--benchmark-only",
+           f"--benchmark-json={path}"]
+    if spec.get("select"):
+        cmd += ["-k", spec["select"]]
+    r = subprocess.run(cmd, cwd=src, capture_output=True, text=True, timeout=7200)
+    (out / "pytest-benchmark.log").write_text(r.stdout + r.stderr)
+    if not path.is_file():
+        return {}
+    found = {}
+    for b in json.loads(path.read_text())["benchmarks"]:
+        s = b["stats"]
+        n = s["rounds"]
+        half = _t999(n - 1) * s["stddev"] / math.sqrt(n) if n > 1 else None
+        mean = s["mean"] * 1e9
+        found[b["fullname"]] = (mean, mean - half * 1e9 if half is not None else None,
+                                mean + half * 1e9 if half is not None else None)
+    return found
+
+
+def _native_pyperf(python, src, paths, out, spec) -> dict:
+    """Each script under real pyperf (--fast: 10 processes): the mean of its values, and a 99.9 % t
+    interval over the processes' means (pyperf's processes, like perflab's, are the units)."""
+    found = {}
+    scripts = []
+    sys.path.insert(0, str(REPO / "src"))
+    from perflab.toolchains.python import PythonToolchain
+    for p in paths:
+        scripts += PythonToolchain().find_sources(Path(p))
+    for script in scripts:
+        target = out / f"pyperf-{script.stem}.json"
+        target.unlink(missing_ok=True)
+        r = subprocess.run([python, str(script), "--fast", "-q", "-o", str(target)], cwd=script.parent,
+                           capture_output=True, text=True, timeout=3600)
+        (out / f"pyperf-{script.stem}.log").write_text(r.stdout + r.stderr)
+        if not target.is_file():
+            continue
+        doc = json.loads(target.read_text())
+        common = doc.get("metadata", {})
+        for b in doc.get("benchmarks", []):
+            name = b.get("metadata", {}).get("name") or common.get("name")
+            runs = [run["values"] for run in b.get("runs", []) if run.get("values")]
+            if not name or not runs:
+                continue
+            means = [sum(v) / len(v) for v in runs]
+            mean = sum(means) / len(means)
+            if len(means) > 1:
+                sd = math.sqrt(sum((m - mean) ** 2 for m in means) / (len(means) - 1))
+                half = _t999(len(means) - 1) * sd / math.sqrt(len(means))
+                low, high = (mean - half) * 1e9, (mean + half) * 1e9
+            else:
+                low = high = None
+            found[f"{script.stem}.{name}"] = (mean * 1e9, low, high)
+    return found
+
+
+# Causes found where perflab and the original disagree by more than 5 % with disjoint intervals
+# (docs/coming-from-pytest-benchmark-and-pyperf.md, "Where the figures differ"); keyed by package and a
+# benchmark-name fragment.
+CAUSES: dict[tuple[str, str], str] = {}
+
+
+def _cause(package: str, name: str) -> str:
+    return next((why for (pkg, frag), why in CAUSES.items() if pkg == package and frag in name), "")
