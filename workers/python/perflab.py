@@ -720,6 +720,10 @@ def _diagnose(case, invocations, iterations):
         import tracemalloc
     except ImportError:
         tracemalloc = None
+    if getattr(case, "time_func", None) is not None:
+        # a call of a function that times itself includes its own timing: not the benchmark's bytes
+        result["notes"].append("allocation not measured: the benchmark times itself (pyperf)")
+        return result
     if tracemalloc is None or platform.python_implementation() != "CPython":
         result["notes"].append("allocation tracking needs CPython's tracemalloc")
         return result
