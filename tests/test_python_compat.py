@@ -216,7 +216,7 @@ def test_a_broken_python_file_fails_alone_and_the_rest_is_measured(tmp_path):
     write(tmp_path / "b", BROKEN)
     out = tmp_path / "out"
     r = perflab("run", str(tmp_path / "b"), "--job", "dry", "--store", "none", "-o", str(out),
-                "--timeout", "4", "--runtimes", WITH_PYTEST.executable)
+                "--timeout", "10", "--runtimes", WITH_PYTEST.executable)
     assert r.returncode == 1, r.stderr
     cases = cases_of(out)
     assert cases[("bench_fine", ())]["status"] == "ok"
