@@ -143,7 +143,8 @@ def study(pkg: Package, src: Path, *, job: str, out: Path, native: bool) -> Pack
         result.benchmarks_found += 1
         if case["status"] == "ok":
             result.ran_unchanged += 1
-            est = case.get("estimate") or {}
+            est = dict(case.get("estimate") or {})
+            est["wall_mean"] = _wall_mean(case)
             mine[_key(harness, b)] = est
         else:
             why = (case.get("error") or case["status"]).splitlines()[0]
@@ -159,10 +160,31 @@ def study(pkg: Package, src: Path, *, job: str, out: Path, native: bool) -> Pack
             continue
         low_p, high_p = est.get("ci_low"), est.get("ci_high")
         finite = low_p is not None and high_p is not None and math.isfinite(low_p) and math.isfinite(high_p)
-        result.comparisons.append(Comparison(name, est["mean"], low_p if finite else None,
-                                             high_p if finite else None, mean, low, high,
-                                             cause=_cause(pkg.name, name)))
+        comp = Comparison(name, est["mean"], low_p if finite else None, high_p if finite else None,
+                          mean, low, high, cause=_cause(pkg.name, name))
+        if not comp.agrees and harness == "pyperf" and est.get("cpu_timed") and est.get("wall_mean"):
+            # pyperf reads the wall clock only; perflab timed this case by its thread's CPU time.
+            # perflab's wall-clock mean of the same iterations says how much was waiting for a CPU
+            comp.cause = comp.cause or (
+                f"pyperf times wall-clock time, perflab this thread's CPU time; perflab's wall-clock "
+                f"mean of the same iterations is {est['wall_mean'] / mean:.2f}x pyperf's "
+                f"({est['wall_mean']:.4g} ns): time spent waiting for a CPU on a loaded machine")
+        result.comparisons.append(comp)
     return result
+
+
+def _wall_mean(case: dict) -> float | None:
+    """perflab's mean per operation by the wall clock, net of the empty loop, over every launch's
+    workload iterations (what a wall-clock harness would have seen of the same iterations)."""
+    ops = case["benchmark"].get("ops_per_invoke") or 1
+    per_op = []
+    for launch in case.get("launches") or []:
+        inv, work, over = launch.get("invocations"), launch.get("workload") or [], launch.get("overhead") or []
+        if not inv or not work:
+            continue
+        net = sum(work) / len(work) - (sum(over) / len(over) if over else 0.0)
+        per_op.append(net / inv / ops)
+    return sum(per_op) / len(per_op) if per_op else None
 
 
 def _key(harness: str, bench: dict) -> str:
@@ -184,8 +206,10 @@ def _native_pytest(python, src, paths, out, spec) -> dict:
     """pytest-benchmark's own run: mean per round, and a 99.9 % t interval over its rounds."""
     path = out / "pytest-benchmark.json"
     path.unlink(missing_ok=True)
+    # timed by the process's CPU time, as perflab times a CPU-bound case: on this shared machine
+    # (load average ~20 on 2 CPUs during the study) wall-clock rounds mostly measure the queue
     cmd = [python, "-m", "pytest", *paths, "-p", "no:cacheprovider", "-q", "--benchmark-only",
-           f"--benchmark-json={path}"]
+           "--benchmark-timer=time.process_time", f"--benchmark-json={path}"]
     if spec.get("select"):
         cmd += ["-k", spec["select"]]
     r = subprocess.run(cmd, cwd=src, capture_output=True, text=True, timeout=7200)
