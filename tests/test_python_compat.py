@@ -44,6 +44,9 @@ PYTEST_FILES = {
         @pytest.fixture
         def numbers():                      # a conftest fixture: resolved by pytest itself
             return list(range(200))[::-1]
+
+        def pytest_benchmark_group_stats(config, benchmarks, group_by):
+            return None                     # a pytest-benchmark hook: loads without pytest-benchmark
     """,
     "test_compat.py": """
         import pytest

@@ -33,9 +33,9 @@ MANIFEST = [
             "tests/benchmarks: pytest-benchmark, parametrize, @benchmark as a decorator, a conftest above"),
     Package("cattrs", "26.2.1", "679132bfdc225c5ee40c024fc42519954767c387f950dc6751946c586bccdc6d", "pypi",
             "bench/test_primitives.py, bench/test_tuples.py: pytest-benchmark with stacked parametrize"),
-    Package("cbor2", "5.6.5", "b682820677ee1dbba45f7da11898d2720f92e06be36acec290867d5ebf3d7e09", "pypi",
-            "benchmarks/tests: pytest-benchmark, a parametrized conftest fixture, marker groups "
-            "(test_loads only: -k / --filter, 16 of its 48 cases; 6.x dropped the cbor2.decoder its conftest imports)"),
+    Package("pyperformance", "1.14.0", "91f74393997b604375ad5b79bf569a24076d70181c076a53abad5383a238a8aa", "pypi",
+            "pyperformance/data-files/benchmarks: bm_nbody, bm_spectral_norm, bm_float run_benchmark.py "
+            "(pyperf scripts; bench_time_func and bench_func, add_cmdline_args)"),
 ]
 SLICE = "pyperf"
 
@@ -49,7 +49,9 @@ STUDIES = {
     "fastjsonschema": dict(harness="pytest", paths=["tests/benchmarks"], install=["fastjsonschema==2.22.3"]),
     "cattrs": dict(harness="pytest", paths=["bench/test_primitives.py", "bench/test_tuples.py"],
                    install=["cattrs==26.2.1"]),
-    "cbor2": dict(harness="pytest", paths=["benchmarks/tests"], install=["cbor2==5.6.5"], select="test_loads"),
+    "pyperformance": dict(harness="pyperf", install=[],
+                          paths=[f"pyperformance/data-files/benchmarks/bm_{b}/run_benchmark.py"
+                                 for b in ("nbody", "spectral_norm", "float")]),
 }
 PYTHON = "3.12"  # the pyenv CPython the venvs are made from
 
@@ -275,7 +277,7 @@ def _native_pyperf(python, src, paths, out, spec) -> dict:
     for p in paths:
         scripts += PythonToolchain().find_sources(Path(p))
     for script in scripts:
-        target = out / f"pyperf-{script.stem}.json"
+        target = out / f"pyperf-{script.parent.name}-{script.stem}.json"
         if not (REUSE and target.is_file()):
             target.unlink(missing_ok=True)
             _run_pyperf(python, script, target, out)
@@ -287,7 +289,7 @@ def _native_pyperf(python, src, paths, out, spec) -> dict:
 def _run_pyperf(python, script, target, out):
     r = subprocess.run([python, str(script), "--fast", "-q", "-o", str(target)], cwd=script.parent,
                        capture_output=True, text=True, timeout=3600)
-    (out / f"pyperf-{script.stem}.log").write_text(r.stdout + r.stderr)
+    (out / f"pyperf-{script.parent.name}-{script.stem}.log").write_text(r.stdout + r.stderr)
 
 
 def _read_pyperf(target, script) -> dict:

@@ -85,6 +85,41 @@ def _pytest_stopped(text, code):
     return msg, (where[-1] if where else None)
 
 
+class _BenchmarkHooks:
+    """pytest-benchmark's hook specifications, so a conftest.py that implements them (to group or
+    label its report) still loads with pytest-benchmark switched off; perflab does not call them."""
+
+    @pytest.hookspec(firstresult=True)
+    def pytest_benchmark_scale_unit(config, unit, benchmarks, best, worst, sort):
+        pass
+
+    def pytest_benchmark_generate_machine_info(config):
+        pass
+
+    def pytest_benchmark_update_machine_info(config, machine_info):
+        pass
+
+    def pytest_benchmark_generate_commit_info(config):
+        pass
+
+    def pytest_benchmark_update_commit_info(config, commit_info):
+        pass
+
+    @pytest.hookspec(firstresult=True)
+    def pytest_benchmark_group_stats(config, benchmarks, group_by):
+        pass
+
+    def pytest_benchmark_generate_json(config, benchmarks, include_data, machine_info, commit_info):
+        pass
+
+    def pytest_benchmark_update_json(config, benchmarks, output_json):
+        pass
+
+    def pytest_benchmark_compare_machine_info(config, benchmarksession, machine_info,
+                                              compared_benchmark):
+        pass
+
+
 class _Plugin:
     def __init__(self, worker, rid, msg, benches, errors, tests):
         self.worker, self.rid, self.msg = worker, rid, msg
@@ -95,6 +130,10 @@ class _Plugin:
         self.collect_errors = []
 
     # -- configuration -----------------------------------------------------------------------------
+
+    def pytest_addhooks(self, pluginmanager):
+        if not pluginmanager.has_plugin("benchmark"):  # pytest-benchmark's own specs, when loaded
+            pluginmanager.add_hookspecs(_BenchmarkHooks)
 
     def pytest_addoption(self, parser):
         group = parser.getgroup("benchmark", "pytest-benchmark's options (accepted and ignored: "
