@@ -179,17 +179,20 @@ def _compare(pkg, spec, harness, result, doc, python, src, paths, out, native) -
         comp = Comparison(name, est["mean"], low_p if finite else None, high_p if finite else None,
                           mean, low, high, cause=_cause(pkg.name, name))
         rounds_of = ROUND_CALLS.get(name)
-        if not comp.agrees and harness == "pytest" and rounds_of and est.get("gross_mean"):
+        extra = (mean - est.get("gross_mean", 0)) * (rounds_of or 0)
+        if abs(comp.ratio - 1) > 0.05 and harness == "pytest" and rounds_of and extra > 0:
             # what each of pytest-benchmark's rounds costs beyond perflab's gross call: constant across
             # a package's benchmarks when it is the round's timer reads
-            extra = (mean - est["gross_mean"]) * rounds_of
             comp.cause = comp.cause or (
                 f"pytest-benchmark's rounds are {rounds_of} call(s) long and each carries its timer "
                 f"reads (time.process_time, a system call): (its mean - perflab's mean before the "
                 f"empty call is subtracted) x {rounds_of} = {extra / 1000:.2f} us a round; perflab "
                 f"reads its clocks once per iteration of many calls and subtracts the empty call "
                 f"({est.get('overhead_per_op', 0):.3g} ns)")
-        if not comp.agrees and harness == "pyperf" and est.get("cpu_timed") and est.get("wall_mean"):
+        wall = est.get("wall_mean") or 0.0
+        if (abs(comp.ratio - 1) > 0.05 and harness == "pyperf" and est.get("cpu_timed")
+                and wall - est["mean"] >= 0.5 * (mean - est["mean"]) > 0):
+            # named only where perflab's own wall clock went at least half way to pyperf's figure
             # pyperf reads the wall clock only; perflab timed this case by its thread's CPU time.
             # perflab's wall-clock mean of the same iterations says how much was waiting for a CPU
             comp.cause = comp.cause or (
