@@ -153,6 +153,28 @@ class _Bench:
         return bool(hooks.get("iteration_setup_hook") or hooks.get("iteration_cleanup_hook"))
 
 
+class CompatBench:
+    """A benchmark another harness declared (a pytest-benchmark test, a pyperf Runner call).
+    `make_case()` returns its _CallCase, or raises why it cannot run (an unsupported API: the
+    benchmark fails alone); `run_case(worker, rid)` instead, when set, runs the case itself
+    (pytest: the test calls `benchmark(...)`, which serves the timing requests from inside it)."""
+
+    def __init__(self, bid, name, group, file, line, make_case=None, run_case=None, params=(),
+                 ops=1, meta=None, iteration_setup=False, description=""):
+        self.id, self.name, self.group, self.file, self.line = bid, name, group, file, line
+        self.make_case, self.run_case = make_case, run_case
+        self.params, self.ops, self.meta = list(params), int(ops), dict(meta or {})
+        self.iteration_setup, self.description = iteration_setup, description
+
+    def describe(self):
+        return {"id": self.id, "name": self.name, "group": self.group, "file": self.file,
+                "line": self.line, "baseline": False, "categories": [],
+                "ops_per_invoke": self.ops,
+                "params": [{"name": n, "values": [v]} for n, v in self.params],
+                "description": self.description, "meta": self.meta,
+                "iteration_setup": self.iteration_setup}
+
+
 def _display(values):
     shown = [str(v) for v in values]
     if len(set(shown)) != len(shown):
@@ -266,27 +288,131 @@ def _is_hook(spec):
 
 
 def _load_file(path, root):
-    """Import one benchmark file as a module named after it; returns (benchmarks, error-dict|None)."""
+    """Import one benchmark file as a module named after it; returns (benchmarks, error-dicts).
+    A pyperf script is run as `__main__` with perflab's pyperf (perflab_pyperf) in its place."""
     stem = os.path.splitext(os.path.basename(path))[0]
     directory = os.path.dirname(path)
     if directory not in sys.path:
         sys.path.insert(1, directory)
+    if file_kind(path) == "pyperf":
+        import perflab_pyperf  # beside this file; only pyperf scripts need it
+        return perflab_pyperf.load(path)
     modname = stem if stem not in sys.modules else "%s_%d" % (stem, len(sys.modules))
     try:
         spec = importlib.util.spec_from_file_location(modname, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[modname] = module
-        spec.loader.exec_module(module)
+        with import_deadline(path):
+            spec.loader.exec_module(module)
         return _discover_module(module, path)
-    except SyntaxError as exc:
-        sys.modules.pop(modname, None)
-        return [], [{"file": exc.filename or path, "line": exc.lineno or 0, "kind": "load",
-                     "message": "%s: %s" % (type(exc).__name__, exc.msg)}]
     except BaseException as exc:  # an import-time failure fails this file only
         sys.modules.pop(modname, None)
-        file, line = _user_frame(exc, path)
-        return [], [{"file": file, "line": line, "kind": "load",
-                     "message": _exc_message(exc), "traceback": _format_tb(exc)}]
+        return [], [load_failure(path, exc)]
+
+
+def file_kind(path):
+    """"pytest" for a pytest-benchmark test file (test_*.py, *_test.py: the host sends only those
+    whose tests take the `benchmark` fixture), "pyperf" for a script that imports pyperf, else
+    "perflab" (this module's own API)."""
+    base = os.path.basename(path)
+    if base.startswith("test_") or base.endswith("_test.py"):
+        return "pytest"
+    try:
+        with open(path, "rb") as f:
+            text = f.read()
+    except OSError:
+        return "perflab"
+    if _PYPERF_IMPORT.search(text):
+        return "pyperf"
+    return "perflab"
+
+
+class _LazyPattern:
+    def __init__(self, pattern):
+        self.pattern, self.compiled = pattern, None
+
+    def search(self, text):
+        if self.compiled is None:
+            import re
+            self.compiled = re.compile(self.pattern, re.M)
+        return self.compiled.search(text)
+
+
+_PYPERF_IMPORT = _LazyPattern(rb"^[ \t]*(?:import[ \t]+pyperf\b|from[ \t]+pyperf\b)")
+
+
+def file_failure(path, line, message, traceback=None):
+    """A load error for a whole file that the host shows as one failed row named after the file, so
+    the file fails alone and every other file is still measured."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    err = {"file": path, "line": line, "kind": "load", "message": message,
+           "benchmark": {"id": "%s:<load>" % path, "name": os.path.basename(path), "group": stem}}
+    if traceback:
+        err["traceback"] = traceback
+    return err
+
+
+def load_failure(path, exc):
+    """The file-level load error for an exception raised while importing `path`: a SyntaxError at its
+    own line, otherwise where the user's code failed (for an import that hung: the line in `path`
+    that was running)."""
+    if isinstance(exc, SyntaxError):
+        return file_failure(exc.filename or path, exc.lineno or 0,
+                            "%s: %s" % (type(exc).__name__, exc.msg))
+    file, line = _user_frame(exc, path)
+    if isinstance(exc, ImportTimeout):
+        file, line = _frame_in(exc, path) or (file, line)
+    return file_failure(file, line, _exc_message(exc), _format_tb(exc))
+
+
+def _frame_in(exc, path):
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == path:
+            found = (path, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
+
+
+class ImportTimeout(Exception):
+    """Raised into a benchmark file whose import outlives its deadline (it hangs)."""
+
+
+class import_deadline:
+    """Bounds the import of a benchmark file: after PERFLAB_LOAD_TIMEOUT x 0.8 seconds (the host's
+    reply deadline, less a margin so this worker answers first) SIGALRM raises ImportTimeout where
+    the import is, so the file fails alone with the line it hung on. An import stuck in C code that
+    never checks for signals is still bounded by the host, which then loads the files one by one."""
+
+    def __init__(self, path, what=None):
+        self.path = path
+        self.what = what or os.path.basename(path)
+        try:
+            self.seconds = 0.8 * float(os.environ.get("PERFLAB_LOAD_TIMEOUT") or 0)
+        except ValueError:
+            self.seconds = 0.0
+
+    def __enter__(self):
+        import signal
+        self.previous = None
+        if self.seconds <= 0 or not hasattr(signal, "setitimer"):
+            return self
+        seconds, what = self.seconds, self.what
+
+        def expire(signum, frame):
+            raise ImportTimeout("import did not finish within %.1f s (perflab --timeout %.1f): "
+                                "does %s hang at import?" % (seconds, seconds / 0.8, what))
+        self.previous = signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        return self
+
+    def __exit__(self, *exc):
+        if self.previous is not None:
+            import signal
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
+        return False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -467,6 +593,86 @@ class _Case:
                 overhead_cpu.append(cpu_ns)
 
 
+class _CallCase(_Case):
+    """A case around a callable another harness handed over (pytest-benchmark's `benchmark(fn, ...)`,
+    pyperf's `bench_func`), timed by this worker's loop like any other; or, with `time_func`, a
+    function that times itself (pyperf's `bench_time_func(name, f)`: f(loops, *args) -> seconds)."""
+
+    def __init__(self, fn, args=(), kwargs=None, per_iteration=None, time_func=None,
+                 empty_time_func=None):
+        self.bench, self.instance, self.values, self._hook_args = None, None, {}, {}
+        self.setup = self.cleanup = self.it_cleanup = None
+        self.it_setup = None
+        self.args = tuple(args)
+        self.time_func, self.empty_time_func = time_func, empty_time_func
+        noop = _make_noop_any()
+        if per_iteration is not None:
+            # pytest-benchmark's pedantic(setup=...): each iteration calls setup() for the
+            # arguments of its one call; the empty call gets the same arguments the same way
+            current = [(), {}]
+
+            def prepare():
+                current[0], current[1] = per_iteration()
+            self.it_setup = prepare
+            self.call = lambda: fn(*current[0], **current[1])
+            self.noop = lambda: noop(*current[0], **current[1])
+            self.call_args = ()
+        elif kwargs:
+            a, kw = self.args, dict(kwargs)
+            self.call = lambda: fn(*a, **kw)
+            self.noop = lambda: noop(*a, **kw)
+            self.call_args = ()
+        else:
+            self.call, self.call_args = fn, self.args
+            self.noop = _make_noop(len(self.args))
+        if time_func is not None:
+            self.call = lambda *a: time_func(1, *a)
+            self.noop = _make_noop(len(self.args))
+        self._loops = {}
+
+    def time_iterations(self, invocations, iterations, target, kind="workload", overhead=None,
+                        cpu=None, overhead_cpu=None):
+        if self.time_func is None:
+            if self.it_setup is not None and invocations != 1:
+                raise ValueError("a benchmark whose setup runs before every call takes one call per "
+                                 "iteration, not %d" % invocations)
+            return _Case.time_iterations(self, invocations, iterations, target, kind, overhead,
+                                         cpu, overhead_cpu)
+        cpu = [] if cpu is None else cpu
+        overhead_cpu = [] if overhead_cpu is None else overhead_cpu
+        samples = []
+        timed = self.empty_time_func if target is self.noop else self.time_func
+        for _ in range(iterations):
+            self._timed_by_itself(timed, invocations, samples, cpu)
+            if overhead is not None:
+                self._timed_by_itself(self.empty_time_func, invocations, overhead, overhead_cpu)
+        return samples
+
+    def _timed_by_itself(self, time_func, invocations, samples, cpu):
+        """One iteration of a function that times itself: its own figure is the sample. The CPU
+        time is this thread's over the whole call, scaled to the share of the call it timed (the
+        function cannot say how much of its own interval it was preempted)."""
+        if time_func is None:  # nothing to subtract: the function timed only its own work
+            samples.append(0)
+            cpu.append(0)
+            return
+        cpu_clock = _thread_time_ns or _zero
+        c0, t0 = cpu_clock(), time.perf_counter_ns()
+        seconds = time_func(invocations, *self.args)
+        t1, c1 = time.perf_counter_ns(), cpu_clock()
+        if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
+            raise TypeError("the time function returned %r, not a number of seconds" % (seconds,))
+        ns = int(round(seconds * 1e9))
+        samples.append(ns)
+        cpu.append(min(ns, int((c1 - c0) * ns / max(1, t1 - t0))))
+
+
+def _make_noop_any():
+    def _noop(*a, **kw):
+        return None
+    return _noop
+
+
 def _axis_label(name):
     return name[len("\0args:"):] if name.startswith("\0args:") else name
 
@@ -514,6 +720,10 @@ def _diagnose(case, invocations, iterations):
         import tracemalloc
     except ImportError:
         tracemalloc = None
+    if getattr(case, "time_func", None) is not None:
+        # a call of a function that times itself includes its own timing: not the benchmark's bytes
+        result["notes"].append("allocation not measured: the benchmark times itself (pyperf)")
+        return result
     if tracemalloc is None or platform.python_implementation() != "CPython":
         result["notes"].append("allocation tracking needs CPython's tracemalloc")
         return result
@@ -569,11 +779,15 @@ def _user_frame(exc, default_file=""):
     tb = exc.__traceback__
     while tb is not None:
         fname = tb.tb_frame.f_code.co_filename
-        # this module's code names its source, also when it was loaded from compiled bytecode
-        if fname != _user_frame.__code__.co_filename and not fname.startswith("<perflab-loop"):
+        # this module's code names its source, also when it was loaded from compiled bytecode;
+        # the compatibility modules beside it (perflab_pytest, perflab_pyperf) are the worker's too
+        if os.path.dirname(fname) != _WORKER_DIR and not fname.startswith("<perflab-loop"):
             file, line = fname, tb.tb_lineno
         tb = tb.tb_next
     return file, line
+
+
+_WORKER_DIR = os.path.dirname(_user_frame.__code__.co_filename)
 
 
 def _zero():
@@ -657,6 +871,13 @@ class _Worker:
 
     def serve(self):
         self.hello()
+        self.serve_requests()
+
+    def serve_requests(self, until=()):
+        """Answer requests until `bye` (returns ("bye", id)), the end of input (("eof", None)), or
+        a request whose type is in `until`, which is returned unanswered ((type, id)): a
+        pytest-benchmark test serves the timing requests of its case from inside `benchmark(...)`
+        and hands its teardown back to the test."""
         for raw in self.reader:
             try:
                 msg = json.loads(raw.decode("utf-8"))
@@ -669,30 +890,52 @@ class _Worker:
             if msg.get("v") != PROTOCOL_VERSION:
                 self.error(rid, "version", "this worker speaks protocol v%d, got v%r"
                            % (PROTOCOL_VERSION, msg.get("v")))
-                return
+                return ("version", rid)
+            if msg.get("type") in until:
+                return (msg.get("type"), rid)
             handler = getattr(self, "on_" + str(msg.get("type")), None)
             if handler is None:
                 self.error(rid, "protocol", "unknown request type %r" % msg.get("type"))
                 continue
             try:
                 if handler(rid, msg) == "exit":
-                    return
+                    return ("bye", rid)
             except (KeyError, TypeError, ValueError) as exc:
                 if isinstance(exc, _Missing):
                     self.error(rid, "protocol", str(exc))
                 else:
                     raise
+        return ("eof", None)
 
     def on_load(self, rid, msg):
         paths = _field(msg, "paths", list)
         root = msg.get("root") or ""
-        benches, errors = [], []
+        benches, errors, tests = [], [], []
         for path in paths:
-            found, errs = _load_file(os.path.abspath(path), root)
+            path = os.path.abspath(path)
+            if file_kind(path) == "pytest":
+                tests.append(path)
+                continue
+            found, errs = _load_file(path, root)
             errors.extend(errs)
             for b in found:
                 self.benchmarks[b.id] = b
                 benches.append(b)
+        if tests:
+            # pytest collects the test files and then keeps its session open while this worker
+            # serves the rest of the exchange, so fixtures are pytest's own (perflab_pytest)
+            try:
+                import perflab_pytest
+            except ImportError as exc:
+                for path in tests:
+                    errors.append(_pytest_missing(path, exc))
+            else:
+                return perflab_pytest.serve_session(self, rid, msg, tests, benches, errors)
+        self.send_loaded(rid, msg, benches, errors)
+
+    def send_loaded(self, rid, msg, benches, errors):
+        for b in benches:
+            self.benchmarks[b.id] = b
         only = msg.get("only")
         if only is not None:  # a launch for one case: the others need no describing (load_only)
             benches = [b for b in benches if b.id == only]
@@ -716,6 +959,8 @@ class _Worker:
         bench = self.benchmarks.get(bid)
         if bench is None:
             return self.error(rid, "not_found", "no benchmark with id %r" % bid)
+        if isinstance(bench, CompatBench):
+            return self.setup_compat(rid, bench)
         indices = msg.get("params") or {}
         # params are addressed by display names; arguments axes by their label
         keyed = {}
@@ -735,6 +980,21 @@ class _Worker:
             if isinstance(exc, (SystemExit, KeyboardInterrupt)):
                 raise
             return self.error(rid, "exception", "setup failed: " + _exc_message(exc), exc)
+        self.case = case
+        gc.collect()
+        self.send({"id": rid, "type": "ready"})
+
+    def setup_compat(self, rid, bench):
+        if bench.run_case is not None:
+            return bench.run_case(self, rid)
+        try:
+            case = bench.make_case()
+        except BaseException as exc:
+            if isinstance(exc, (SystemExit, KeyboardInterrupt)):
+                raise
+            file, line = _user_frame(exc)
+            return self.error(rid, "exception", "setup failed: " + _exc_message(exc), exc,
+                              **({} if line else {"file": bench.file, "line": bench.line}))
         self.case = case
         gc.collect()
         self.send({"id": rid, "type": "ready"})
@@ -792,6 +1052,23 @@ class _Worker:
     def on_bye(self, rid, msg):
         self.send({"id": rid, "type": "done"})
         return "exit"
+
+
+def _pytest_missing(path, exc):
+    """The load error of a pytest-benchmark file on an interpreter without pytest."""
+    line = 0
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for n, text in enumerate(f, 1):
+                if text.lstrip().startswith(("def test", "async def test")) and "benchmark" in text:
+                    line = n
+                    break
+    except OSError:
+        pass
+    return file_failure(path, line, "pytest is not installed for %s (%s): this file's tests take "
+                        "pytest-benchmark's `benchmark` fixture, which perflab provides, but their "
+                        "collection and other fixtures are pytest's; install pytest in that "
+                        "environment" % (sys.executable, _exc_message(exc)))
 
 
 class _Missing(KeyError):

@@ -96,6 +96,8 @@ def prepare(runtime: Runtime, toolchain: Toolchain, sources: list[Path], workdir
             prep.runtime = runtime
         with step(f"{runtime.label}: building the worker and {len(sources)} benchmark file(s)"):
             prep.spec = toolchain.prepare(runtime, sources, workdir)
+            # a worker may bound its own imports by the reply deadline, to name the line that hangs
+            prep.spec.env.setdefault("PERFLAB_LOAD_TIMEOUT", f"{timeout:g}")
         # a worker that cannot start fails its runtime; one that fails while loading several
         # files is asked file by file, to name the file that hangs or exits at import
         with step(f"{runtime.label}: loading the benchmarks"):
@@ -135,9 +137,12 @@ def _load_each(spec: LaunchSpec, timeout: float) -> dict:
             worker, loaded = open_worker(spec, timeout, [path])
             worker.close()
         except WorkerFailure as exc:
+            # one failed row named after the file: it fails alone, the other files still run
             errors.append({"file": path, "line": 0, "kind": "load",
                            "message": f"{exc.reason} while loading this file (does it hang or exit "
-                                      "at import?)"})
+                                      "at import?)",
+                           "benchmark": {"id": f"{path}:<load>", "name": Path(path).name,
+                                         "group": Path(path).stem}})
             continue
         benchmarks += loaded["benchmarks"]
         errors += list(loaded.get("errors") or [])

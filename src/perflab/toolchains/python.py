@@ -1,10 +1,13 @@
-"""Python: benchmark files are `bench_*.py`, `*_bench.py` or `benchmarks.py`; the worker is one stdlib-only
-file injected by putting its directory first on the interpreter's sys.path (nothing is installed into the
-runtime under test)."""
+"""Python: benchmark files are `bench_*.py`, `*_bench.py` or `benchmarks.py` (perflab's own API), test files
+(`test_*.py`, `*_test.py`) with pytest-benchmark tests (a test function that takes the `benchmark` fixture),
+and pyperf scripts (any `.py` file that imports pyperf and makes a `Runner`). The worker is stdlib-only source injected by putting
+its directory first on the interpreter's sys.path (nothing is installed into the runtime under test); it
+provides the `benchmark` fixture to pytest and stands in for `pyperf` (docs/coming-from-pytest-benchmark-and-pyperf.md)."""
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -16,6 +19,12 @@ from ..runtimes import python as pyruntimes
 from . import python_count
 from .base import LaunchSpec, Toolchain, common_root, walk_files
 
+# a test function whose parameters include `benchmark` (over several lines too)
+_BENCHMARK_TEST = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+test\w*[ \t]*\(([^)]*)\)", re.M)
+# a pyperf script: it imports pyperf and makes a Runner (pyperf's own modules only define it)
+_PYPERF_IMPORT = re.compile(rb"^[ \t]*(?:import[ \t]+pyperf\b|from[ \t]+pyperf[ \t]+import\b[^\n]*\bRunner\b)", re.M)
+_PYPERF_RUNNER = re.compile(rb"\b(?:pyperf\.)?Runner[ \t]*\(")
+
 
 def is_bench_name(name: str) -> bool:
     stem = name[:-3]
@@ -23,12 +32,41 @@ def is_bench_name(name: str) -> bool:
             or stem.endswith("_benchmarks"))
 
 
+def is_test_name(name: str) -> bool:
+    return name.startswith("test_") or name.endswith("_test.py")
+
+
+def is_benchmark_source(path: Path) -> bool:
+    """perflab's own files by name; a test file when one of its tests takes pytest-benchmark's
+    `benchmark` fixture; any other file when it imports pyperf and makes a pyperf.Runner."""
+    name = path.name
+    if is_test_name(name):
+        text = _read(path)
+        return any(re.search(rb"\bbenchmark\b", m.group(1)) for m in _BENCHMARK_TEST.finditer(text))
+    if is_bench_name(name):
+        return True
+    if name == "conftest.py":
+        return False
+    text = _read(path)
+    return bool(_PYPERF_IMPORT.search(text) and _PYPERF_RUNNER.search(text))
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
 class PythonToolchain(Toolchain):
     language = "python"
-    patterns = "bench_*.py, *_bench.py, benchmarks.py"
+    patterns = ("bench_*.py, *_bench.py, benchmarks.py, test_*.py/*_test.py with pytest-benchmark tests, "
+                "scripts importing pyperf")
 
     def find_sources(self, path: Path) -> list[Path]:
-        return walk_files(path, (".py",), is_bench_name)
+        if path.is_file():
+            return [path.resolve()] if path.suffix == ".py" else []
+        return [p for p in walk_files(path, (".py",), lambda name: True) if is_benchmark_source(p)]
 
     def discover_runtimes(self) -> list[Runtime]:
         return pyruntimes.discover()
