@@ -58,7 +58,7 @@ def select_runtimes(spec_text: str | None, languages: list[str],
 
 
 def prepare_all(paths: list[Path], spec_text: str | None, timeout: float, workdir: Path,
-                exclude: list[str] = (), reporter: Reporter | None = None):
+                exclude: list[str] = (), reporter: Reporter | None = None, memory_limit: int = 0):
     sources = find_sources(paths, toolchains.all_toolchains(), exclude)
     if not sources:
         known = "; ".join(f"{tc.language}: {tc.patterns}" for tc in toolchains.all_toolchains())
@@ -71,7 +71,7 @@ def prepare_all(paths: list[Path], spec_text: str | None, timeout: float, workdi
     reporter = reporter or Reporter(err)
     for rt in runtimes:
         prep = prepare(rt, toolchains.get(rt.language), sources[rt.language], workdir, timeout,
-                       step=reporter.step)
+                       step=reporter.step, memory_limit=memory_limit)
         if prep.error:
             err.print(Text.assemble((f"{rt.label}:", "red"), f" {prep.error}"), soft_wrap=True)
         prepared.append(prep)

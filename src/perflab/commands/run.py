@@ -14,6 +14,7 @@ from rich.text import Text
 from ..console import err, out
 from ..engine.count import Counter
 from ..engine.measure import MeasuringEngine, parse_measure
+from ..engine.memory import default_limit, parse_size
 from ..measures.callgrind import ValgrindMissing, valgrind_path
 from ..engine.affinity import Placement, check_mode, idle_times
 from ..engine.plan import build_plan, make_launcher
@@ -39,7 +40,7 @@ from .common import check_out_dir, prepare_all
 # the arguments of `run` a resumed run takes from the interrupted one
 RESUMABLE = ("paths", "runtimes", "filter", "category", "job", "exporters", "out", "hide", "timeout",
              "budget", "budget_total", "target", "iteration_time", "no_overhead", "max_cases", "label",
-             "exclude", "cluster", "measure")
+             "exclude", "cluster", "measure", "memory_limit")
 
 
 def cmd_run(args) -> int:
@@ -72,7 +73,9 @@ def cmd_run(args) -> int:
     unknown = sorted(set(budget_per_language) - set(languages()))
     if unknown:
         raise UsageError(f"--budget: unknown language '{unknown[0]}'; languages: {', '.join(languages())}")
-    job = get_job(args.job, timeout_s=args.timeout,
+    memory_limit = (parse_size(args.memory_limit) if getattr(args, "memory_limit", None)
+                    else default_limit())
+    job = get_job(args.job, timeout_s=args.timeout, memory_limit=memory_limit,
                   target_rel_error=args.target, iteration_time_s=args.iteration_time, overhead=False if args.no_overhead else None
                   ).with_budgets(budget, budget_per_language)
     budget_per_language = dict(job.budget_by_language)
@@ -85,7 +88,8 @@ def cmd_run(args) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="perflab-"))
     quiet, as_json = getattr(args, "quiet", False), getattr(args, "json", False)
     reporter = Reporter(err, quiet=quiet)
-    prepared = prepare_all(paths, args.runtimes, job.timeout_s, workdir, args.exclude, reporter)
+    prepared = prepare_all(paths, args.runtimes, job.timeout_s, workdir, args.exclude, reporter,
+                           memory_limit=job.memory_limit)
     plan = build_plan(prepared, args.filter, args.category, args.max_cases)
     if not plan.groups and not plan.failed:
         if any(p.error for p in prepared):
