@@ -191,8 +191,9 @@ def cmd_run(args) -> int:
             if getattr(args, "cluster", None):
                 from ..cluster import run_on_cluster
                 stats = run_on_cluster(args.cluster, plan, prepared, job, done, progress, seed=args.seed)
-                err.print(f"cluster: {stats['submitted']} group task(s); {stats['lost_groups']} lost with "
-                          f"their machine, {stats['rerun_cases']} case(s) measured again elsewhere", soft_wrap=True)
+                err.print(f"cluster: {stats['submitted']} group task(s); {stats['lost_machines']} lost with "
+                          f"their machine, {stats['lost_workers']} with their worker process (machine still "
+                          f"up), {stats['rerun_cases']} case(s) measured again elsewhere", soft_wrap=True)
             else:
                 groups = one_budget.order(plan.groups) if one_budget is not None else plan.groups
                 measure_here(engine, groups, job, progress, one_budget)

@@ -1,0 +1,110 @@
+"""What the Ray documentation of `--cluster` promises (docs/cluster.md), checked: `pip install
+perflab[ray]` brings what a ray:// address needs; a driver pointed at a loopback cluster works without
+any Ray environment variable; a worker process that dies is told apart from a machine that dies, and a
+group whose task keeps dying fails instead of being sent out again forever."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from workerkit import REPO
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ray = pytest.importorskip("ray")
+
+from loopback_cluster import ENV, loopback_cluster  # noqa: E402
+from perflab.cluster import driver  # noqa: E402
+from perflab.errors import UsageError  # noqa: E402
+
+
+def test_the_ray_extra_brings_ray_client():
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert any(r.replace(" ", "").startswith("ray[client]") for r in extras["ray"]), extras["ray"]
+    import grpc  # noqa: F401 - installed with the extra: Ray Client's transport
+
+
+def test_a_ray_address_without_ray_client_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "grpc", None)  # as if only `ray` were installed
+    with pytest.raises(UsageError, match=r"ray:// address needs Ray Client: pip install 'perflab\[ray\]'"):
+        driver.Driver("ray://10.0.0.1:10001", job=None).connect()
+
+
+def test_addresses_name_their_host():
+    assert driver.host_of("127.0.0.1:6379") == "127.0.0.1"
+    assert driver.host_of("ray://localhost:10001") == "localhost"
+    assert driver.host_of("[::1]:6379") == "::1"
+    assert driver.host_of("auto") == ""
+
+
+# -- on a loopback cluster ----------------------------------------------------------------------
+
+KILLS_ITS_HOST = """
+import os, signal
+from pathlib import Path
+
+import perflab
+
+ONCE = Path({marker!r})
+
+
+@perflab.benchmark
+def once():
+    # the first time: kill the Ray worker process that runs this group (the perflab worker's
+    # parent); the machine, its raylet, stay up
+    if not ONCE.exists():
+        ONCE.write_text("killed")
+        os.kill(os.getppid(), signal.SIGKILL)
+    return 1
+
+
+@perflab.benchmark
+def always():
+    os.kill(os.getppid(), signal.SIGKILL)
+"""
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with loopback_cluster("1") as (proc, address):
+        yield address
+
+
+def run(*args, env):
+    return subprocess.run([sys.executable, "-m", "perflab.cli", "run", *args], capture_output=True,
+                          text=True, env=env, timeout=600)
+
+
+def test_a_loopback_driver_needs_no_ray_environment(cluster, tmp_path):
+    bench = tmp_path / "bench_plain.py"
+    bench.write_text("def bench_a():\n    return 1\n\ndef bench_b():\n    return 2\n")
+    env = {k: v for k, v in ENV.items() if k != "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"}
+    r = run(str(bench), "--job", "dry", "--cluster", cluster, "--store", "none", "-o",
+            str(tmp_path / "out"), "--json", "--quiet", env=env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert [c["status"] for c in json.loads(r.stdout)["cases"]] == ["ok", "ok"]
+
+
+def test_a_lost_worker_process_is_not_a_lost_machine(cluster, tmp_path):
+    bench = tmp_path / "bench_kills.py"
+    bench.write_text(KILLS_ITS_HOST.format(marker=str(tmp_path / "killed-once")))
+    r = run(str(bench), "--job", "dry", "--cluster", cluster, "--store", "none", "-o",
+            str(tmp_path / "out"), "--json", env=ENV)
+    assert r.returncode == 1, r.stderr[-3000:]
+    cases = {c["benchmark"]["name"]: c for c in json.loads(r.stdout)["cases"]}
+    once, always = cases["once"], cases["always"]
+    assert once["status"] == "ok"
+    assert once["rerun"].startswith("measured again: its worker process was lost (its machine is "
+                                    "still up) mid-group"), once["rerun"]
+    assert always["status"] == "failed"
+    assert always["error"].startswith(f"lost {driver.MAX_LOSSES} times mid-group, last: its worker "
+                                      "process was lost"), always["error"]
+    assert "0 lost with their machine" in r.stderr
