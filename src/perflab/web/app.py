@@ -208,5 +208,7 @@ def _charts(series) -> list[dict[str, Any]]:
             changes = [at[c.after_run] for c in s.changes]
             lines.append({"runtime": s.runtime, "key": s.key, "mean": mean, "low": low,
                           "high": high, "changes": changes})
-        charts.append({"params": params, "runs": run_ids, "labels": labels, "lines": lines})
+        if any(v is not None for line in lines for v in line["mean"]):
+            # a series only counted (--measure instructions) has no time to draw: no empty chart
+            charts.append({"params": params, "runs": run_ids, "labels": labels, "lines": lines})
     return charts
