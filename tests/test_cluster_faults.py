@@ -45,6 +45,80 @@ def test_addresses_name_their_host():
     assert driver.host_of("auto") == ""
 
 
+class FakeRay:
+    """What the driver asks of Ray to connect and to tell a lost worker from a lost machine."""
+
+    class exceptions:
+        class RayError(Exception):
+            pass
+
+        class NodeDiedError(RayError):
+            pass
+
+        class WorkerCrashedError(RayError):
+            pass
+
+    def __init__(self, nodes=()):
+        self._nodes, self.init_calls = list(nodes), []
+
+    def is_initialized(self):
+        return False
+
+    def init(self, **kw):
+        from ray._private import ray_constants
+        self.init_calls.append({**kw, "enable_ray_cluster": ray_constants.ENABLE_RAY_CLUSTER})
+
+    def cluster_resources(self):
+        return {driver.SLOT: 1}
+
+    def nodes(self):
+        return self._nodes
+
+
+def fake_driver(monkeypatch, fake, address="10.0.0.1:6379"):
+    monkeypatch.setattr(driver, "require_ray", lambda: fake)
+    return driver.Driver(address, job=None)
+
+
+def test_a_loopback_address_keeps_ray_on_loopback_without_environment(monkeypatch):
+    from ray._private import ray_constants
+    monkeypatch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", True)  # as without the variable
+    fake = FakeRay()
+    fake_driver(monkeypatch, fake, "127.0.0.1:6379").connect()
+    assert fake.init_calls == [{"address": "127.0.0.1:6379", "log_to_driver": False, "logging_level": "ERROR",
+                                "_node_ip_address": "127.0.0.1", "enable_ray_cluster": False}]
+    monkeypatch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", True)
+    fake = FakeRay()
+    fake_driver(monkeypatch, fake, "10.0.0.1:6379").connect()  # a real network: left as Ray has it
+    assert fake.init_calls[0]["enable_ray_cluster"] and "_node_ip_address" not in fake.init_calls[0]
+
+
+def test_a_lost_task_on_a_machine_whose_raylet_answers_lost_only_its_worker(monkeypatch):
+    import socket
+    listening = socket.socket()
+    listening.bind(("127.0.0.1", 0))
+    listening.listen(1)
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    closed_port = closed.getsockname()[1]
+    closed.close()
+    try:
+        fake = FakeRay([{"NodeID": "up", "Alive": True, "NodeManagerAddress": "127.0.0.1",
+                         "NodeManagerPort": listening.getsockname()[1]},
+                        {"NodeID": "gone", "Alive": True, "NodeManagerAddress": "127.0.0.1",
+                         "NodeManagerPort": closed_port},
+                        {"NodeID": "dead", "Alive": False}])
+        d = fake_driver(monkeypatch, fake)
+        crashed = fake.exceptions.WorkerCrashedError("The worker died unexpectedly")
+        assert d._what_was_lost(crashed, "up") == "its worker process was lost (its machine is still up)"
+        assert d._what_was_lost(crashed, "gone") == "its first machine was lost"  # raylet silent
+        assert d._what_was_lost(crashed, "dead") == "its first machine was lost"
+        assert d._what_was_lost(crashed, "") == "its first machine was lost"  # never said where
+        assert d._what_was_lost(fake.exceptions.NodeDiedError("node died"), "up") == "its first machine was lost"
+    finally:
+        listening.close()
+
+
 # -- on a loopback cluster ----------------------------------------------------------------------
 
 KILLS_ITS_HOST = """
