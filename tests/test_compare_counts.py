@@ -121,11 +121,24 @@ def test_a_time_only_comparison_has_no_count_columns():
     assert "Ir verdict" not in cols and not any(line.startswith("instructions") for line in summary(result))
 
 
-def test_a_run_that_only_counted_is_judged_on_counts():
+def test_a_run_that_only_counted_is_judged_on_counts_without_a_time_verdict():
     old = doc([case("a", counts_record(100.0), timed=False)])
     new = doc([case("a", counts_record(90.0), timed=False)])
-    c = compare_docs(("old", old), ("new", new)).cases[0]
-    assert c.verdict == "n/a" and c.counts.verdict == "faster"
+    result = compare_docs(("old", old), ("new", new))
+    c = result.cases[0]
+    # not "n/a (too few samples (a dry run?))": nothing was timed, so there is no time verdict
+    assert c.verdict == "not timed" and not c.timed and c.counts.verdict == "faster"
+    cols, rows = to_rows(result)
+    assert cols == ["Benchmark", "Runtime", "Old Ir/op", "New Ir/op", "Ir New/Old", "Ir verdict"]
+    assert rows[0][-1].startswith("faster")
+    text = "\n".join(summary(result))
+    assert "counted only (--measure instructions), no time to compare" in text
+    assert "dry run" not in text and "dry run" not in to_markdown(result)
+    # beside a timed case, a counted-only one shows "not timed" in the time columns
+    mixed = compare_docs(("old", doc([case("a", counts_record(100.0)), case("b", counts_record(5.0), timed=False)])),
+                         ("new", doc([case("a", counts_record(100.0)), case("b", counts_record(5.0), timed=False)])))
+    cols, rows = to_rows(mixed)
+    assert "Verdict" in cols and rows[1][cols.index("Verdict")] == "not timed"
 
 
 def test_count_regressions_above_the_gate():

@@ -153,11 +153,15 @@ def test_two_agreeing_launches_stop_the_count_and_later_launches_replay_the_firs
     first, second = FakeSession.launches
     assert first == second  # the same requests in the same order
     n = first[-1][1]
-    assert first[-3:] == [("warmup", n, 1), ("overhead", n, 1), ("workload", n, 1)]
+    pilot = [r for r in first if r[0] == "pilot"]
+    # the overhead loop is put through the workload loop's runs (pilot, warmup) before the pair
+    history = [("overhead", *r[1:]) for r in pilot] + [("overhead", n, 1)]
+    assert first[len(pilot):] == [("warmup", n, 1), *history, ("overhead", n, 1), ("workload", n, 1)]
     assert 105 * n + 700 >= 1_000_000  # the measured run holds at least half of run_ir
     assert rec["events"][0] == "Ir" and set(rec["per_op"]) >= {"Ir", "l1_misses", "ll_misses", "est_cycles"}
     for ln in rec["launches"]:
-        assert set(ln) == {"invocations", "iterations", "workload", "overhead", "per_op"}
+        assert set(ln) == {"invocations", "iterations", "workload", "overhead", "per_op", "resolution"}
+        assert ln["resolution"] == 0.0  # the fake's overhead runs of one size count alike
 
 
 def test_agreement_on_the_third_launch_and_never():

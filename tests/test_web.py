@@ -209,6 +209,22 @@ def test_a_counted_benchmark_lists_its_instructions_beside_the_time_and_marks_a_
     assert "<th>Ir verdict</th>" in cmp_ and "instructions: 0 fewer, 1 more" in cmp_
 
 
+def test_a_benchmark_only_counted_gets_its_counts_and_no_empty_time_chart(tmp_path):
+    """`--measure instructions` alone stores no time: the page draws no chart for it (it drew an
+    empty one), says why, and lists the counts."""
+    from count_docs import counts_record
+    store = open_store(f"sqlite://{tmp_path / 'h.db'}")
+    ids = make_history(store, runs=2, cases=1, hostile=False)
+    for i, ir in enumerate((1000.0, 1000.0)):
+        store.add_cases(ids[i], [{"key": "G.counted[]@py", "benchmark": {"group": "G", "name": "counted"},
+                                  "params": {}, "runtime": {"label": "py"}, "status": "ok",
+                                  "estimate": None, "launches": [], "counts": counts_record(ir)}])
+    client = TestClient(create_app(store, allowed_hosts=["testserver"]))
+    page = get(client, "/benchmark?name=G.counted")
+    assert "<canvas" not in page and 'id="no-times"' in page
+    assert '<table id="counts">' in page and "1,000" in page
+
+
 def test_an_unbounded_interval_is_plotted_without_its_band_not_as_invalid_json():
     """A case measured in one process has no interval (high = inf): the chart data must stay JSON."""
     from perflab.web.app import _plotted

@@ -115,6 +115,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--out", "-o", help="folder for the result files (default: perflab-results)")
     run.add_argument("--hide", default="", help="columns to hide, e.g. Error,StdDev")
     run.add_argument("--timeout", type=number(), help="seconds to wait for any single worker reply")
+    run.add_argument("--memory-limit", metavar="SIZE",
+                     help="resident memory each worker's processes may hold, e.g. 512m or 4g; a benchmark "
+                     "that needs more fails alone, 'out of memory' (default: the machine's memory / "
+                     "(2 x CPUs), at least 1 GiB)")
     run.add_argument("--budget", type=budget, help="seconds of measurement per case (overrides the "
                      "job), and per language where it differs: '2,java=6'")
     run.add_argument("--budget-total", type=number(), metavar="SECONDS",

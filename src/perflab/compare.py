@@ -59,6 +59,7 @@ class CaseComparison:
     note: str = ""
     contended: bool = False  # either side measured under heavy or changing contention
     counts: CountVerdict | None = None  # the verdict on instruction counts; None: neither side counted
+    timed: bool = True  # False: a side was only counted (--measure instructions), no time verdict
 
 
 @dataclass
@@ -205,6 +206,9 @@ def measure_case(x: dict, y: dict, overhead_old: bool = True, overhead_new: bool
                         x["runtime"]["label"], None, None)
     va, vb = x["runtime"].get("version"), y["runtime"].get("version")
     changed_runtime = f"runtime {va} → {vb}" if va != vb and va and vb else ""  # "": unknown (imported)
+    if counted_only(x) or counted_only(y):  # `--measure instructions`: no time to judge
+        cc.verdict, cc.timed = NOT_TIMED, False
+        return cc
     if x["status"] != "ok" or y["status"] != "ok":
         side = x if x["status"] != "ok" else y
         cc.verdict, cc.note = "n/a", ("not available in " if side["status"] == "na" else "failed in ") + (
@@ -292,6 +296,18 @@ def _judge_imported(cc: CaseComparison, x: dict, y: dict, over_a: bool, over_b: 
     cc.note = "; ".join(n for n in (changed_runtime, *notes) if n)
 
 
+NOT_TIMED = "not timed"  # the time "verdict" of a case a side only counted
+
+
+def counted_only(case: dict) -> bool:
+    """A case measured with `--measure instructions` alone: counted, never timed (no launches)."""
+    return case.get("counts") is not None and not case.get("launches") and case.get("status") == "ok"
+
+
+def has_times(result: Comparison) -> bool:
+    return any(c.timed for c in result.cases)
+
+
 def regressions(result: Comparison, pct: float) -> list[CaseComparison]:
     """Cases whose time is slower by more than `pct` percent."""
     return [c for c in result.cases if c.verdict == "slower" and c.ratio and c.ratio - 1 > pct / 100]
@@ -324,22 +340,28 @@ def to_rows(result: Comparison) -> tuple[list[str], list[list[str]]]:
     from .units import format_time
     params = sorted({k for c in result.cases for k in c.params})
     counted = has_counts(result)
-    cols = (["Benchmark", "Runtime"] + params + ["Old", "New", "New/Old", "99% CI", "p (FDR)", "Verdict"]
+    # two runs that only counted (`--measure instructions`) have no time columns at all
+    timed = has_times(result) or not counted
+    cols = (["Benchmark", "Runtime"] + params
+            + (["Old", "New", "New/Old", "99% CI", "p (FDR)", "Verdict"] if timed else [])
             + (COUNT_COLUMNS if counted else []))
     rows = []
     for c in result.cases:
-        rows.append([c.benchmark, c.runtime] + [c.params.get(p, "-") for p in params] + [
+        time_cells = [
             format_time(c.old_mean) if c.old_mean is not None else "NA",
             format_time(c.new_mean) if c.new_mean is not None else "NA",
             f"{c.ratio:.3f}" if c.ratio else "NA",
             f"[{c.ci_low:.3f}, {c.ci_high:.3f}]" if c.ci_low else "",
             f"{c.p_adjusted:.3g}" if c.p_adjusted is not None else "",
-            c.verdict + (f" ({c.note})" if c.note else "")] + (_count_cells(c.counts) if counted else []))
+            c.verdict + (f" ({c.note})" if c.note else "")] if c.timed else [
+            "", "", "", "", "", NOT_TIMED]
+        rows.append([c.benchmark, c.runtime] + [c.params.get(p, "-") for p in params]
+                    + (time_cells if timed else []) + (_count_cells(c.counts) if counted else []))
     if result.geomean or result.count_geomean:
         lo, hi = result.geomean_ci or (None, None)
-        rows.append(["geometric mean", ""] + ["" for _ in params] + [
+        rows.append(["geometric mean", ""] + ["" for _ in params] + ([
             "", "", f"{result.geomean:.3f}" if result.geomean else "",
-            f"[{lo:.3f}, {hi:.3f}]" if lo else "", "", ""]
+            f"[{lo:.3f}, {hi:.3f}]" if lo else "", "", ""] if timed else [])
             + (["", "", f"{result.count_geomean:.4f}" if result.count_geomean else "", ""]
                if counted else []))
     return cols, rows
@@ -356,13 +378,19 @@ def _count_cells(cv: CountVerdict | None) -> list[str]:
 
 def summary(result: Comparison) -> list[str]:
     counts = {v: sum(c.verdict == v for c in result.cases)
-              for v in ("faster", "slower", "same", "inconclusive", "n/a")}
-    lines = [f"{result.new_label} vs {result.old_label}: {counts['faster']} faster, "
-             f"{counts['slower']} slower, {counts['same']} same, "
-             + (f"{counts['inconclusive']} inconclusive (contention, or no interval: see the notes), "
-                if counts["inconclusive"] else "")
-             + f"{counts['n/a']} not comparable "
-             f"(noise threshold {result.threshold:.0%}, FDR-adjusted p < {DEFAULT_ALPHA})"]
+              for v in ("faster", "slower", "same", "inconclusive", "n/a", NOT_TIMED)}
+    lines = []
+    if has_times(result) or not has_counts(result):
+        lines.append(f"{result.new_label} vs {result.old_label}: {counts['faster']} faster, "
+                     f"{counts['slower']} slower, {counts['same']} same, "
+                     + (f"{counts['inconclusive']} inconclusive (contention, or no interval: see the notes), "
+                        if counts["inconclusive"] else "")
+                     + f"{counts['n/a']} not comparable "
+                     + (f"{counts[NOT_TIMED]} not timed (only counted), " if counts[NOT_TIMED] else "")
+                     + f"(noise threshold {result.threshold:.0%}, FDR-adjusted p < {DEFAULT_ALPHA})")
+    else:
+        lines.append(f"{result.new_label} vs {result.old_label}: counted only (--measure "
+                     "instructions), no time to compare")
     if has_counts(result):
         n = {v: sum(bool(c.counts) and c.counts.verdict == v for c in result.cases)
              for v in ("faster", "slower", "same", "inconclusive", "n/a")}

@@ -8,6 +8,7 @@
     out = "perflab-results"
     exclude = ["vendor/*", "old_benchmarks"]
     measure = "time,instructions"  # what `perflab run` measures (see --measure)
+    memory_limit = "2g"            # resident memory per worker (see --memory-limit)
 
 The file is found by walking up from the working directory to the repository root (the folder with
 .git), nearest first; paths and `out` are relative to the file's folder. Flags on the command line
@@ -28,7 +29,7 @@ else:  # pragma: no cover - 3.10
 
 # key → what it must be ("text", "list" of text, or "text or list" joined with commas)
 KEYS = {"paths": "list", "runtimes": "text or list", "job": "text", "store": "text", "out": "text",
-        "exclude": "list", "measure": "text or list"}
+        "exclude": "list", "measure": "text or list", "memory_limit": "text"}
 
 
 @dataclass
@@ -96,6 +97,9 @@ def validate(path: Path, table: dict) -> dict:
         if key == "measure":
             from .engine.measure import parse_measure
             parse_measure(value, where=name)
+        if key == "memory_limit":
+            from .engine.memory import parse_size
+            parse_size(value, where=name)
         out[key] = value
     return out
 
@@ -113,7 +117,7 @@ def apply(args, config: Config) -> None:
     relative to its folder."""
     if getattr(args, "paths", None) == [] and config.get("paths"):
         args.paths = [str(config.folder / p) for p in config.get("paths")]
-    for key in ("runtimes", "job", "store", "measure"):
+    for key in ("runtimes", "job", "store", "measure", "memory_limit"):
         if hasattr(args, key) and getattr(args, key) is None and config.get(key) is not None:
             setattr(args, key, config.get(key))
     store = config.get("store")

@@ -60,6 +60,9 @@ class Job:
     timeout_ends_group: bool = False
     # (language, seconds per case) where a language's process cost needs more than budget_s
     budget_by_language: tuple[tuple[str, float], ...] = ()
+    # bytes of resident memory a worker's processes may hold (--memory-limit; engine/memory.py);
+    # 0: none (the command line sets the machine's default)
+    memory_limit: int = 0
 
     def __post_init__(self):
         if self.launches_live <= 0:

@@ -40,8 +40,9 @@ def machine(node_id: str = "") -> dict:
             "fingerprint_parts": fingerprint_parts(env)}
 
 
-def prepared_here(runtime: Runtime, sources: tuple[str, ...], timeout: float) -> Prepared:
-    key = (runtime, sources)
+def prepared_here(runtime: Runtime, sources: tuple[str, ...], timeout: float,
+                  memory_limit: int = 0) -> Prepared:
+    key = (runtime, sources, memory_limit)
     if key not in _PREPARED:
         if not _WORKDIR:
             _WORKDIR.append(Path(tempfile.mkdtemp(prefix="perflab-node-")))
@@ -52,7 +53,7 @@ def prepared_here(runtime: Runtime, sources: tuple[str, ...], timeout: float) ->
                                   "benchmarks at the driver's path)")
         else:
             prep = prepare(runtime, toolchains.get(runtime.language), [Path(s) for s in sources],
-                           _WORKDIR[0], timeout)
+                           _WORKDIR[0], timeout, memory_limit=memory_limit)
         _PREPARED[key] = prep
     return _PREPARED[key]
 
@@ -67,7 +68,7 @@ def measure_group(cases: list[Case], sources: dict[str, tuple[str, ...]], job: J
     finishes. Raises RuntimeMissing (nothing measured) when a runtime cannot be prepared here."""
     by_label: dict[str, Prepared] = {}
     for rt in {c.runtime for c in cases}:
-        prep = prepared_here(rt, sources[rt.language], job.timeout_s)
+        prep = prepared_here(rt, sources[rt.language], job.timeout_s, job.memory_limit)
         if prep.error:
             raise RuntimeMissing(f"{who.get('host')} ({who.get('node', '')[:8]}): {prep.error}")
         by_label[rt.label] = prep

@@ -58,7 +58,7 @@ def select_runtimes(spec_text: str | None, languages: list[str],
 
 
 def prepare_all(paths: list[Path], spec_text: str | None, timeout: float, workdir: Path,
-                exclude: list[str] = (), reporter: Reporter | None = None):
+                exclude: list[str] = (), reporter: Reporter | None = None, memory_limit: int = 0):
     sources = find_sources(paths, toolchains.all_toolchains(), exclude)
     if not sources:
         known = "; ".join(f"{tc.language}: {tc.patterns}" for tc in toolchains.all_toolchains())
@@ -71,7 +71,7 @@ def prepare_all(paths: list[Path], spec_text: str | None, timeout: float, workdi
     reporter = reporter or Reporter(err)
     for rt in runtimes:
         prep = prepare(rt, toolchains.get(rt.language), sources[rt.language], workdir, timeout,
-                       step=reporter.step)
+                       step=reporter.step, memory_limit=memory_limit)
         if prep.error:
             err.print(Text.assemble((f"{rt.label}:", "red"), f" {prep.error}"), soft_wrap=True)
         prepared.append(prep)
@@ -79,7 +79,8 @@ def prepare_all(paths: list[Path], spec_text: str | None, timeout: float, workdi
 
 
 def prepare_revisions(names: list[str], paths: list[Path], spec_text: str | None, timeout: float,
-                      workdir: Path, exclude: list[str] = (), reporter: Reporter | None = None):
+                      workdir: Path, exclude: list[str] = (), reporter: Reporter | None = None,
+                      memory_limit: int | None = None):
     """`--rev`: every revision prepared with every runtime, in the order the revisions were given
     (the first is the baseline of `Ratio vs`). Returns (prepared, revisions)."""
     from ..revisions import as_revision, materialise, paths_in, repository_of
@@ -92,7 +93,7 @@ def prepare_revisions(names: list[str], paths: list[Path], spec_text: str | None
             err.print(Text(f"revision {rev.name}: {rev.commit[:12]}{' +changes' if rev.commit.endswith('+changes') else ''}"
                            f" ({rev.root})"), soft_wrap=True)
         for p in prepare_all(paths_in(rev, paths or [Path.cwd()], top), spec_text, timeout,
-                             workdir / f"rev{i}-build", exclude, reporter):
+                             workdir / f"rev{i}-build", exclude, reporter, memory_limit=memory_limit):
             as_revision(p, rev, top)
             prepared.append(p)
     return prepared, revisions

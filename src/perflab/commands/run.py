@@ -14,6 +14,7 @@ from rich.text import Text
 from ..console import err, out
 from ..engine.count import Counter
 from ..engine.measure import MeasuringEngine, parse_measure
+from ..engine.memory import default_limit, parse_size
 from ..measures.callgrind import ValgrindMissing, valgrind_path
 from ..engine.affinity import Placement, check_mode, idle_times
 from ..engine.plan import build_plan, make_launcher
@@ -40,7 +41,7 @@ from .common import check_out_dir, prepare_all, prepare_revisions
 # the arguments of `run` a resumed run takes from the interrupted one
 RESUMABLE = ("paths", "runtimes", "filter", "category", "job", "exporters", "out", "hide", "timeout",
              "budget", "budget_total", "target", "iteration_time", "no_overhead", "max_cases", "label",
-             "exclude", "cluster", "measure", "rev")
+             "exclude", "cluster", "measure", "rev", "memory_limit")
 
 
 def check_hide(hide: str, plan) -> None:
@@ -92,7 +93,9 @@ def cmd_run(args) -> int:
     unknown = sorted(set(budget_per_language) - set(languages()))
     if unknown:
         raise UsageError(f"--budget: unknown language '{unknown[0]}'; languages: {', '.join(languages())}")
-    job = get_job(args.job, timeout_s=args.timeout,
+    memory_limit = (parse_size(args.memory_limit) if getattr(args, "memory_limit", None)
+                    else default_limit())
+    job = get_job(args.job, timeout_s=args.timeout, memory_limit=memory_limit,
                   target_rel_error=args.target, iteration_time_s=args.iteration_time, overhead=False if args.no_overhead else None
                   ).with_budgets(budget, budget_per_language)
     budget_per_language = dict(job.budget_by_language)
@@ -108,9 +111,11 @@ def cmd_run(args) -> int:
     revisions = None
     if getattr(args, "rev", None):
         prepared, revisions = prepare_revisions(parse_revisions(args.rev), paths, args.runtimes,
-                                                job.timeout_s, workdir, args.exclude, reporter)
+                                                job.timeout_s, workdir, args.exclude, reporter,
+                                                memory_limit=job.memory_limit)
     else:
-        prepared = prepare_all(paths, args.runtimes, job.timeout_s, workdir, args.exclude, reporter)
+        prepared = prepare_all(paths, args.runtimes, job.timeout_s, workdir, args.exclude, reporter,
+                               memory_limit=job.memory_limit)
     plan = build_plan(prepared, args.filter, args.category, args.max_cases)
     if not plan.groups and not plan.failed:
         if any(p.error for p in prepared):
@@ -215,8 +220,9 @@ def cmd_run(args) -> int:
             if getattr(args, "cluster", None):
                 from ..cluster import run_on_cluster
                 stats = run_on_cluster(args.cluster, plan, prepared, job, done, progress, seed=args.seed)
-                err.print(f"cluster: {stats['submitted']} group task(s); {stats['lost_groups']} lost with "
-                          f"their machine, {stats['rerun_cases']} case(s) measured again elsewhere", soft_wrap=True)
+                err.print(f"cluster: {stats['submitted']} group task(s); {stats['lost_machines']} lost with "
+                          f"their machine, {stats['lost_workers']} with their worker process (machine still "
+                          f"up), {stats['rerun_cases']} case(s) measured again elsewhere", soft_wrap=True)
             else:
                 groups = one_budget.order(plan.groups) if one_budget is not None else plan.groups
                 measure_here(engine, groups, job, progress, one_budget)

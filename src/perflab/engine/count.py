@@ -8,7 +8,19 @@ contents):
    instructions (at most ×1000 a step, PILOT_STEPS_MAX steps) — the first launch chooses them, later
    launches replay them;
 2. `warmup_runs` workload runs at the planned size, discarded;
-3. the overhead run (the empty function in the same loop) and the workload run, same size.
+3. the overhead loop (the empty function in a loop of its own) put through the same runs, in the
+   same sizes, discarded;
+4. the overhead run and the workload run, same size.
+
+Step 3 gives both loops the same history, and its last run, at the measured size, gives the count's
+resolution: two runs of the same loop at the same size still differ by a few hundred Ir on CPython
+(the allocator's and the collector's state alternate from run to run, the same in every launch), and
+that, divided by the operations, is the smallest per-op figure the count can tell from 0. Without it the overhead loop was measured with fewer runs
+behind it, and a runtime that adapts its code to what it has run charged the overhead run more: on
+CPython 3.12, the quickening of a cold loop (1,114 Ir) and, with one run of warm-up, specialisation
+attempts that a count of past failures spaces out (`_Py_Specialize_Call`, `_LoadGlobal`: 658 Ir).
+Divided by the operations, that fixed difference was a per-op offset: an empty Python benchmark
+counted −0.26 Ir/op.
 
 Per-op events = (workload − overhead) / ops. Launches go on until two agree within the profile's
 tolerance (measures/counts.agreeing_pair), at most MAX_LAUNCHES; past that the count is kept and
@@ -112,7 +124,8 @@ class Counter:
             if second is not None:
                 launches.append(second.result())
         while (len(launches) < self.max_launches
-               and not arith.agreeing_pair([ln["per_op"]["Ir"] for ln in launches], profile.tolerance)):
+               and not arith.agreeing_pair([ln["per_op"]["Ir"] for ln in launches], profile.tolerance,
+                                           [ln.get("resolution", 0.0) for ln in launches])):
             launches.append(self._launch(case, spec, profile, pilot))
         rec = arith.record(tool=tool_version(), marker=profile.marker,
                            pinned={**profile.pinned(), "aslr": "off" if no_aslr_prefix() else "on (setarch not found)"}, launches=launches,
@@ -146,6 +159,9 @@ class Counter:
                 size = runs[-1][1:]
                 for _ in range(profile.warmup_runs):
                     s.run("warmup", *size)
+                # the overhead loop gets the workload loop's history (step 3 of the module doc)
+                for _, *shape_of_run in [*runs, *[("warmup", *size)] * profile.warmup_runs]:
+                    previous = s.run("overhead", *shape_of_run)  # the last one is at `size`
                 overhead = s.run("overhead", *size)
                 workload = s.run("workload", *size)
                 s.finish()
@@ -155,7 +171,8 @@ class Counter:
                 s.close()
         ops = size[0] * size[1] * case.benchmark.ops_per_invoke
         return {"invocations": size[0], "iterations": size[1], "workload": workload,
-                "overhead": overhead, "per_op": arith.per_op(workload, overhead, ops)}
+                "overhead": overhead, "per_op": arith.per_op(workload, overhead, ops),
+                "resolution": arith.resolution(previous, overhead, ops)}
 
     @staticmethod
     def _pilot(s, shape, run_ir: int) -> list[tuple[str, int, int]]:

@@ -11,6 +11,7 @@ from ..errors import PrepareError, ProtocolError, UsageError, WorkerFailure
 from ..model import Benchmark, Case, Runtime
 from ..toolchains import Toolchain
 from ..toolchains.base import LaunchSpec
+from .memory import limit_spec
 from .worker import WorkerProcess
 
 MAX_CASES_PER_BENCHMARK = 1000
@@ -85,8 +86,9 @@ def make_launcher(by_label: dict[str, "Prepared"], timeout: float):
 
 
 def prepare(runtime: Runtime, toolchain: Toolchain, sources: list[Path], workdir: Path,
-            timeout: float, step=None) -> Prepared:
-    """`step(what)` is a context manager around each slow step (progress lines with durations)."""
+            timeout: float, step=None, memory_limit: int = 0) -> Prepared:
+    """`step(what)` is a context manager around each slow step (progress lines with durations);
+    `memory_limit`: bytes each worker's processes may hold (engine/memory.py; 0: none)."""
     step = step or (lambda what: contextlib.nullcontext())
     prep = Prepared(runtime, toolchain)
     try:
@@ -98,6 +100,8 @@ def prepare(runtime: Runtime, toolchain: Toolchain, sources: list[Path], workdir
             prep.spec = toolchain.prepare(runtime, sources, workdir)
             # a worker may bound its own imports by the reply deadline, to name the line that hangs
             prep.spec.env.setdefault("PERFLAB_LOAD_TIMEOUT", f"{timeout:g}")
+            if memory_limit:
+                prep.spec = limit_spec(prep.spec, runtime.language, memory_limit)
         # a worker that cannot start fails its runtime; one that fails while loading several
         # files is asked file by file, to name the file that hangs or exits at import
         with step(f"{runtime.label}: loading the benchmarks"):

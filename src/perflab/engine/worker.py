@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import TIMED_OUT, ProtocolError, WorkerFailure
-from . import proctree
+from . import memory, proctree
 from .capture import CappedOutput
 from ..model import PROTOCOL_VERSION
 from ..toolchains.base import LaunchSpec
@@ -245,7 +245,9 @@ def expected_reply(request: dict[str, Any]) -> str:
 # The one line a runtime prints when it dies of its own accord (heap exhausted, fatal runtime error):
 # found anywhere in stderr, since a native backtrace after it can push it out of the tail.
 FATAL_LINE = re.compile(r"^(FATAL ERROR: .*|fatal error: .*|panic: .*|Exception in thread .*"
-                        r"|java\.lang\.\w*Error.*|MemoryError.*|Segmentation fault.*)$", re.M)
+                        r"|java\.lang\.\w*Error.*|MemoryError.*|Segmentation fault.*"
+                        r"|memory allocation of \d+ bytes failed.*|terminate called .*"
+                        r"|.*System\.OutOfMemoryException.*)$", re.M)
 
 
 def describe_exit(returncode: int | None) -> str:
@@ -273,6 +275,7 @@ class WorkerProcess:
         # with it, or out of step, and would not answer a bye; close kills it at once
         self._awaiting = False
         self._buf = bytearray()
+        self.memory_used = 0  # set when the memory watch killed the worker: what its processes held
         self.out = CappedOutput()  # the first and last MiB of each, and a count of all bytes
         self.err = CappedOutput()
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -295,6 +298,8 @@ class WorkerProcess:
         proctree.started(self.proc.pid, delegating=spec.delegates)
         try:
             self.lifeline.arm(self.proc.pid)
+            if spec.memory_limit:
+                memory.WATCH.add(self.proc.pid, spec.memory_limit, self._over_limit)
             try:
                 self.sock = self._accept(listener, connect_timeout)
             finally:
@@ -340,8 +345,19 @@ class WorkerProcess:
                 raise ProtocolError("worker sent a line longer than 64 MiB")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
+                full, used = self._heap_full()
                 self.kill()
-                raise WorkerFailure(f"{TIMED_OUT} {timeout:.1f}s", self.stderr_tail())
+                if full:
+                    raise WorkerFailure(
+                        f"{memory.reason(self.spec.memory_limit)}: {TIMED_OUT} {timeout:.1f}s with "
+                        f"{memory.format_size(used)} resident, its heap at its limit "
+                        f"({memory.format_size(self.spec.heap_limit)}): collecting garbage, not "
+                        "running the benchmark", self.stderr_tail())
+                # a heap still filling when the time ran out is named, not diagnosed
+                much = (f" ({memory.format_size(used)} resident of its "
+                        f"{memory.format_size(self.spec.memory_limit)} memory limit)"
+                        if used and used * 2 >= (self.spec.heap_limit or self.spec.memory_limit) else "")
+                raise WorkerFailure(f"{TIMED_OUT} {timeout:.1f}s{much}", self.stderr_tail())
             self.sock.settimeout(min(remaining, 1.0))
             try:
                 chunk = self.sock.recv(1 << 16)
@@ -357,7 +373,36 @@ class WorkerProcess:
                 raise WorkerFailure(self._exit_reason(), self.stderr_tail())
             self._buf += chunk
 
+    def _heap_full(self) -> tuple[bool, int]:
+        """(whether the worker's resident memory fills the heap its runtime was given — its heap
+        flag, engine/memory.py —, the resident bytes; 0 when not watched). A JVM near its -Xmx
+        collects garbage again and again before it gives up with OutOfMemoryError: at a few GB
+        that can outlast a reply's timeout."""
+        if not self.spec.memory_limit or self.proc.poll() is not None:
+            return False, 0
+        used = memory.tree_rss(self.proc.pid)
+        heap = self.spec.heap_limit
+        return bool(heap) and used >= memory.FULL_HEAP_SHARE * heap, used
+
+    def _over_limit(self, used: int) -> None:
+        """The memory watch's call (from its thread): the worker's processes hold more than the limit.
+        Killing the group ends the conversation; the pending read then fails with `_exit_reason`."""
+        self.memory_used = used
+        memory.kill_group(self.proc.pid)
+
     def request(self, kind: str, timeout: float, **fields: Any) -> dict[str, Any]:
+        try:
+            return self._request(kind, timeout, **fields)
+        except BenchmarkError as exc:
+            # the runtime's own out-of-memory error (its heap flag, or an allocation it refused)
+            limit = self.spec.memory_limit
+            if limit and memory.looks_out_of_memory(exc.reason) \
+                    and not exc.reason.startswith(memory.OUT_OF_MEMORY):
+                exc.reason = f"{memory.reason(limit)}: {exc.reason}"
+                exc.args = (exc.reason,)
+            raise
+
+    def _request(self, kind: str, timeout: float, **fields: Any) -> dict[str, Any]:
         self._next_id += 1
         msg = {"v": PROTOCOL_VERSION, "id": self._next_id, "type": kind, **fields}
         self._awaiting = True
@@ -379,9 +424,17 @@ class WorkerProcess:
         return self._read_json(timeout)
 
     def _exit_reason(self) -> str:
+        limit = self.spec.memory_limit
+        if self.memory_used:
+            return (f"{memory.reason(limit)}: its processes held {memory.format_size(self.memory_used)}, "
+                    "and were killed")
         reason = describe_exit(self.proc.returncode)
-        m = FATAL_LINE.search(self.err.text())
-        return f"{reason}: {m.group(1).strip()[:200]}" if m else reason
+        text = self.err.text()
+        m = FATAL_LINE.search(text)
+        reason = f"{reason}: {m.group(1).strip()[:200]}" if m else reason
+        if limit and memory.looks_out_of_memory(text):  # the runtime died of it on its own
+            return f"{memory.reason(limit)}: {reason}"
+        return reason
 
     def output_bytes(self) -> int:
         return self.out.written() + self.err.written()
@@ -397,6 +450,7 @@ class WorkerProcess:
     def kill(self) -> None:
         """Kill the worker and its process group; cutting the lifeline then kills what is left of
         the group once the worker has exited (the benchmark's child processes)."""
+        memory.WATCH.remove(self.proc.pid)
         if self.proc.poll() is None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)

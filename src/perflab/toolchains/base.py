@@ -34,6 +34,10 @@ class LaunchSpec:
     # The started process measures in its children (Go's multiplexer: a test binary per package):
     # the host's CPU readings and the pinning follow them (engine/proctree.py).
     delegates: bool = False
+    # bytes of resident memory the worker's processes may hold together (0: not watched); set by
+    # engine/memory.limit_spec, which also adds the runtime's own heap flag
+    memory_limit: int = 0
+    heap_limit: int = 0  # bytes the runtime's own heap flag allows (0: none given)
 
 
 class Toolchain(ABC):

@@ -32,7 +32,7 @@ from ..paths import worker_dir
 from ..runtimes import java as javaruntimes
 from .base import LaunchSpec, Toolchain, after_executable, tree_digest, walk_files
 
-GEN_VERSION = "1"  # bump when the build steps or the generated code change
+GEN_VERSION = "2"  # bump when the build steps or the generated code change
 BLACKHOLE_FLAGS = ["-XX:+UnlockExperimentalVMOptions", "-XX:CompileCommand=quiet",
                    "-XX:CompileCommand=blackhole,perflab/Blackhole.sink*", "-Dperflab.blackhole=compiler"]
 MAIN_CLASS = "perflab.internal.Main"
@@ -108,14 +108,41 @@ _JAVAC_ERROR = re.compile(r"^(.*?\.java):(\d+): error: (.*)$", re.M)
 
 
 def _load_error(path: Path, text: str) -> dict:
-    """A `loaded.errors` entry for a file javac rejects: its first error's file, line and message."""
+    """A `loaded.errors` entry for a file javac rejects: its first error's file, line and message.
+    The file fails alone, as one failed row named after its class (`benchmark`: engine/plan.py
+    fails such an entry's case and measures the rest), unless it only needs a newer JDK: then its
+    benchmarks are absent on this JDK (NA), which `absence_reason` finds by the file."""
     m = _JAVAC_ERROR.search(text)
     message = _javac_message(text, limit=12)
     if m is None:
-        return {"file": str(path), "line": 0, "kind": "load", "message": message}
-    return {"file": m.group(1) if Path(m.group(1)) == path else str(path),
-            "line": int(m.group(2)) if Path(m.group(1)) == path else 0, "kind": "load",
-            "message": f"javac: {message}"}
+        err = {"file": str(path), "line": 0, "kind": "load", "message": message}
+    else:
+        ours = Path(m.group(1)) == path
+        err = {"file": m.group(1) if ours else str(path), "line": int(m.group(2)) if ours else 0,
+               "kind": "load", "message": f"javac: {message}"}
+    if not _NEEDS_NEWER_JDK.search(text):
+        if m is not None:  # a row of the table: javac's first error on one line
+            err["message"] = f"does not compile: javac: {_first_error(text, m)}"
+        cls = _class_name(path)
+        err["benchmark"] = {"id": cls, "name": cls.rsplit(".", 1)[-1], "group": cls}
+    return err
+
+
+def _first_error(text: str, m: re.Match) -> str:
+    """javac's first error on one line: its message, and the symbol it could not find, if any."""
+    rest = text[m.end():].splitlines()
+    symbol = next((" ".join(ln.split()) for ln in rest[:6] if ln.strip().startswith("symbol:")), "")
+    return m.group(3).strip() + (f" ({symbol})" if symbol else "")
+
+
+def _class_name(path: Path) -> str:
+    """The file's top-level class, qualified by its package."""
+    try:
+        text = re.sub(r"/\*.*?\*/", " ", path.read_text(errors="replace"), flags=re.S)
+    except OSError:
+        return path.stem
+    m = _PACKAGE.search(re.sub(r"//[^\n]*", "", text))
+    return f"{m.group(1)}.{path.stem}" if m else path.stem
 
 
 # javac's words for "this language feature needs a newer JDK" (records on 11, a preview feature…)

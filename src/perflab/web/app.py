@@ -208,5 +208,9 @@ def _charts(series) -> list[dict[str, Any]]:
             changes = [at[c.after_run] for c in s.changes]
             lines.append({"runtime": s.runtime, "key": s.key, "mean": mean, "low": low,
                           "high": high, "changes": changes})
-        charts.append({"params": params, "runs": run_ids, "labels": labels, "lines": lines})
+        timed = any(v is not None for line in lines for v in line["mean"])
+        if timed or not any(s.counts for s in group):
+            # a series only counted (--measure instructions) has no time to draw: no empty chart
+            # (one that always failed keeps its empty chart, beside the failures of its runs)
+            charts.append({"params": params, "runs": run_ids, "labels": labels, "lines": lines})
     return charts
