@@ -10,9 +10,9 @@ The benchmark file's directory is on the include path; nothing is written into t
 
 A file that does not compile (or link) fails alone: it is left out of the binary, and the benchmarks its
 text registers fail with the compiler's first `file:line:col: error:` line; the others are measured.
-The strong global symbols of each benchmark object are made local before linking, so two files that
-each define `void BM_x(benchmark::State&)` (each was its own program under Google Benchmark) link into
-one worker. A file with its own `main()` (Google Benchmark's `Initialize(); RunSpecifiedBenchmarks();`)
+The global symbols of each benchmark object are renamed apart before linking (`name.perflab<k>`), so
+two files that each define `void BM_x(benchmark::State&)` or the same fixture class (each was its own
+program under Google Benchmark) link into one worker without one's code standing in for the other's. A file with its own `main()` (Google Benchmark's `Initialize(); RunSpecifiedBenchmarks();`)
 has it renamed and called by perflab's main.
 """
 from __future__ import annotations
@@ -23,6 +23,7 @@ import os
 import re
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ..cache import cache_dir
@@ -192,22 +193,37 @@ def main_source(load_errors: list[dict], user_mains: list[tuple[str, str]]) -> s
     return "\n".join(out) + "\n"
 
 
-def localize_strong_globals(obj: Path, keep: set[str], env: dict[str, str]) -> None:
-    """Makes the strong global symbols an object defines local to it (functions and variables a
-    benchmark file defines without `static`: each Google Benchmark file was its own program), keeping
-    weak ones (inline functions, templates, perflab's registry) shared and `keep` global."""
+# perflab's and the stand-in's own symbols: shared by every object (the registry, the C API)
+_SHARED_SYMBOL = re.compile(r"^(?:_Z(?:Z|GVZ|GV|TV|TI|TS|TH|TW)?N(?:7perflab|9benchmark)|perflab_)")
+# a vtable of a class the user's file defines (not the standard library's, not perflab's)
+_USER_VTABLE = re.compile(r"^_ZTV(?!St|NSt|N9__gnu_cxx|N10__cxxabiv1|N7perflab|N9benchmark)")
+
+
+def defined_globals(obj: Path, env: dict[str, str]) -> list[tuple[str, str]]:
+    """(type letter, name) of every global symbol an object defines."""
     nm = os.environ.get("PERFLAB_NM") or shutil.which("nm")
-    objcopy = shutil.which("objcopy")
-    if not nm or not objcopy:
-        return
+    if not nm:
+        return []
     out = subprocess.run([nm, "-g", "--defined-only", str(obj)], capture_output=True, text=True, env=env)
-    names = [ln.split()[-1] for ln in out.stdout.splitlines()
-             if len(ln.split()) >= 3 and ln.split()[-2] in ("T", "D", "B", "R", "G", "S") and ln.split()[-1] not in keep]
-    if not names:
+    return [(ln.split()[-2], ln.split()[-1]) for ln in out.stdout.splitlines() if len(ln.split()) >= 3]
+
+
+def make_symbols_private(obj: Path, symbols: list[tuple[str, str]], tag: str, keep: set[str],
+                         env: dict[str, str]) -> None:
+    """Renames the strong global symbols an object defines (`name` → `name.<tag>`), but perflab's own:
+    each Google Benchmark file was its own program, so two of them may each define
+    `void BM_x(benchmark::State&)` without `static`. Weak symbols (inline functions, templates,
+    vtables) stay as they are: the linker's COMDAT groups would not follow a rename."""
+    objcopy = shutil.which("objcopy")
+    names = sorted({n for t, n in symbols if t in ("T", "D", "B", "R", "G", "S")
+                    and n not in keep and not _SHARED_SYMBOL.match(n)})
+    if not objcopy or not names:
         return
-    listing = obj.with_suffix(".localize")
-    listing.write_text("\n".join(names) + "\n")
-    subprocess.run([objcopy, f"--localize-symbols={listing}", str(obj)], capture_output=True, text=True, env=env)
+    listing = obj.with_suffix(".rename")
+    listing.write_text("".join(f"{n} {n}.{tag}\n" for n in names))
+    res = subprocess.run([objcopy, f"--redefine-syms={listing}", str(obj)], capture_output=True, text=True, env=env)
+    if res.returncode != 0:
+        raise PrepareError(f"objcopy could not make {obj.name}'s symbols private:\n{res.stderr.strip()[-2000:]}")
 
 
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.MULTILINE)
@@ -309,6 +325,7 @@ class CppToolchain(Toolchain):
             objs: list[tuple[Path, Path]] = []
             load_errors: list[dict] = []
             user_mains: list[tuple[str, str]] = []
+            jobs = []
             for i, src in enumerate(sources):
                 obj = out_dir / f"{i}_{src.stem}.o"
                 text = src.read_text(errors="replace")
@@ -321,7 +338,11 @@ class CppToolchain(Toolchain):
                 else:
                     argv = [runtime.executable, "-std=c++17", "-pthread", *flags, *inc, "-I", str(src.parent),
                             *rename, "-c", str(src), "-o", str(obj)]
-                failed = _run(argv, out_dir, env, f"compiling {src}", check=False)
+                jobs.append((i, src, obj, text, rename, argv))
+            # files compile side by side, as many at once as there are CPUs (each is its own process)
+            with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 1))) as pool:
+                outcomes = list(pool.map(lambda j: _run(j[5], out_dir, env, f"compiling {j[1]}", check=False), jobs))
+            for (i, src, obj, text, rename, _), failed in zip(jobs, outcomes):
                 if failed is not None:
                     load_errors += self._fail_file(src, text, failed, f"does not compile with {runtime.label}")
                     continue
@@ -330,8 +351,27 @@ class CppToolchain(Toolchain):
                     user_mains.append((f"perflab_user_main_{i}", str(src)))
             if len(objs) > 1:
                 keep = {sym for sym, _ in user_mains}
-                for _, obj in objs:
-                    localize_strong_globals(obj, keep, env)
+                classes: dict[str, Path] = {}  # a user class's vtable → the first file defining it
+                kept = []
+                for k, (src, obj) in enumerate(objs):
+                    symbols = defined_globals(obj, env)
+                    clash = next(((n, classes[n]) for t, n in symbols if _USER_VTABLE.match(n) and n in classes), None)
+                    if clash:
+                        # two files define a class of the same name (a fixture): linked together, one
+                        # file's methods would run for the other's benchmarks; the later file fails alone
+                        cls = subprocess.run(["c++filt", clash[0]], capture_output=True, text=True).stdout.strip()
+                        load_errors += self._fail_file(
+                            src, src.read_text(errors="replace"),
+                            f"{cls or clash[0]} is also defined by {clash[1].name}: perflab links every file "
+                            "into one program; give one of the classes another name, or run this file alone",
+                            "cannot share a program")
+                        continue
+                    for t, n in symbols:
+                        if _USER_VTABLE.match(n):
+                            classes.setdefault(n, src)
+                    make_symbols_private(obj, symbols, f"perflab{k}", keep, env)
+                    kept.append((src, obj))
+                objs = kept
             main = out_dir / "perflab_main.cpp"
             while True:
                 main.write_text(main_source(load_errors, [m for m in user_mains if any(str(s) == m[1] for s, _ in objs)]))

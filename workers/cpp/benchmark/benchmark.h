@@ -155,6 +155,12 @@ inline std::string at(const char* file, int line) { return std::string(file ? fi
     throw ::perflab::Failure(message, file ? file : "", line);
 }
 // The clocks perflab's worker reads (protocol v2): wall = steady_clock, CPU = this thread's CPU time.
+#ifdef PERFLAB_GBENCH_TEST_CLOCKS  // workers/cpp/tests/test_gbench.cpp: deterministic clocks
+uint64_t perflab_test_wall_ns();
+uint64_t perflab_test_cpu_ns();
+inline uint64_t wall_ns() { return perflab_test_wall_ns(); }
+inline uint64_t cpu_ns() { return perflab_test_cpu_ns(); }
+#else
 inline uint64_t wall_ns() {
     return (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -163,6 +169,7 @@ inline uint64_t cpu_ns() {
     if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
     return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
 }
+#endif
 class Instance;
 }  // namespace internal
 
@@ -177,20 +184,22 @@ class State {
     inline bool KeepRunning() { return KeepRunningInternal(1, false); }
     inline bool KeepRunningBatch(IterationCount n) { return KeepRunningInternal(n, true); }
 
-    // Stops both clocks (wall, then this thread's CPU: the CPU interval encloses the wall one).
+    // Stops both clocks, in Google Benchmark's order (its ThreadTimer): wall, then this thread's CPU.
     void PauseTiming() {
         if (!running_) internal::fail("PauseTiming() called while the timer is not running", file_, line_);
-        uint64_t w = internal::wall_ns();
-        uint64_t c = internal::cpu_ns();
-        wall_used_ += w - wall_start_;
-        cpu_used_ += c - cpu_start_;
+        wall_used_ += internal::wall_ns() - wall_start_;
+        cpu_used_ += internal::cpu_ns() - cpu_start_;
         running_ = false;
     }
+    // Starts both clocks, in Google Benchmark's order: wall, then CPU. So the wall time of every timed
+    // stretch includes one CPU-clock read, as Google Benchmark's does, and the CPU time never exceeds
+    // the wall time by the cost of the reads (a loop that pauses thousands of times would otherwise
+    // report more CPU than wall time).
     void ResumeTiming() {
         if (running_) internal::fail("ResumeTiming() called while the timer is running", file_, line_);
         running_ = true;
-        cpu_start_ = internal::cpu_ns();
         wall_start_ = internal::wall_ns();
+        cpu_start_ = internal::cpu_ns();
     }
     void SkipWithMessage(const std::string& msg) {
         skipped_ = internal::SkippedWithMessage;
