@@ -573,7 +573,9 @@ inline std::vector<Benchmark*>& families() {
     return all;
 }
 inline Benchmark* RegisterBenchmarkInternal(Benchmark* b, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-    b->perflab_where(file && *file ? file : (::perflab::current_main_file() ? ::perflab::current_main_file() : ""), line);
+    // from a file's own main(): that file (a default argument's __builtin_FILE may name this header)
+    if (::perflab::current_main_file()) file = ::perflab::current_main_file();
+    b->perflab_where(file ? file : "", line);
     families().push_back(b);
     return b;
 }
