@@ -170,8 +170,12 @@ def _native(file: Path, flags: list[str], out: Path) -> dict[str, dict]:
     run = subprocess.run([str(binary), "--benchmark_repetitions=10", "--benchmark_format=json",
                           "--benchmark_min_time=0.2"], capture_output=True, text=True, timeout=3600, cwd=str(file.parent))
     (out / (file.stem + ".native.json")).write_text(run.stdout)
+    return _native_figures(run.stdout)
+
+
+def _native_figures(text: str) -> dict[str, dict]:
     try:
-        doc = json.loads(run.stdout)
+        doc = json.loads(text)
     except json.JSONDecodeError:
         return {}
     reps: dict[str, dict[str, list[float]]] = {}
@@ -203,8 +207,29 @@ def study(pkg: Package, src: Path, *, job: str, out: Path, native: bool) -> Pack
     spec_src = SOURCES[pkg.name]
     files = [src / rel for rel in spec_src["files"]]
     flags = ["-O2", *[f"-I{src / d}" for d in spec_src["include"]], *spec_src["flags"]]
-    result = PackageResult(pkg.name, pkg.version, files_found=len(files))
     doc = _perflab(files, f"{RUNTIME}:{' '.join(flags)}", job, out / "perflab")
+    measured: dict[str, dict] = {}
+    if native:
+        for f in files:
+            measured.update(_native(f, flags, out))
+    return assess(pkg, files, doc, measured if native else None)
+
+
+def reassess(pkg: Package, src: Path, out: Path) -> PackageResult:
+    """A study's figures again from what it wrote in `out` (perflab's results, the native JSON)."""
+    files = [src / rel for rel in SOURCES[pkg.name]["files"]]
+    doc = json.loads(sorted((out / "perflab").glob("perflab-*.json"))[-1].read_text())
+    measured: dict[str, dict] = {}
+    for f in files:
+        p = out / (f.stem + ".native.json")
+        if p.is_file():
+            measured.update(_native_figures(p.read_text()))
+    return assess(pkg, files, doc, measured)
+
+
+def assess(pkg: Package, files: list[Path], doc: dict, measured: dict[str, dict] | None) -> PackageResult:
+    """Counts, failures and comparisons of one package from perflab's results and the native figures."""
+    result = PackageResult(pkg.name, pkg.version, files_found=len(files))
     cases = doc.get("cases", [])
     result.benchmarks_found = len(cases)
     for c in cases:
@@ -216,11 +241,8 @@ def study(pkg: Package, src: Path, *, job: str, out: Path, native: bool) -> Pack
             result.failed_alone.append((f"{pkg.name}:{name}", why))
             if "protocol" in why.lower():
                 result.protocol_errors += 1
-    if not native:
+    if measured is None:
         return result
-    measured = {}
-    for f in files:
-        measured.update(_native(f, flags, out))
     for c in cases:
         est = c.get("estimate") or {}
         name = _run_name(c)
