@@ -255,6 +255,9 @@ def assess(pkg: Package, files: list[Path], doc: dict, measured: dict[str, dict]
         comp = Comparison(f"{pkg.name}:{name}" + (" [cpu time]" if clock == "cpu" else ""), est["mean"],
                           low if finite else None, high if finite else None,
                           nm, nlo if math.isfinite(nlo) else None, nhi if math.isfinite(nhi) else None)
+        if not comp.agrees and max(abs(est["mean"]), abs(nm)) < 0.05:
+            comp.cause = (f"nothing left to measure: both under 0.05 ns/op (perflab {est['mean']:.4f}, "
+                          f"Google Benchmark {nm:.4f}); the loop body was optimised away")
         over = est.get("overhead_per_op") or 0.0
         gross = est.get("gross_mean")
         if not comp.agrees and over > 0 and gross and abs(gross / nm - 1) <= 0.05:
