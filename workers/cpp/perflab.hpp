@@ -128,6 +128,27 @@ struct State {
 
 using BenchFn = void (*)(State&);
 
+/// A benchmark that cannot run as written: its case fails with this one line (the message is shown as
+/// it is, with `file`:`line` when they are known).
+struct Failure : std::runtime_error {
+    std::string file;
+    int line;
+    Failure(const std::string& message, std::string f = "", int l = 0) : std::runtime_error(message), file(std::move(f)), line(l) {}
+};
+
+/// A benchmark that times itself (a Google Benchmark function: it runs its own loop and its State's
+/// timer says where the clocks run; see benchmark/benchmark.h). `run` performs one timed iteration of
+/// `n` invocations and returns its wall and CPU nanoseconds; `overhead` asks for the empty loop.
+struct SelfTimed {
+    void* ctx = nullptr;
+    void (*run)(void* ctx, State& st, uint64_t n, bool overhead, uint64_t* ns, uint64_t* cpu) = nullptr;
+    void (*setup)(void* ctx, State& st) = nullptr;
+    void (*teardown)(void* ctx, State& st) = nullptr;
+    // extra fields of the `diagnostics` reply (",\"key\":value..."), given the measured seconds per op
+    std::string (*diagnostics)(void* ctx, double seconds_per_op) = nullptr;
+    uintptr_t code = 0;  // the benchmark function's address, for code size (0: unknown)
+};
+
 /// A value of a benchmark's `meta`: a string, an integer, a number or a boolean.
 struct MetaValue {
     enum Kind { Str, Int, Float, Bool } kind = Str;
@@ -147,6 +168,10 @@ struct Def {
     std::vector<std::string> categories;
     BenchFn fn = nullptr;
     perflab_c_fn cfn = nullptr;
+    SelfTimed self;
+    std::string id_suffix;    // the id's part after "group." when it is not `name` (Google Benchmark's run name)
+    std::string unsupported;  // why it cannot run (the API and its file:line): it fails alone at load
+    bool one_invocation = false;  // one invocation per iteration (Google Benchmark's Iterations(n))
     std::function<void(State&)> setup, teardown, it_setup, it_teardown;
 };
 
@@ -154,6 +179,33 @@ inline std::vector<Def>& registry() {
     static std::vector<Def> defs;
     return defs;
 }
+
+/// Functions that add to registry() once every static constructor has run (Google Benchmark's
+/// registrations are chained calls: ->Arg(8)->Arg(64) completes after the object is registered).
+inline std::vector<void (*)()>& late_registrars() {
+    static std::vector<void (*)()> fns;
+    return fns;
+}
+
+/// A file that did not compile or link: its benchmarks (found in its text) fail alone with `message`.
+struct LoadError {
+    std::string file, message, id, name, group;
+    int line = 0;
+};
+inline std::vector<LoadError>& load_errors() {
+    static std::vector<LoadError> errs;
+    return errs;
+}
+
+/// The file whose own main() perflab's generated main is running (what it registers belongs to it).
+inline const char*& current_main_file() {
+    static const char* file = nullptr;
+    return file;
+}
+
+/// Google Benchmark's RunSpecifiedBenchmarks() in a file with its own main(): serves the worker
+/// protocol there (defined in the translation unit with PERFLAB_MAIN).
+size_t run_from_user_main();
 
 /// An option of PERFLAB_BENCH(name, options...).
 struct Opt {
@@ -636,6 +688,8 @@ inline std::string demangle(const char* name) {
 inline std::string describe_current_exception() {
     try {
         throw;
+    } catch (const Failure& e) {
+        return e.what();
     } catch (const std::exception& e) {
         return demangle(typeid(e).name()) + ": " + e.what();
     } catch (const std::string& s) {
@@ -653,6 +707,7 @@ class Worker {
     explicit Worker(int fd) : fd_(fd) {}
 
     int serve() {
+        for (auto fn : late_registrars()) fn();
         if (!hello()) return 2;
         std::string line;
         while (read_line(line)) {
@@ -708,7 +763,15 @@ class Worker {
     }
     bool exception_error(const std::string& id, const std::string& prefix, const Def& d) {
         std::string msg = prefix + describe_current_exception();
-        return error(id, "exception", msg, ",\"file\":" + q(d.file) + ",\"line\":" + std::to_string(d.line));
+        std::string file = d.file;
+        int line = d.line;
+        try {
+            throw;
+        } catch (const Failure& f) {
+            if (!f.file.empty()) file = f.file, line = f.line;
+        } catch (...) {
+        }
+        return error(id, "exception", msg, ",\"file\":" + q(file) + ",\"line\":" + std::to_string(line));
     }
 
     bool hello() {
@@ -781,7 +844,14 @@ class Worker {
         std::free(r);
         return out;
     }
-    static std::string bench_id(const Def& d) { return d.group + "." + d.name; }
+    static std::string bench_id(const Def& d) { return d.group + "." + (d.id_suffix.empty() ? d.name : d.id_suffix); }
+    static bool wanted_file(const std::vector<std::string>& wanted, const std::string& file) {
+        std::string f = canon(file);
+        bool ok = wanted.empty();
+        for (auto& w : wanted)
+            if (f == w || (f.size() > w.size() && f.compare(0, w.size(), w) == 0 && f[w.size()] == '/')) ok = true;
+        return ok;
+    }
     static std::string meta_json(const MetaValue& v) {
         switch (v.kind) {
             case MetaValue::Int: return std::to_string(v.i);
@@ -806,14 +876,21 @@ class Worker {
             if (p.kind == Json::Str) wanted.push_back(canon(p.s));
         std::string benches, errors;
         std::vector<std::string> seen;
+        for (auto& e : load_errors()) {  // files that did not compile: each benchmark found in them fails alone
+            if (!wanted_file(wanted, e.file)) continue;
+            std::string who = e.id.empty() ? "" : ",\"benchmark\":{\"id\":" + q(e.id) + ",\"name\":" + q(e.name) + ",\"group\":" + q(e.group) + "}";
+            errors += std::string(errors.empty() ? "" : ",") + "{\"file\":" + q(e.file) + ",\"line\":" + std::to_string(e.line) +
+                      ",\"kind\":\"load\",\"message\":" + q(e.message) + who + "}";
+        }
         for (auto& d : registry()) {
-            std::string f = canon(d.file);
-            bool ok = wanted.empty();
-            for (auto& w : wanted)
-                if (f == w || (f.size() > w.size() && f.compare(0, w.size(), w) == 0 && f[w.size()] == '/')) ok = true;
-            if (!ok) continue;
+            if (!wanted_file(wanted, d.file)) continue;
             std::string bid = bench_id(d);
             std::string where = "\"file\":" + q(d.file) + ",\"line\":" + std::to_string(d.line) + ",\"kind\":\"load\",";
+            if (!d.unsupported.empty()) {  // an API perflab cannot honour: this benchmark fails alone
+                errors += std::string(errors.empty() ? "" : ",") + "{" + where + "\"message\":" + q(d.unsupported) +
+                          ",\"benchmark\":{\"id\":" + q(bid) + ",\"name\":" + q(d.name) + ",\"group\":" + q(d.group) + "}}";
+                continue;
+            }
             bool dup = false;
             for (auto& s : seen) dup = dup || s == bid;
             if (dup) {
@@ -842,7 +919,7 @@ class Worker {
                        ",\"baseline\":" + (d.baseline ? "true" : "false") + ",\"categories\":[" + cats +
                        "],\"ops_per_invoke\":" + std::to_string(d.ops) + ",\"params\":[" + params +
                        "],\"description\":" + q(d.description) + ",\"iteration_setup\":" +
-                       ((d.it_setup || d.it_teardown) ? "true" : "false") + ",\"meta\":{" + meta + "}}";
+                       ((d.it_setup || d.it_teardown || d.one_invocation) ? "true" : "false") + ",\"meta\":{" + meta + "}}";
         }
         return reply(id, "loaded", "\"benchmarks\":[" + benches + "],\"errors\":[" + errors + "]");
     }
@@ -851,9 +928,10 @@ class Worker {
         if (!have_case_) return true;
         have_case_ = false;
         Def& d = registry()[case_def_];
-        if (d.teardown) {
+        if (d.teardown || d.self.teardown) {
             try {
-                d.teardown(state_);
+                if (d.self.teardown) d.self.teardown(d.self.ctx, state_);
+                if (d.teardown) d.teardown(state_);
             } catch (...) {
                 err_msg = "teardown failed: " + describe_current_exception();
                 return false;
@@ -885,9 +963,11 @@ class Worker {
         std::string ignored;
         finish_case(ignored);
         state_ = std::move(st);
-        if (defs[di].setup) {
+        if (!defs[di].unsupported.empty()) return error(id, "exception", defs[di].unsupported);
+        if (defs[di].setup || defs[di].self.setup) {
             try {
-                defs[di].setup(state_);
+                if (defs[di].self.setup) defs[di].self.setup(defs[di].self.ctx, state_);
+                if (defs[di].setup) defs[di].setup(state_);
             } catch (...) {
                 return exception_error(id, "setup failed: ", defs[di]);
             }
@@ -899,6 +979,11 @@ class Worker {
 
     // One timed loop of n calls: the benchmark, or (overhead) the empty function of the same type.
     Timing time_loop(const Def& d, uint64_t n, bool overhead) {
+        if (d.self.run) {  // the benchmark runs its own loop and says how long its timer ran
+            Timing t{0, 0};
+            d.self.run(d.self.ctx, state_, n, overhead, &t.ns, &t.cpu);
+            return t;
+        }
         return d.cfn ? time_c(overhead ? &perflab_empty_c : d.cfn, n)
                      : time_cpp(overhead ? &empty_cpp : d.fn, state_, n);
     }
@@ -941,15 +1026,16 @@ class Worker {
             alloc_bytes = 0;
             allocs = 0;
             counting = true;
+            uint64_t diag_ns = 0;
             try {
-                for (long long k = 0; k < its->i; ++k) time_once(d, n, false);
+                for (long long k = 0; k < its->i; ++k) diag_ns += time_once(d, n, false).ns;
             } catch (...) {
                 counting = false;
                 return exception_error(id, "", d);
             }
             counting = false;
             unsigned long long size = 0;
-            uintptr_t addr = d.cfn ? reinterpret_cast<uintptr_t>(d.cfn) : reinterpret_cast<uintptr_t>(d.fn);
+            uintptr_t addr = d.cfn ? reinterpret_cast<uintptr_t>(d.cfn) : d.fn ? reinterpret_cast<uintptr_t>(d.fn) : d.self.code;
             bool have_size = code_size(addr, size);
             std::string rest = "\"invocations\":" + std::to_string(inv->i) + ",\"iterations\":" + std::to_string(its->i);
             if (have_size) {  // where the function lives, so the host can disassemble it (--disasm)
@@ -962,6 +1048,10 @@ class Worker {
             rest += ",\"alloc_bytes\":null,\"allocs\":null";
 #endif
             rest += ",\"gc\":null,\"code_size\":" + (have_size ? std::to_string(size) : std::string("null"));
+            if (d.self.diagnostics) {  // throughput and counters (Google Benchmark's SetBytesProcessed & co.)
+                double ops = double(n) * double(its->i) * double(d.ops);
+                rest += d.self.diagnostics(d.self.ctx, ops > 0 ? double(diag_ns) / 1e9 / ops : 0.0);
+            }
             rest += std::string(",\"notes\":[") + (have_size ? "\"code_size = bytes of the benchmark function's symbol\"" : "\"code size unavailable (nm missing or binary stripped)\"") + "]";
             return reply(id, "diagnostics", rest);
         }
@@ -1054,7 +1144,21 @@ inline int run_main() {
     return rc;
 }
 
+// Files with their own main() (Google Benchmark's `Initialize(); RunSpecifiedBenchmarks();`): perflab's
+// generated main() calls each of them in turn (their `main` renamed); the last one's
+// RunSpecifiedBenchmarks() serves the protocol, earlier ones only register (their call returns 0), and
+// if none served by the time they have all returned, perflab's main serves.
+inline int user_mains_left = 0;
+inline bool served = false;
+inline int served_rc = 0;
 }  // namespace detail
+
+size_t run_from_user_main() {
+    if (detail::served || detail::user_mains_left > 1) return 0;
+    detail::served = true;
+    detail::served_rc = detail::run_main();
+    return registry().size();
+}
 }  // namespace perflab
 
 #ifndef PERFLAB_NO_MAIN_FUNCTION

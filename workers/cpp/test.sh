@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Native tests of perflab.hpp with every C++ compiler found (g++, clang++): a plain test binary that drives
-# the worker over a socketpair, plus a C translation unit that includes the header. Builds go to a
+# the worker over a socketpair, the Google Benchmark stand-in (benchmark/benchmark.h) with fake clocks,
+# plus a C translation unit that includes the header. Builds go to a
 # temporary directory, never into the repository.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -22,6 +23,9 @@ for cxx in "${compilers[@]}"; do
   for opt in -O0 -O2; do
     "$cxx" -std=c++17 $opt -Wall -Wextra -Werror -pthread -I. tests/test_header.cpp -o "$out/test_header"
     "$out/test_header"
+    # perflab's Google Benchmark stand-in, with deterministic clocks
+    "$cxx" -std=c++17 $opt -Wall -Wextra -Werror -pthread -I. tests/test_gbench.cpp -o "$out/test_gbench"
+    "$out/test_gbench"
   done
   cc=$(echo "$cxx" | sed -e 's/clang++/clang/' -e 's/g++/gcc/')
   if command -v "$cc" >/dev/null 2>&1; then

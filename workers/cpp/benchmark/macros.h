@@ -1,0 +1,2 @@
+// benchmark/macros.h: newer Google Benchmark splits benchmark.h into parts; perflab's stand-in is one header.
+#include "benchmark.h"
