@@ -167,7 +167,9 @@ def generate(sources: list[Path], crates: list[Crate], edition: str, count_alloc
     target_deps: dict[str, dict[str, object]] = {}
     for c in crates:
         if c.has_lib and c.name != "perflab":
-            deps.setdefault(c.name, {"path": str(c.dir)})
+            # the library with the features its benches require ([[bench]] required-features)
+            feats = sorted({f for s in sources for f in c.bench_features.get(s, [])})
+            deps.setdefault(c.name, {"path": str(c.dir), **({"features": feats} if feats else {})})
     if criterion:
         deps.setdefault("criterion", {"path": str(criterion_shim())})
     for c in crates:

@@ -38,6 +38,7 @@ class Crate:
     target_deps: dict[str, dict[str, object]] = field(default_factory=dict)  # cfg → {key → spec}
     uses_criterion: bool = False
     lock: Path | None = None
+    bench_features: dict[Path, list[str]] = field(default_factory=dict)  # a [[bench]]'s required-features
 
 
 def _load(path: Path) -> dict | None:
@@ -136,6 +137,12 @@ def read_crate(crate: Path, criterion_shim: Path) -> Crate:
             take(tables.get(section, {}), into)
         if into:
             info.target_deps[cfg] = into
+    for bench in doc.get("bench", []):
+        feats = bench.get("required-features") or []
+        name = bench.get("name", "")
+        paths = [bench["path"]] if isinstance(bench.get("path"), str) else [f"benches/{name}.rs", f"benches/{name}/main.rs"]
+        for rel in paths:
+            info.bench_features[(crate / rel).resolve()] = list(feats)
     for d in [crate, *crate.parents]:
         if (d / "Cargo.lock").is_file():
             info.lock = d / "Cargo.lock"
