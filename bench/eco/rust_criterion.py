@@ -83,8 +83,11 @@ def run_perflab(src: Path, job: str, out: Path) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("*.json"):
         old.unlink()
-    proc = subprocess.run([str(REPO / ".venv" / "bin" / "perflab"), "run", str(src), "--job", job, "--store", "none",
-                           "--out", str(out), "-e", "json"], capture_output=True, text=True, timeout=7200)
+    exe = Path(sys.executable).parent / "perflab"  # the venv's perflab, or the source tree's
+    cli = [str(exe)] if exe.is_file() else [sys.executable, "-c", "from perflab.cli import main; main()"]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO / "src"), os.environ.get("PYTHONPATH")])))
+    proc = subprocess.run([*cli, "run", str(src), "--job", job, "--store", "none", "--out", str(out), "-e", "json"],
+                          capture_output=True, text=True, timeout=7200, env=env)
     (out / "perflab.log").write_text(proc.stdout + proc.stderr)
     results = sorted(out.glob("*.json"))
     if not results:
@@ -157,5 +160,19 @@ def study(pkg: Package, src: Path, *, job: str, out: Path, native: bool) -> Pack
         lo, hi = e.get("ci_low"), e.get("ci_high")
         finite = lambda v: v if isinstance(v, (int, float)) and abs(v) != float("inf") else None  # noqa: E731
         label = c["benchmark"]["id"] + "".join(f"[{v}]" for v in c.get("params", {}).values())
-        r.comparisons.append(Comparison(label, e["mean"], finite(lo), finite(hi), hit[0], hit[1], hit[2]))
+        comp = Comparison(label, e["mean"], finite(lo), finite(hi), hit[0], hit[1], hit[2])
+        if not comp.agrees:
+            comp.cause = cause_of(e, hit[0])
+        r.comparisons.append(comp)
     return r
+
+
+def cause_of(estimate: dict, native_mean: float) -> str:
+    """A measured cause for a disagreement, or "" when none is found. perflab subtracts the cost of its
+    timed loop's empty call (`overhead_per_op`); criterion's mean keeps its loop's cost in. When perflab's
+    mean before that subtraction (`gross_mean`) is within 5 % of criterion's, that is the difference."""
+    gross, over = estimate.get("gross_mean"), estimate.get("overhead_per_op") or 0.0
+    if gross and over > 0 and abs(gross / native_mean - 1) <= 0.05:
+        return (f"loop overhead: perflab subtracts its empty call's {over:.2f} ns/op; its mean before that, "
+                f"{gross:.2f} ns, is within 5 % of criterion's {native_mean:.2f} ns")
+    return ""
