@@ -534,6 +534,24 @@ impl<M: Measurement> Criterion<M> {
         self
     }
 
+    /// criterion 0.3's form of `bench_with_input` over several inputs (removed in 0.4): one benchmark
+    /// `id`, each input (shown with `{:?}`, as 0.3 does) a value of its `parameter` column.
+    #[track_caller]
+    pub fn bench_function_over_inputs<I, F>(&mut self, id: &str, mut f: F, inputs: I) -> &mut Criterion<M>
+    where
+        I: IntoIterator,
+        I::Item: fmt::Debug + 'static,
+        F: FnMut(&mut Bencher<'_, M>, &I::Item) + 'static,
+    {
+        let loc = panic::Location::caller();
+        let m = &self.measurement;
+        for input in inputs {
+            let bid = BenchmarkId::new(id, format!("{:?}", input));
+            visit(None, &bid, None, self.unsupported.as_ref(), loc, &mut |b| f(&mut Bencher::new(b, m), &input));
+        }
+        self
+    }
+
     pub fn benchmark_group<S: Into<String>>(&mut self, group_name: S) -> BenchmarkGroup<'_, M> {
         BenchmarkGroup { criterion: self, name: group_name.into(), throughput: None }
     }
