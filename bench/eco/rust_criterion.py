@@ -101,7 +101,13 @@ def run_native(src: Path, out: Path) -> dict[str, tuple[float, float, float]]:
     target = src.parent.parent / "native-target"
     shutil.rmtree(target / "criterion", ignore_errors=True)
     env = dict(os.environ, CARGO_TARGET_DIR=str(target), CARGO_TERM_COLOR="never")
-    argv = [_cargo(), "bench", "--benches", "-j", os.environ.get("PERFLAB_BUILD_JOBS", "2")]
+    # each [[bench]] target by name: `--benches` would also hand criterion's options to the library's
+    # libtest harness, which refuses them
+    import tomllib
+    benches = [b["name"] for b in tomllib.loads((src / "Cargo.toml").read_text()).get("bench", []) if "name" in b]
+    argv = [_cargo(), "bench", "-j", os.environ.get("PERFLAB_BUILD_JOBS", "2")]
+    for name in benches:
+        argv += ["--bench", name]
     feats = _required_features(src)
     if feats:
         argv += ["--features", ",".join(feats)]
