@@ -45,7 +45,7 @@ def loaded(spec):
 
 def test_criterion_files_are_found_in_the_crate_and_its_benches_folder():
     names = [p.name for p in TC.find_sources(CRATE)]
-    assert names == ["api.rs", "broken.rs", "unsupported.rs"]  # not src/lib.rs
+    assert names == ["api.rs", "broken.rs", "legacy.rs", "unsupported.rs"]  # not src/lib.rs
     assert [p.name for p in TC.find_sources(BENCHES)] == names
     assert not is_criterion_file("use criterion::Criterion;\nfn main() {}\n")
 
@@ -83,7 +83,9 @@ def test_load_lists_each_benchmark_with_group_parameters_and_throughput(loaded):
     assert {"api.fib 20", "api.sum borrowed", "api.fib_input", "sizes.fib", "sizes.sizes",
             "batched.iter_batched", "batched.iter_batched_ref", "batched.per_iteration",
             "batched.iter_with_setup", "batched.iter_with_large_drop", "batched.iter_custom",
-            "unsupported.async", "unsupported.still_runs"} == set(benches)
+            "unsupported.async", "unsupported.still_runs", "legacy.fib_over"} == set(benches)
+    # criterion 0.3's bench_function_over_inputs: each input ({:?}) a parameter value
+    assert benches["legacy.fib_over"]["params"] == [{"name": "parameter", "values": ["5", "9"]}]
     assert benches["sizes.fib"]["params"] == [{"name": "parameter", "values": ["10", "40"]}]
     assert benches["sizes.sizes"]["params"] == [{"name": "parameter", "values": ["8", "64"]}]
     assert benches["api.fib_input"]["params"] == [{"name": "parameter", "values": ["10"]}]
@@ -106,7 +108,7 @@ def test_a_file_that_does_not_compile_fails_alone_with_the_compilers_file_and_li
     assert err["benchmark"] == {"id": "broken.broken_fn", "name": "broken_fn", "group": "broken"}
     assert "does not compile" in err["message"] and "no_such_function" in err["message"]
     assert f"{BENCHES / 'broken.rs'}:5:" in err["message"]
-    assert len(loaded["benchmarks"]) == 13  # everything else was built and listed
+    assert len(loaded["benchmarks"]) == 14  # everything else was built and listed
 
 
 @pytest.mark.parametrize("bid,params", [
@@ -114,6 +116,7 @@ def test_a_file_that_does_not_compile_fails_alone_with_the_compilers_file_and_li
     ("sizes.fib", {"parameter": 1}), ("sizes.sizes", {"parameter": 0}),
     ("batched.iter_batched", {}), ("batched.iter_batched_ref", {}), ("batched.per_iteration", {}),
     ("batched.iter_with_setup", {}), ("batched.iter_with_large_drop", {}), ("batched.iter_custom", {}),
+    ("legacy.fib_over", {"parameter": 1}),
 ])
 def test_each_benchmark_is_measured_from_inside_its_closure(spec, bid, params):
     with worker(spec, load=True) as w:
@@ -192,7 +195,7 @@ def test_perflab_run_measures_the_rest_and_exits_1(rt, tmp_path):
     assert f"{BENCHES / 'broken.rs'}:5:" in failed["broken.broken_fn"]
     assert "to_async" in failed["unsupported.async"] and "with_measurement" in failed["unsupported.ticks"]
     ok = [k for k, c in status.items() if c["status"] == "ok"]
-    assert len(ok) == 14 and ("sizes.fib", ("40",)) in ok
+    assert len(ok) == 16 and ("sizes.fib", ("40",)) in ok and ("legacy.fib_over", ("9",)) in ok
     assert "protocol" not in out.stdout + out.stderr
 
 
