@@ -113,6 +113,13 @@ pub struct Def {
     iteration_setup: bool,
     meta: Vec<(String, Json)>,
     setup: Box<dyn Fn(&mut Bencher)>,
+    /// The setup runs the benchmark's own code, which hands its routine to the worker from inside
+    /// (`Bencher::__serve_*`): the criterion compatibility layer (workers/rust/criterion).
+    scoped: bool,
+    /// The file the benchmark belongs to when its call site is elsewhere (a helper module).
+    origin: Option<String>,
+    /// Why this benchmark cannot run (an unsupported API): it fails alone at load with this message.
+    unsupported: Option<String>,
 }
 
 impl Registry {
@@ -138,8 +145,32 @@ impl Registry {
             iteration_setup: false,
             meta: Vec::new(),
             setup: Box::new(setup),
+            scoped: false,
+            origin: None,
+            unsupported: None,
         });
         self.defs.last_mut().unwrap()
+    }
+
+    /// For compatibility layers: a benchmark whose `setup` runs the benchmark's own code, which calls
+    /// one of the `Bencher::__serve_*` methods with its (borrowing, non-'static) routine; the worker
+    /// then serves the host's `run` requests from inside that call until the case is torn down.
+    /// `origin` is the benchmark file (what `load` selects by), `file:line` the call site.
+    #[doc(hidden)]
+    pub fn __scoped<F: Fn(&mut Bencher) + 'static>(
+        &mut self,
+        name: &str,
+        origin: &str,
+        file: &str,
+        line: u32,
+        setup: F,
+    ) -> &mut Def {
+        let def = self.bench(name, setup);
+        def.scoped = true;
+        def.origin = Some(origin.to_string());
+        def.file = file.to_string();
+        def.line = line;
+        def
     }
 
     /// Register a routine that needs no setup: `r.func("parse", || parse(black_box(INPUT)))`.
@@ -203,6 +234,46 @@ impl Def {
         self.group = Some(g.to_string());
         self
     }
+    /// For compatibility layers: this benchmark uses an API perflab does not support; it fails
+    /// alone at load with `why` (one line naming the API), the others still run.
+    #[doc(hidden)]
+    pub fn __unsupported(&mut self, why: &str) -> &mut Self {
+        self.unsupported = Some(why.to_string());
+        self
+    }
+}
+
+/// How the inputs of a batched routine are prepared: all of an iteration's at once, or in batches
+/// each timed on its own (criterion's `BatchSize`), which bounds the memory the inputs take.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub enum Batches {
+    /// One batch per iteration.
+    Whole,
+    /// This many batches per iteration (criterion's SmallInput is 10, LargeInput 1000).
+    Count(u64),
+    /// Batches of this many invocations (criterion's PerIteration is 1).
+    Size(u64),
+}
+
+impl Batches {
+    fn per_batch(self, n: u64) -> u64 {
+        match self {
+            Batches::Whole => n,
+            Batches::Count(k) => n.div_ceil(k.max(1)),
+            Batches::Size(s) => s,
+        }
+        .clamp(1, n.max(1))
+    }
+}
+
+/// While a scoped benchmark's own code runs: where to serve the host from, and what came after.
+struct Scoped {
+    conn: *mut Conn,
+    setup_id: Json,
+    served: bool,
+    /// The request that ended the case (a teardown, or anything but `run`); None: the host left.
+    stash: Option<String>,
 }
 
 /// Given to a benchmark's setup: its parameter values, and where the routine to time is handed over.
@@ -210,6 +281,7 @@ pub struct Bencher {
     params: Vec<(String, String)>,
     routine: Option<Box<dyn Routine>>,
     teardown: Option<Box<dyn FnOnce()>>,
+    scoped: Option<Scoped>,
 }
 
 impl Bencher {
@@ -241,11 +313,82 @@ impl Bencher {
         setup: S,
         f: F,
     ) {
-        self.routine = Some(Box::new(Batched { setup, f, inputs: Vec::new(), _t: PhantomData }));
+        self.routine = Some(Box::new(Batched { setup, f, inputs: Vec::new(), batches: Batches::Whole, _t: PhantomData }));
     }
     /// Runs at teardown of the case (after the routine's state is dropped).
     pub fn teardown<F: FnOnce() + 'static>(&mut self, f: F) {
         self.teardown = Some(Box::new(f));
+    }
+
+    /// The parameter values of this case (a compatibility layer finds its call by them).
+    #[doc(hidden)]
+    pub fn __params(&self) -> &[(String, String)] {
+        &self.params
+    }
+
+    /// Scoped benchmarks (see `Registry::__scoped`): time `f` like `iter`, serving the host's `run`
+    /// requests from inside this call; returns when the case is torn down.
+    #[doc(hidden)]
+    pub fn __serve_iter<T, F: FnMut() -> T>(&mut self, f: F) {
+        self.serve(&mut Iter { f, _t: PhantomData });
+    }
+    /// Like `__serve_iter` for a routine consuming an input made by `setup` outside timing.
+    #[doc(hidden)]
+    pub fn __serve_batched<I, T, S: FnMut() -> I, F: FnMut(I) -> T>(&mut self, setup: S, f: F, batches: Batches) {
+        self.serve(&mut Batched { setup, f, inputs: Vec::new(), batches, _t: PhantomData });
+    }
+    /// A routine given `&mut` its input; inputs and outputs are dropped outside timing.
+    #[doc(hidden)]
+    pub fn __serve_batched_ref<I, T, S: FnMut() -> I, F: FnMut(&mut I) -> T>(
+        &mut self,
+        setup: S,
+        f: F,
+        batches: Batches,
+    ) {
+        self.serve(&mut BatchedRef { setup, f, inputs: Vec::new(), outputs: Vec::new(), batches });
+    }
+    /// A routine whose outputs are dropped outside timing.
+    #[doc(hidden)]
+    pub fn __serve_large_drop<T, F: FnMut() -> T>(&mut self, f: F) {
+        self.serve(&mut LargeDrop { f, outputs: Vec::new() });
+    }
+    /// The routine times itself: `f(n)` runs n operations and returns the nanoseconds they took.
+    #[doc(hidden)]
+    pub fn __serve_custom<F: FnMut(u64) -> u64>(&mut self, f: F) {
+        self.serve(&mut Custom { f });
+    }
+
+    fn serve(&mut self, routine: &mut dyn Routine) {
+        let Some(sc) = self.scoped.as_mut() else {
+            panic!("perflab: __serve_* is for benchmarks registered with Registry::__scoped");
+        };
+        if sc.served {
+            return; // the routine of this case was already measured (a second b.iter in one closure)
+        }
+        sc.served = true;
+        // SAFETY: `conn` points at the worker's connection, which outlives the setup call this runs
+        // in and is not touched by the worker until that call returns.
+        let conn = unsafe { &mut *sc.conn };
+        if conn.reply(&sc.setup_id, "ready", vec![]).is_err() {
+            return;
+        }
+        loop {
+            let Some(line) = conn.read_request() else { return };
+            match json::parse(&line) {
+                Ok(msg) if msg.get("type").and_then(Json::as_str) == Some("run")
+                    && msg.get("v") == Some(&Json::Int(PROTOCOL_VERSION)) =>
+                {
+                    let id = msg.get("id").cloned().unwrap_or(Json::Null);
+                    if run_request(conn, &id, &msg, routine).is_err() {
+                        return;
+                    }
+                }
+                _ => {
+                    sc.stash = Some(line);
+                    return;
+                }
+            }
+        }
     }
 }
 
@@ -355,6 +498,7 @@ struct Batched<I, T, S, F> {
     setup: S,
     f: F,
     inputs: Vec<I>,
+    batches: Batches,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -371,6 +515,25 @@ fn perflab_empty_call_with<I, T, F: FnMut(I) -> T>(_f: &mut F, input: I) -> Mayb
 
 impl<I, T, S: FnMut() -> I, F: FnMut(I) -> T> Routine for Batched<I, T, S, F> {
     fn time(&mut self, n: u64, overhead: bool) -> Timing {
+        let per = self.batches.per_batch(n);
+        let mut total = Timing { ns: 0, cpu: 0 };
+        let mut left = n;
+        while left > 0 {
+            let k = per.min(left);
+            let t = self.time_batch(k, overhead);
+            total.ns += t.ns;
+            total.cpu += t.cpu;
+            left -= k;
+        }
+        total
+    }
+    fn code_addr(&self) -> usize {
+        perflab_bench_call_with::<I, T, F> as fn(&mut F, I) -> T as usize
+    }
+}
+
+impl<I, T, S: FnMut() -> I, F: FnMut(I) -> T> Batched<I, T, S, F> {
+    fn time_batch(&mut self, n: u64, overhead: bool) -> Timing {
         self.inputs.clear();
         // inputs are prepared outside the timed region and outside allocation counting
         let counting = COUNTING.swap(false, Ordering::SeqCst);
@@ -397,8 +560,137 @@ impl<I, T, S: FnMut() -> I, F: FnMut(I) -> T> Routine for Batched<I, T, S, F> {
         self.inputs = inputs;
         elapsed
     }
+}
+
+/// Prepares inputs like `Batched` and gives the routine `&mut` each; the inputs and the outputs are
+/// dropped after the timed region (criterion's `iter_batched_ref`).
+struct BatchedRef<I, T, S, F> {
+    setup: S,
+    f: F,
+    inputs: Vec<I>,
+    outputs: Vec<T>,
+    batches: Batches,
+}
+
+#[inline(never)]
+fn perflab_bench_call_ref<I, T, F: FnMut(&mut I) -> T>(f: &mut F, input: &mut I) -> T {
+    f(input)
+}
+
+#[inline(never)]
+fn perflab_empty_call_ref<I, T, F: FnMut(&mut I) -> T>(_f: &mut F, _input: &mut I) -> MaybeUninit<T> {
+    MaybeUninit::uninit()
+}
+
+impl<I, T, S: FnMut() -> I, F: FnMut(&mut I) -> T> Routine for BatchedRef<I, T, S, F> {
+    fn time(&mut self, n: u64, overhead: bool) -> Timing {
+        let per = self.batches.per_batch(n);
+        let mut total = Timing { ns: 0, cpu: 0 };
+        let mut left = n;
+        while left > 0 {
+            let k = per.min(left);
+            let counting = COUNTING.swap(false, Ordering::SeqCst);
+            self.inputs.clear();
+            self.outputs.clear();
+            self.inputs.reserve(k as usize);
+            self.outputs.reserve(k as usize);
+            for _ in 0..k {
+                self.inputs.push((self.setup)());
+            }
+            COUNTING.store(counting, Ordering::SeqCst);
+            let (f, inputs, outputs) = (&mut self.f, &mut self.inputs, &mut self.outputs);
+            let t = if overhead {
+                timed(|| {
+                    for x in inputs.iter_mut() {
+                        black_box(perflab_empty_call_ref::<I, T, F>(black_box(&mut *f), x));
+                    }
+                })
+            } else {
+                timed(|| {
+                    for x in inputs.iter_mut() {
+                        outputs.push(perflab_bench_call_ref::<I, T, F>(black_box(&mut *f), x));
+                    }
+                })
+            };
+            let counting = COUNTING.swap(false, Ordering::SeqCst);
+            self.inputs.clear();
+            self.outputs.clear();
+            COUNTING.store(counting, Ordering::SeqCst);
+            total.ns += t.ns;
+            total.cpu += t.cpu;
+            left -= k;
+        }
+        total
+    }
     fn code_addr(&self) -> usize {
-        perflab_bench_call_with::<I, T, F> as fn(&mut F, I) -> T as usize
+        perflab_bench_call_ref::<I, T, F> as fn(&mut F, &mut I) -> T as usize
+    }
+}
+
+/// The routine's outputs are kept until after the timed region (criterion's `iter_with_large_drop`).
+struct LargeDrop<T, F> {
+    f: F,
+    outputs: Vec<T>,
+}
+
+impl<T, F: FnMut() -> T> Routine for LargeDrop<T, F> {
+    fn time(&mut self, n: u64, overhead: bool) -> Timing {
+        let counting = COUNTING.swap(false, Ordering::SeqCst);
+        self.outputs.clear();
+        self.outputs.reserve(n as usize);
+        COUNTING.store(counting, Ordering::SeqCst);
+        let (f, outputs) = (&mut self.f, &mut self.outputs);
+        let t = if overhead {
+            timed(|| {
+                for _ in 0..n {
+                    black_box(perflab_empty_call::<T, F>(black_box(&mut *f)));
+                }
+            })
+        } else {
+            timed(|| {
+                for _ in 0..n {
+                    outputs.push(perflab_bench_call::<T, F>(black_box(&mut *f)));
+                }
+            })
+        };
+        let counting = COUNTING.swap(false, Ordering::SeqCst);
+        self.outputs.clear();
+        COUNTING.store(counting, Ordering::SeqCst);
+        t
+    }
+    fn code_addr(&self) -> usize {
+        perflab_bench_call::<T, F> as fn(&mut F) -> T as usize
+    }
+}
+
+/// A routine that times itself (criterion's `iter_custom`): the wall time is what it returns; the
+/// empty routine of the overhead stage takes none. The CPU time is read around the call.
+struct Custom<F> {
+    f: F,
+}
+
+#[inline(never)]
+fn perflab_bench_call_custom<F: FnMut(u64) -> u64>(f: &mut F, n: u64) -> u64 {
+    f(n)
+}
+
+impl<F: FnMut(u64) -> u64> Routine for Custom<F> {
+    fn time(&mut self, n: u64, overhead: bool) -> Timing {
+        if overhead {
+            return Timing { ns: 0, cpu: 0 };
+        }
+        // the call also runs what the routine leaves out of its own timing (its setup): the CPU
+        // reading is the share of the call the thread ran for, applied to the time it reports
+        let c0 = thread_cpu::now_ns();
+        let t0 = Instant::now();
+        let ns = perflab_bench_call_custom::<F>(&mut self.f, n);
+        let wall = t0.elapsed().as_nanos() as u64;
+        let cpu = thread_cpu::now_ns().saturating_sub(c0);
+        let share = if wall == 0 { 1.0 } else { (cpu as f64 / wall as f64).min(1.0) };
+        Timing { ns, cpu: (ns as f64 * share) as u64 }
+    }
+    fn code_addr(&self) -> usize {
+        perflab_bench_call_custom::<F> as fn(&mut F, u64) -> u64 as usize
     }
 }
 
@@ -571,9 +863,51 @@ struct Case {
     teardown: Option<Box<dyn FnOnce()>>,
 }
 
+/// The connection to the host: requests come in line by line, replies go out.
+struct Conn {
+    out: TcpStream,
+    reader: BufReader<TcpStream>,
+}
+
+impl Conn {
+    fn send(&mut self, mut fields: Vec<(&str, Json)>) -> std::io::Result<()> {
+        fields.insert(0, ("v", Json::Int(PROTOCOL_VERSION)));
+        let mut line = json::to_string(&obj(fields));
+        line.push('\n');
+        self.out.write_all(line.as_bytes())
+    }
+
+    fn reply(&mut self, id: &Json, kind: &str, mut fields: Vec<(&str, Json)>) -> std::io::Result<()> {
+        fields.insert(0, ("type", s(kind)));
+        fields.insert(0, ("id", id.clone()));
+        self.send(fields)
+    }
+
+    fn error(&mut self, id: &Json, error: Json) -> std::io::Result<()> {
+        self.reply(id, "error", vec![("error", error)])
+    }
+
+    /// The next non-blank request line; None when the host went away.
+    fn read_request(&mut self) -> Option<String> {
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match self.reader.read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => return None,
+                Ok(_) => {}
+            }
+            let line = String::from_utf8_lossy(&buf);
+            let line = line.trim_end_matches(['\n', '\r']);
+            if !line.trim().is_empty() {
+                return Some(line.to_string());
+            }
+        }
+    }
+}
+
 struct Worker {
     registry: Registry,
-    out: TcpStream,
+    conn: Conn,
     case: Option<Case>,
 }
 
@@ -625,21 +959,16 @@ enum Flow {
 }
 
 impl Worker {
-    fn send(&mut self, mut fields: Vec<(&str, Json)>) -> std::io::Result<()> {
-        fields.insert(0, ("v", Json::Int(PROTOCOL_VERSION)));
-        let mut line = json::to_string(&obj(fields));
-        line.push('\n');
-        self.out.write_all(line.as_bytes())
+    fn send(&mut self, fields: Vec<(&str, Json)>) -> std::io::Result<()> {
+        self.conn.send(fields)
     }
 
-    fn reply(&mut self, id: &Json, kind: &str, mut fields: Vec<(&str, Json)>) -> std::io::Result<()> {
-        fields.insert(0, ("type", s(kind)));
-        fields.insert(0, ("id", id.clone()));
-        self.send(fields)
+    fn reply(&mut self, id: &Json, kind: &str, fields: Vec<(&str, Json)>) -> std::io::Result<()> {
+        self.conn.reply(id, kind, fields)
     }
 
     fn error(&mut self, id: &Json, error: Json) -> std::io::Result<()> {
-        self.reply(id, "error", vec![("error", error)])
+        self.conn.error(id, error)
     }
 
     fn hello(&mut self) -> std::io::Result<()> {
@@ -703,7 +1032,7 @@ impl Worker {
         let kind = msg.get("type").and_then(Json::as_str).unwrap_or("").to_string();
         match kind.as_str() {
             "load" => self.on_load(&id, &msg)?,
-            "setup" => self.on_setup(&id, &msg)?,
+            "setup" => return self.on_setup(&id, &msg),
             "run" => self.on_run(&id, &msg)?,
             "teardown" => self.on_teardown(&id)?,
             "bye" => {
@@ -723,7 +1052,8 @@ impl Worker {
                 if wanted.is_empty() {
                     return true;
                 }
-                let f = Path::new(&self.registry.defs[i].file);
+                let d = &self.registry.defs[i];
+                let f = Path::new(d.origin.as_deref().unwrap_or(&d.file));
                 let f = std::fs::canonicalize(f).unwrap_or_else(|_| f.to_path_buf());
                 wanted.iter().any(|w| f == *w || f.starts_with(w))
             })
@@ -759,6 +1089,19 @@ impl Worker {
                 ]));
                 continue;
             }
+            if let Some(why) = &d.unsupported {
+                errors.push(obj(vec![
+                    ("file", s(absolute(&d.file))),
+                    ("line", Json::Int(d.line as i64)),
+                    ("kind", s("load")),
+                    ("message", s(why.clone())),
+                    (
+                        "benchmark",
+                        obj(vec![("id", s(bid)), ("name", s(d.name.clone())), ("group", s(group_of(d)))]),
+                    ),
+                ]));
+                continue;
+            }
             let params = d
                 .params
                 .iter()
@@ -779,21 +1122,22 @@ impl Worker {
                 ("meta", Json::Obj(d.meta.clone())),
             ]));
         }
+        errors.extend(build_errors(&paths));
         self.reply(id, "loaded", vec![("benchmarks", Json::Arr(benches)), ("errors", Json::Arr(errors))])
     }
 
-    fn on_setup(&mut self, id: &Json, msg: &Json) -> std::io::Result<()> {
+    fn on_setup(&mut self, id: &Json, msg: &Json) -> std::io::Result<Flow> {
         let Some(bid) = msg.get("benchmark").and_then(Json::as_str) else {
-            return self.error(id, err("protocol", "request 'setup' lacks field 'benchmark'"));
+            return self.error(id, err("protocol", "request 'setup' lacks field 'benchmark'")).map(|_| Flow::Continue);
         };
         let Some(di) = self.registry.defs.iter().position(|d| bench_id(d) == bid) else {
-            return self.error(id, err("not_found", format!("no benchmark with id {:?}", bid)));
+            return self.error(id, err("not_found", format!("no benchmark with id {:?}", bid))).map(|_| Flow::Continue);
         };
         let empty = Json::Obj(vec![]);
         let indices = match msg.get("params") {
             None | Some(Json::Null) => &empty,
             Some(p @ Json::Obj(_)) => p,
-            Some(_) => return self.error(id, err("protocol", "setup.params must be an object")),
+            Some(_) => return self.error(id, err("protocol", "setup.params must be an object")).map(|_| Flow::Continue),
         };
         let def = &self.registry.defs[di];
         let mut params = Vec::new();
@@ -802,29 +1146,68 @@ impl Worker {
                 Some(i) if i >= 0 && (i as usize) < values.len() => params.push((axis.clone(), values[i as usize].clone())),
                 Some(i) => {
                     let m = format!("{}: parameter '{}' has no value #{}", bid, axis, i);
-                    return self.error(id, err("not_found", m));
+                    return self.error(id, err("not_found", m)).map(|_| Flow::Continue);
                 }
                 None => {
                     let m = format!("{}: missing index for parameter '{}'", bid, axis);
-                    return self.error(id, err("not_found", m));
+                    return self.error(id, err("not_found", m)).map(|_| Flow::Continue);
                 }
             }
         }
         // a previous case that was never torn down is dropped first
         self.drop_case();
-        let mut b = Bencher { params, routine: None, teardown: None };
+        if self.registry.defs[di].scoped {
+            return self.setup_scoped(id, di, bid, params);
+        }
+        let mut b = Bencher { params, routine: None, teardown: None, scoped: None };
         let setup = &self.registry.defs[di].setup;
         match guarded("setup", || setup(&mut b)) {
-            Err(e) => self.error(id, e),
+            Err(e) => self.error(id, e)?,
             Ok(()) => {
                 if b.routine.is_none() {
                     let m = format!("{}: setup did not call b.iter(...) with a routine to time", bid);
-                    return self.error(id, err("exception", m));
+                    self.error(id, err("exception", m))?;
+                    return Ok(Flow::Continue);
                 }
                 self.case = Some(Case { routine: b.routine, teardown: b.teardown });
-                self.reply(id, "ready", vec![])
+                self.reply(id, "ready", vec![])?
             }
         }
+        Ok(Flow::Continue)
+    }
+
+    /// A scoped benchmark's case lives inside its own code: its setup runs until it hands over the
+    /// routine (`Bencher::__serve_*`), which replies `ready` and serves `run`s until another request
+    /// comes; that request is answered here, after the benchmark's code has returned (its drops are
+    /// its teardown).
+    fn setup_scoped(&mut self, id: &Json, di: usize, bid: &str, params: Vec<(String, String)>) -> std::io::Result<Flow> {
+        let conn: *mut Conn = &mut self.conn;
+        let scoped = Scoped { conn, setup_id: id.clone(), served: false, stash: None };
+        let mut b = Bencher { params, routine: None, teardown: None, scoped: Some(scoped) };
+        let setup = &self.registry.defs[di].setup;
+        let result = guarded("setup", || setup(&mut b));
+        let Scoped { served, stash, .. } = b.scoped.take().unwrap();
+        if !served {
+            match result {
+                Err(e) => self.error(id, e)?,
+                Ok(()) => {
+                    let m = format!("{}: the benchmark's closure did not call b.iter(...) (or another iter_*)", bid);
+                    self.error(id, err("exception", m))?
+                }
+            }
+            return Ok(Flow::Continue);
+        }
+        let Some(line) = stash else { return Ok(Flow::Exit) }; // the host went away
+        let next = json::parse(&line).unwrap_or(Json::Null);
+        if next.get("type").and_then(Json::as_str) == Some("teardown") {
+            let tid = next.get("id").cloned().unwrap_or(Json::Null);
+            match result {
+                Err(e) => self.error(&tid, e)?,
+                Ok(()) => self.reply(&tid, "done", vec![])?,
+            }
+            return Ok(Flow::Continue);
+        }
+        self.handle(&line)
     }
 
     fn drop_case(&mut self) -> Option<Json> {
@@ -840,29 +1223,58 @@ impl Worker {
     }
 
     fn on_run(&mut self, id: &Json, msg: &Json) -> std::io::Result<()> {
-        if self.case.is_none() {
-            return self.error(id, err("state", "run before setup"));
+        let Some(case) = self.case.as_mut() else {
+            return self.conn.error(id, err("state", "run before setup"));
+        };
+        let routine = case.routine.as_mut().unwrap();
+        run_request(&mut self.conn, id, msg, &mut **routine)
+    }
+
+    fn on_teardown(&mut self, id: &Json) -> std::io::Result<()> {
+        match self.drop_case() {
+            Some(e) => self.error(id, e),
+            None => self.reply(id, "done", vec![]),
         }
+    }
+}
+
+/// Files the host could not compile (it built the others without them): the `loaded.errors` it
+/// wrote to the JSON file named by PERFLAB_RUST_LOAD_ERRORS, for the files `paths` select.
+fn build_errors(paths: &[String]) -> Vec<Json> {
+    let Ok(file) = std::env::var("PERFLAB_RUST_LOAD_ERRORS") else { return Vec::new() };
+    let Ok(text) = std::fs::read_to_string(&file) else { return Vec::new() };
+    let Ok(Json::Arr(all)) = json::parse(&text) else { return Vec::new() };
+    let wanted: Vec<std::path::PathBuf> =
+        paths.iter().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.into())).collect();
+    all.into_iter()
+        .filter(|e| {
+            let Some(f) = e.get("file").and_then(Json::as_str) else { return false };
+            let f = std::fs::canonicalize(f).unwrap_or_else(|_| f.into());
+            wanted.is_empty() || wanted.iter().any(|w| f == *w || f.starts_with(w))
+        })
+        .collect()
+}
+
+/// Answer one `run` request with `routine`'s timings (or its diagnostics).
+fn run_request(conn: &mut Conn, id: &Json, msg: &Json, routine: &mut dyn Routine) -> std::io::Result<()> {
         let Some(stage) = msg.get("stage").and_then(Json::as_str).map(String::from) else {
-            return self.error(id, err("protocol", "request 'run' lacks field 'stage' (a string)"));
+            return conn.error(id, err("protocol", "request 'run' lacks field 'stage' (a string)"));
         };
         let (Some(inv), Some(iters)) = (msg.get("invocations").and_then(Json::as_i64), msg.get("iterations").and_then(Json::as_i64))
         else {
-            return self.error(id, err("protocol", "request 'run' needs integer 'invocations' and 'iterations'"));
+            return conn.error(id, err("protocol", "request 'run' needs integer 'invocations' and 'iterations'"));
         };
         if inv < 1 || iters < 1 {
-            return self.error(id, err("protocol", "invocations and iterations must be >= 1"));
+            return conn.error(id, err("protocol", "invocations and iterations must be >= 1"));
         }
         if !matches!(stage.as_str(), "pilot" | "warmup" | "overhead" | "workload" | "diagnose") {
-            return self.error(id, err("protocol", format!("unknown stage {:?}", stage)));
+            return conn.error(id, err("protocol", format!("unknown stage {:?}", stage)));
         }
         // each workload iteration followed by one overhead iteration, in the same request
         let with_overhead = msg.get("with_overhead") == Some(&Json::Bool(true));
         if with_overhead && stage != "workload" {
-            return self.error(id, err("protocol", "with_overhead is for the workload stage only"));
+            return conn.error(id, err("protocol", "with_overhead is for the workload stage only"));
         }
-        let case = self.case.as_mut().unwrap();
-        let routine = case.routine.as_mut().unwrap();
         let (n, k) = (inv as u64, iters as usize);
         if stage == "diagnose" {
             ALLOC_BYTES.store(0, Ordering::SeqCst);
@@ -875,7 +1287,7 @@ impl Worker {
             });
             COUNTING.store(false, Ordering::SeqCst);
             if let Err(e) = r {
-                return self.error(id, e);
+                return conn.error(id, e);
             }
             let counted = cfg!(feature = "count-allocs");
             let (bytes, allocs) = (ALLOC_BYTES.load(Ordering::SeqCst), ALLOCS.load(Ordering::SeqCst));
@@ -888,7 +1300,7 @@ impl Worker {
                 notes.push(s("code size unavailable (nm missing or binary stripped)"));
             }
             let opt = |v: Option<u64>| v.map(|x| Json::Int(x as i64)).unwrap_or(Json::Null);
-            return self.reply(
+            return conn.reply(
                 id,
                 "diagnostics",
                 vec![
@@ -931,7 +1343,7 @@ impl Worker {
         };
         let has_cpu = thread_cpu::SOURCE.is_some();
         match r {
-            Err(e) => self.error(id, e),
+            Err(e) => conn.error(id, e),
             Ok((work, over)) => {
                 let mut fields =
                     vec![("stage", s(stage)), ("invocations", Json::Int(inv)), ("ns", ints(&work, false))];
@@ -944,18 +1356,11 @@ impl Worker {
                         fields.push(("overhead_cpu_ns", ints(&over, true)));
                     }
                 }
-                self.reply(id, "samples", fields)
+                conn.reply(id, "samples", fields)
             }
         }
     }
 
-    fn on_teardown(&mut self, id: &Json) -> std::io::Result<()> {
-        match self.drop_case() {
-            Some(e) => self.error(id, e),
-            None => self.reply(id, "done", vec![]),
-        }
-    }
-}
 
 /// Serve protocol v2 on PERFLAB_CONNECT with the benchmarks of `registry`; returns the exit status.
 pub fn run(registry: Registry) -> i32 {
@@ -980,24 +1385,14 @@ pub fn run(registry: Registry) -> i32 {
             return 2;
         }
     };
-    let mut w = Worker { registry, out, case: None };
+    let conn = Conn { out, reader: BufReader::new(stream) };
+    let mut w = Worker { registry, conn, case: None };
     if w.hello().is_err() {
         return 2;
     }
-    let mut reader = BufReader::new(stream);
-    let mut buf = Vec::new();
     loop {
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) | Err(_) => return 0, // host went away
-            Ok(_) => {}
-        }
-        let line = String::from_utf8_lossy(&buf);
-        let line = line.trim_end_matches(['\n', '\r']);
-        if line.trim().is_empty() {
-            continue;
-        }
-        match w.handle(line) {
+        let Some(line) = w.conn.read_request() else { return 0 }; // host went away
+        match w.handle(&line) {
             Ok(Flow::Continue) => {}
             Ok(Flow::Exit) => return 0,
             Err(_) => return 0,
