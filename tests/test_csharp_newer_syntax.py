@@ -43,6 +43,13 @@ def test_newer_syntax_is_named_from_the_first_error_and_the_source(tmp_path, cod
     assert "Mono's mcs" in why
 
 
+def test_a_nullable_reference_annotation_is_named(tmp_path):
+    src = write(tmp_path / "Nr.cs", "public class Nr {\n    static void T(object? a, string? n) { }\n}\n")
+    why = needs_newer_csharp(src, f"{src}(2,5): error CS1502: The best overloaded method match for "
+                                  "`Nr.T(object?, string?)' has some invalid arguments")
+    assert why.startswith("needs C# 8 (nullable reference types")
+
+
 def test_other_errors_are_not_newer_syntax(tmp_path):
     src = write(tmp_path / "Api.cs", "public class Api {\n    public int F() => undefinedThing;\n}\n")
     assert needs_newer_csharp(src, f"{src}(2,23): error CS0103: The name `undefinedThing' does not "

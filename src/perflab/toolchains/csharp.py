@@ -130,6 +130,9 @@ def needs_newer_csharp(source: Path, compiler_output: str) -> str | None:
     f = _FEATURE_WORDS.search(message)
     if f:
         return f"needs a newer C# ({f.group(1)}, {where}): Mono's mcs compiles C# {f.group(2)}"
+    if code in ("CS1502", "CS1503") and re.search(r"\b(?:object|string)\?", message):
+        # mcs reads `string?` (a C# 8 nullable reference) as something else and then finds no overload
+        return f"needs C# 8 (nullable reference types, `string?`, {where}): Mono's mcs compiles C# 7"
     if code == "CS0246" and _NATIVE_INT.search(message):
         return f"needs C# 9 (native-sized integers nint/nuint, {where}): Mono's mcs compiles C# 7"
     if code == "CS0128" and "named `_'" in message:  # `out long _, out int _`: two typed discards
