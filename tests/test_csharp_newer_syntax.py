@@ -163,3 +163,14 @@ def test_the_extracted_shared_field_snippet_compiles(extracted):
     longs = next(p for n, p in extracted.items() if n.endswith("LoopLongs.cs"))
     entry = TOOLCHAIN.build_file(mcs, shim, longs)
     assert "assembly" in entry, entry.get("error")
+
+
+@needs_mono
+def test_a_run_whose_benchmarks_are_all_na_reports_them(tmp_path, capsys):
+    from perflab.cli import main
+    src = write(tmp_path / "Only8.cs", "using BenchmarkDotNet.Attributes;\npublic class Only8\n{\n"
+                "    [Benchmark] public string Kind() => 3 switch { 1 => \"a\", _ => \"b\" };\n}\n")
+    main(["run", str(src), "--runtimes", "mono", "--job", "dry", "--store", "none",
+          "--out", str(tmp_path / "out"), "--json", "--quiet"])
+    [case] = json.loads(capsys.readouterr().out)["cases"]
+    assert case["status"] == "na" and case["absent"].startswith("needs C# 8 (a switch expression, line 4)")
