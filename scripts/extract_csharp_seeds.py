@@ -31,7 +31,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
-from perflab.toolchains.csharp import declared_benchmarks  # noqa: E402  (how the host reads them too)
+from perflab.toolchains.csharp import declared_benchmarks, method_name  # noqa: E402  (how the host reads them too)
 
 # Section headings per seed (a line holding exactly this text starts the section) → corpus folder.
 SECTIONS = {
@@ -130,11 +130,11 @@ class Block:
     lines: list[str]
 
 
-def find_blocks(lines: list[str]) -> list[Block]:
+def find_blocks(lines: list[str], anchor: re.Pattern = _BENCH) -> list[Block]:
     blocks: list[Block] = []
     i = 0
     while i < len(lines):
-        if not _BENCH.search(lines[i]) or (blocks and i <= blocks[-1].end):
+        if not anchor.search(lines[i]) or (blocks and i <= blocks[-1].end):
             i += 1
             continue
         start = i
@@ -188,6 +188,154 @@ def find_blocks(lines: list[str]) -> list[Block]:
     return blocks
 
 
+# -- members a class's snippets share --------------------------------------------------------------
+# A seed shows one benchmark class in several snippets (003's LoopBytes declares `_buffer`, the
+# LoopLongs and LoopVectors snippets after it use it). Each snippet becomes a file of its own, so the
+# members it uses but does not declare are carried in, unchanged, from the other snippets of the same
+# seed section: fields, helpers, nested types, and the setup methods that assign a carried field.
+# Benchmarks are never carried (each is measured in its own file).
+
+@dataclass
+class Member:
+    text: str
+    names: set[str]
+    benchmark: bool
+    setup: bool
+    refs: set[str]
+
+
+# a member declared at the start of a line: where a seed's helper code (no [Benchmark]) starts
+_MEMBER_LINE = re.compile(r"^(?:public|private|protected|internal)\s+(?:(?:static|readonly|const|async|unsafe|"
+                          r"override|virtual|sealed)\s+)*[\w<>\[\](),.? ]+?\s+\w+\s*(?:\(|=|;)")
+_SETUP = re.compile(r"\[\s*(?:GlobalSetup|IterationSetup|GlobalCleanup|IterationCleanup)\b")
+_TYPE_DECL = re.compile(r"\b(?:class|struct|enum|interface|record)\s+(\w+)")
+KEYWORDS = set("""abstract as base bool break byte case catch char checked class const continue decimal default
+delegate do double else enum event explicit extern false finally fixed float for foreach goto if implicit in int
+interface internal is lock long namespace new null object operator out override params private protected public
+readonly ref return sbyte sealed short sizeof stackalloc static string struct switch this throw true try typeof
+uint ulong unchecked unsafe ushort using virtual void volatile while var async await get set value nameof""".split())
+_IDENT = re.compile(r"(?<![\w.])([A-Za-z_]\w*)")
+
+
+def _code_only(text: str) -> str:
+    """The text with comments and string/char literals blanked (same length)."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+        elif text.startswith('@"', i) or text.startswith('$@"', i) or text.startswith('@$"', i):
+            j = text.find('"', i) + 1
+            while j < n and (text[j] != '"' or text.startswith('""', j)):
+                j += 2 if text.startswith('""', j) else 1
+            j += 1
+        elif c == '"' or (c == "$" and text.startswith('$"', i)):
+            j = text.find('"', i) + 1
+            while j < n and text[j] != '"' and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            j += 1
+        elif c == "'" and re.match(r"'(?:\\.[^']*|[^'\\])'", text[i:]):
+            j = i + re.match(r"'(?:\\.[^']*|[^'\\])'", text[i:]).end()
+        else:
+            out.append(c)
+            i += 1
+            continue
+        j = min(j, n)
+        out.append(re.sub(r"[^\n]", " ", text[i:j]))
+        i = j
+    return "".join(out)
+
+
+def split_members(text: str) -> list[Member]:
+    """The members of a snippet at brace depth 0: a `;` ends one, and so does the `}` closing a
+    body (not an initializer's: a member with `=`/`=>` at depth 0 ends at its `;`)."""
+    code = _code_only(text)
+    members, start, depth, assigned = [], 0, 0, False
+    for i, c in enumerate(code):
+        if c in "{([":
+            depth += 1
+        elif c in "})]":
+            depth -= 1
+            if c == "}" and depth == 0 and not assigned:
+                members.append((start, i + 1))
+                start, assigned = i + 1, False
+        elif depth == 0 and c == "=":
+            assigned = True
+        elif depth == 0 and c == ";":
+            members.append((start, i + 1))
+            start, assigned = i + 1, False
+    if code[start:].strip():
+        members.append((start, len(code)))
+    out = []
+    for a, b in members:
+        body, raw = code[a:b], text[a:b].strip()
+        if not body.strip():
+            continue
+        decl = re.sub(r"^\s*(?:\[[^\]]*\]\s*)*", "", body)  # attributes off
+        names: set[str] = set()
+        t = _TYPE_DECL.match(re.sub(r"^(?:(?:public|private|protected|internal|static|sealed|abstract|partial|"
+                                    r"readonly|unsafe|ref)\s+)*", "", decl.strip()))
+        head = re.split(r"=>|=(?!=)|\{|;", decl, maxsplit=1)[0]
+        head = re.sub(r"\bwhere\b.*$", "", head, flags=re.S).rstrip()
+        while re.search(r"<[^<>]*>", head):  # generic arguments hold commas too
+            head = re.sub(r"<[^<>]*>", " ", head)
+        if t:
+            names.add(t.group(1))
+        elif head.endswith(")"):  # a method: the name before its parameter list
+            level, k = 0, len(head) - 1
+            for k in range(len(head) - 1, -1, -1):
+                level += {")": 1, "(": -1}.get(head[k], 0)
+                if level == 0:
+                    break
+            m = re.search(r"(\w+)\s*$", head[:k])
+            if m:
+                names.add(m.group(1))
+        else:  # fields: `int a, b;`, `(int, long) _t;`
+            for part in re.sub(r"\([^()]*\)", " ", head).split(","):
+                m = re.search(r"(\w+)\s*$", part)
+                if m:
+                    names.add(m.group(1))
+        names -= KEYWORDS
+        out.append(Member(raw, names, bool(_BENCH.search(body)), bool(_SETUP.search(body)),
+                          set(_IDENT.findall(body)) - KEYWORDS))
+    return out
+
+
+def shared_members(block: Block, others: list[Block]) -> tuple[list[str], list[Block]]:
+    """What `block` uses from `others` (the same section's other snippets, nearest first) and does
+    not declare: those members' text, in the order they appear in the seed, and their blocks."""
+    own = split_members("\n".join(block.lines))
+    declared = set().union(*(m.names for m in own)) if own else set()
+    needed = set().union(*(m.refs for m in own)) - declared if own else set()
+    pool = [(o, k, m) for o in others for k, m in enumerate(split_members("\n".join(o.lines)))
+            if not m.benchmark]
+    carried: dict[tuple[int, int], Member] = {}
+    have: set[str] = set(declared)
+    changed = True
+    while changed:
+        changed = False
+        for o, k, m in pool:
+            key = (o.start, k)
+            if key in carried:
+                continue
+            wanted = m.names & (needed - have)
+            fields = set().union(*(c.names for c in carried.values() if not c.setup)) if carried else set()
+            # a setup method assigning a carried field (and not clashing with a name the file has)
+            sets_carried = m.setup and bool(m.refs & fields) and not m.names & have
+            if wanted or sets_carried:
+                carried[key] = m
+                have |= m.names
+                needed |= m.refs
+                changed = True
+    keys = sorted(carried)
+    return [carried[k].text for k in keys], sorted([o for o in others if any(k[0] == o.start for k in keys)],
+                                                     key=lambda b: b.start)
+
+
 def section_of(seed: str, lines: list[str], line_no: int) -> tuple[str, str]:
     """(section name, folder) of the heading above 0-based line `line_no`."""
     best = DEFAULT_FOLDER.get(seed, ("misc", ""))
@@ -218,7 +366,7 @@ def boilerplate(seed: str, seeds_text: dict[str, list[str]]) -> tuple[list[str],
     return usings, head, "000"
 
 
-def wrap(block: Block, seed: str, seeds_text) -> tuple[list[str], str]:
+def wrap(block: Block, seed: str, seeds_text, shared: list[str] = ()) -> tuple[list[str], str]:
     usings, head, source = boilerplate(seed, seeds_text)
     kept = [u for u in usings if u.split()[-1].rstrip(";") not in MONO_LACKS]
     dropped = [u.split()[-1].rstrip(";") for u in usings if u not in kept]
@@ -229,7 +377,8 @@ def wrap(block: Block, seed: str, seeds_text) -> tuple[list[str], str]:
         own_usings.append(body.pop(0))
     note = (f"// A member snippet: pasted into seed {source}'s Program class as the seed instructs."
             + (f" Left out of its usings (absent from Mono): {', '.join(dropped)}." if dropped else ""))
-    return [*kept, *own_usings, "", *head, "", *body, "}"], note
+    carried = [*shared, ""] if shared else []
+    return [*kept, *own_usings, "", *head, "", *carried, *body, "}"], note
 
 
 def is_program(block: Block) -> bool:
@@ -255,9 +404,18 @@ def extract(seeds_dir: Path, out: Path) -> list[Path]:
         files[seed] = f.name
     written: list[Path] = []
     for seed, lines in seeds_text.items():
-        for block in find_blocks(lines):
+        blocks = find_blocks(lines)
+        sections = {}
+        for block in blocks:
             bench_line = next(k for k in range(block.start, block.end + 1) if _BENCH.search(lines[k]))
-            section, folder = section_of(seed, lines, bench_line)
+            sections[block.start] = section_of(seed, lines, bench_line)
+        snippets = [b for b in blocks if not is_program(b)]
+        # code the seed shows without a [Benchmark] (000's `ContainsSpace` helper): members to carry
+        helpers = [h for h in find_blocks(lines, _MEMBER_LINE)
+                   if not any(b.start <= h.start <= b.end for b in blocks) and not _BENCH.search("\n".join(h.lines))]
+        helper_section = {h.start: section_of(seed, lines, h.start) for h in helpers}
+        for block in blocks:
+            section, folder = sections[block.start]
             methods = declared_benchmarks("\n".join(block.lines))
             first = methods[0]["name"] if methods else "Benchmark"
             stem = f"seed{seed}_L{block.start + 1:04d}_{first}"
@@ -266,10 +424,22 @@ def extract(seeds_dir: Path, out: Path) -> list[Path]:
                       "categories": [CATEGORY.get(folder, folder), "seed_csharp"]
                       + (["quick"] if QUICK & {m["name"] for m in methods} else []),
                       "group": f"{seed} L{block.start + 1} {first}", "fidelity": "faithful"}
+            shared, sources = [], []
             if is_program(block):
                 body, note = list(block.lines), "// A whole program, as the seed shows it."
             else:
-                body, note = wrap(block, seed, seeds_text)
+                # the same section's other snippets, the nearest above first, then those below
+                others = [b for b in snippets if b is not block and sections[b.start] == sections[block.start]]
+                others = ([b for b in reversed(others) if b.start < block.start]
+                          + [b for b in others if b.start > block.start])
+                others += [h for h in sorted(helpers, key=lambda h: abs(h.start - block.start))
+                           if helper_section[h.start] == sections[block.start]]
+                shared, sources = shared_members(block, others)
+                body, note = wrap(block, seed, seeds_text, shared)
+                if sources:
+                    header["shared_from"] = [f"{b.start + 1}-{b.end + 1}" for b in sources]
+                    note += (" Members it uses that the seed declares in the same class's other snippet(s) "
+                             f"(lines {', '.join(header['shared_from'])}) come first, unchanged.")
             text = "\n".join([f"// perflab: {json.dumps(header, ensure_ascii=False)}",
                               f"// Extracted by scripts/extract_csharp_seeds.py from {files[seed]}, lines "
                               f"{block.start + 1}-{block.end + 1} (seed {seed}, section {section}), unedited.",

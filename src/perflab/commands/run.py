@@ -117,7 +117,7 @@ def cmd_run(args) -> int:
         prepared = prepare_all(paths, args.runtimes, job.timeout_s, workdir, args.exclude, reporter,
                                memory_limit=job.memory_limit)
     plan = build_plan(prepared, args.filter, args.category, args.max_cases)
-    if not plan.groups and not plan.failed:
+    if not plan.groups and not plan.failed and not plan.absent:  # all NA: a table that says why
         if any(p.error for p in prepared):
             return 1
         raise UsageError("no benchmark matches the filters")

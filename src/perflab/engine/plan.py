@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import PrepareError, ProtocolError, UsageError, WorkerFailure
@@ -213,6 +213,13 @@ def build_plan(prepared: list[Prepared], filters: list[str], categories: list[st
         for bench in p.benchmarks:
             if not _matches(bench, filters, categories):
                 continue
+            unavailable = getattr(p.toolchain, "unavailable_reason", None)
+            why = unavailable(p.runtime, bench) if unavailable else None
+            if why:  # its file needs a newer language than this runtime compiles: NA, not measured
+                if "fidelity" in bench.meta:  # a seed port that does not run as written here
+                    bench = replace(bench, meta={**bench.meta, "fidelity": f"not run: {why}"})
+                absent += [(Case(bench, tuple(combo.items()), p.runtime), why) for combo in bench.expand()]
+                continue
             for axis in bench.params:
                 if not axis.values:
                     raise UsageError(f"{bench.file}:{bench.line}: {bench.full_name}: parameter "
@@ -251,6 +258,7 @@ def build_plan(prepared: list[Prepared], filters: list[str], categories: list[st
                           line=int(err.get("line") or 0))
         failed.append((Case(bench, (), p.runtime), format_load_error(err)))
     # benchmarks that exist on some runtimes but not others (a file failing on one version)
+    na_here = {(c.benchmark.id, c.runtime.label) for c, _ in absent}
     for group in groups:
         templates: dict[str, Case] = {}
         for c in group:
@@ -258,6 +266,8 @@ def build_plan(prepared: list[Prepared], filters: list[str], categories: list[st
         for template in templates.values():
             have = {c.runtime.label for c in group if c.benchmark.id == template.benchmark.id}
             for p in by_lang.get(template.runtime.language, []):
+                if (template.benchmark.id, p.runtime.label) in na_here:
+                    continue  # NA there already (unavailable_reason)
                 if p.runtime.label in have or any(
                         (e.get("benchmark") or {}).get("id") == template.benchmark.id for e in p.load_errors
                         if isinstance(e.get("benchmark"), dict)):

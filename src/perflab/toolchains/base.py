@@ -67,6 +67,11 @@ class Toolchain(ABC):
         should be there (its absence is a failure)."""
         return None
 
+    def unavailable_reason(self, runtime: Runtime, bench) -> str | None:
+        """Why a benchmark the worker listed on `runtime` cannot exist there as written (its file needs
+        a newer language than this runtime's compiler): NA with this reason, not a failure. None: run it."""
+        return None
+
     @abstractmethod
     def prepare(self, runtime: Runtime, sources: list[Path], workdir: Path) -> LaunchSpec:
         """Build/generate what the worker needs for `runtime` (once) and say how to launch it."""

@@ -82,6 +82,87 @@ def load_error(source: Path, text: str) -> dict:
     return {"file": str(source), "line": line, "kind": "load", "message": f"mcs: {compiler_errors(text)}"}
 
 
+# -- files written in a newer C# than mcs parses -------------------------------------------------
+# Mono's mcs parses C# 6 and part of C# 7 (no local functions) and says so only as syntax errors
+# ("Unexpected symbol `var', expecting `('"). A file whose FIRST error is such a syntax error at a
+# construct of a newer C# cannot exist on this runtime as written: its benchmarks are NA with the
+# feature and version, not failures. Any other first error (a missing .NET API…) stays a failure.
+# (pattern searched around the error's column, literals blanked; feature; C# version)
+_NEWER_SYNTAX = [
+    (r"\busing\s+(?:var\b|[\w.]+(?:<[\w<>, .]*>)?\s+\w+\s*=)", "a using declaration (`using var x = …`)", "8"),
+    (r"\bawait\s+using\b", "await using", "8"),
+    (r"\bswitch\s*\{|[\w)\]]\s+switch\b(?!\s*\()", "a switch expression", "8"),
+    (r"\?\?=", "the ??= operator", "8"),
+    (r"\[\s*\^|[\w)\]]\s*\.\.\s*[\w^(\]]|\[\s*\.\.", "indices and ranges (`^1`, `a..b`)", "8"),
+    (r"^\s*#nullable\b", "nullable reference types (#nullable)", "8"),
+    (r"\bnew\s*\(\s*\)", "a target-typed `new()`", "9"),
+    (r"\brecord\s+(?:struct\s+|class\s+)?\w+", "a record", "9"),
+    (r"\binit\s*;", "an init accessor", "9"),
+    (r"\bis\s+not\b", "a `not` pattern", "9"),
+    (r"^\s*namespace\s+[\w.]+\s*;", "a file-scoped namespace", "10"),
+    (r"^\s*global\s+using\b", "global using", "10"),
+    (r'"""', "a raw string literal", "11"),
+]
+_SYNTAX_ERRORS = {"CS1001", "CS1002", "CS1003", "CS1024", "CS1026", "CS1031", "CS1041", "CS1513", "CS1514",
+                  "CS1519", "CS1525", "CS8025", "CS9010"}
+_LOCAL_FUNCTION = re.compile(r"Unexpected symbol `(?:\w+|\()', expecting `,', `;', or `='")
+_FEATURE_WORDS = re.compile(r"Feature `([^']+)' cannot be used because it is not part of the C# ([\d.]+)")
+_NATIVE_INT = re.compile(r"The type or namespace name `n(?:u)?int' could not be found")
+_TYPE_DECL = re.compile(r"^\s*(?:\[[^\]]*\]\s*)*(?:(?:public|internal|sealed|static|abstract|partial)\s+)*"
+                        r"(?:class|struct|interface|enum|namespace)\b")
+
+
+def _blank_literals(line: str) -> str:
+    s = re.sub(r'@"(?:[^"]|"")*"', lambda m: '"' + " " * (len(m.group(0)) - 2) + '"', line)
+    s = re.sub(r'"(?:\\.|[^"\\])*"', lambda m: '"' + " " * (len(m.group(0)) - 2) + '"', s)
+    return re.sub(r"'(?:\\.|[^'\\])'", "' '", s)
+
+
+def needs_newer_csharp(source: Path, compiler_output: str) -> str | None:
+    """Why a file mcs rejects needs a newer C# than this compiler parses ("needs C# 8 (a using
+    declaration, line 42): Mono's mcs compiles C# 7"), from its first error; None when it fails for
+    another reason."""
+    m = next((e for e in _MCS_ERROR.finditer(compiler_output) if Path(e.group(1)).name == source.name), None)
+    if m is None:
+        return None
+    line_no, col, code, message = int(m.group(2)), int(m.group(3)), m.group(4), m.group(5)
+    where = f"line {line_no}"
+    f = _FEATURE_WORDS.search(message)
+    if f:
+        return f"needs a newer C# ({f.group(1)}, {where}): Mono's mcs compiles C# {f.group(2)}"
+    if code in ("CS1502", "CS1503") and re.search(r"\b(?:object|string)\?", message):
+        # mcs reads `string?` (a C# 8 nullable reference) as something else and then finds no overload
+        return f"needs C# 8 (nullable reference types, `string?`, {where}): Mono's mcs compiles C# 7"
+    if code == "CS0246" and _NATIVE_INT.search(message):
+        return f"needs C# 9 (native-sized integers nint/nuint, {where}): Mono's mcs compiles C# 7"
+    if code == "CS0128" and "named `_'" in message:  # `out long _, out int _`: two typed discards
+        return f"needs C# 7 typed discards (`out T _`, {where}), which Mono's mcs does not implement"
+    if code not in _SYNTAX_ERRORS | {"CS0136"}:
+        return None
+    try:
+        lines = source.read_text(encoding="utf-8", errors="replace").split("\n")
+    except OSError:
+        return None
+    if not 1 <= line_no <= len(lines):
+        return None
+    if code == "CS0136":  # a local of a lambda/anonymous method named like an outer one: allowed since C# 8
+        nested = any(re.search(r"\bdelegate\b|=>", _blank_literals(ln)) for ln in lines[max(0, line_no - 6):line_no])
+        return (f"needs C# 8 (a name in a lambda or anonymous method shadowing an outer one, {where}): "
+                "Mono's mcs compiles C# 7") if nested else None
+    text = _blank_literals(lines[line_no - 1])
+    window = text[max(0, col - 1 - 60):col - 1 + 30]
+    for pattern, feature, version in _NEWER_SYNTAX:
+        if re.search(pattern, window) or (pattern.startswith("^") and re.search(pattern, text)):
+            return f"needs C# {version} ({feature}, {where}): Mono's mcs compiles C# 7"
+    # a statement before the file's first type: top-level statements (C# 9)
+    first_type = next((k for k, ln in enumerate(lines) if _TYPE_DECL.match(ln)), len(lines))
+    if line_no - 1 < first_type and not re.match(r"^\s*(?:using\b|\[|//|#|$)", lines[line_no - 1]):
+        return f"needs C# 9 (top-level statements, {where}): Mono's mcs compiles C# 7"
+    if code == "CS1525" and _LOCAL_FUNCTION.search(message):
+        return f"needs C# 7 local functions ({where}), which Mono's mcs does not implement"
+    return None
+
+
 _HEADER = re.compile(r"\A(?:\s*//[^\n]*\n)*?\s*//\s*perflab:\s*\{", re.M)
 _ATTRIBUTES_AFTER = re.compile(r"\[\s*Benchmark\b[^\]]*\](?:\s*\[[^\]]*\])*")
 _NAME_OR_ANGLE = re.compile(r"[<>]|\b(\w+)\s*\(")
@@ -149,6 +230,9 @@ COUNT_MARKER = "lfind"
 class CSharpToolchain(Toolchain):
     language = "csharp"
     patterns = "*.cs with [Benchmark] methods"
+
+    def __init__(self) -> None:
+        self._newer_csharp: dict[str, dict[str, str]] = {}  # runtime label → file → why it is NA
 
     def find_sources(self, path: Path) -> list[Path]:
         if path.is_file():
@@ -257,6 +341,10 @@ class CSharpToolchain(Toolchain):
                 (out / "result.json").write_text(json.dumps(entry))
         return json.loads((out / "result.json").read_text())
 
+    def unavailable_reason(self, runtime: Runtime, bench) -> str | None:
+        """A benchmark of a file written in a newer C# than this Mono's mcs parses (see prepare)."""
+        return self._newer_csharp.get(runtime.label, {}).get(bench.file)
+
     def count_profile(self, runtime: Runtime):
         """Counted inside libc's `lfind`: in count mode the worker runs each run's timed loop in the
         comparison callback of a one-element lfind (workers/csharp/src/CountRegion.cs). Mono compiles a
@@ -280,6 +368,13 @@ class CSharpToolchain(Toolchain):
         # CPUs: the seeds' 197 files took minutes one by one on a cold cache
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
             entries = list(pool.map(lambda f: self.build_file(mcs, shim, f), files))
+        # files in a newer C# than this mcs parses: their benchmarks are NA here (unavailable_reason)
+        self._newer_csharp[runtime.label] = {
+            e["source"]: why for e in entries if "error" in e
+            and (why := needs_newer_csharp(Path(e["source"]), str(e["error"].get("message") or "")))}
+        for e in entries:  # listed (by name, read as text) so that each is NA, a corpus file or not
+            if e["source"] in self._newer_csharp[runtime.label] and "benchmarks" not in e:
+                e["benchmarks"] = declared_benchmarks(Path(e["source"]).read_text(encoding="utf-8", errors="replace"))
         h = hashlib.sha256(json.dumps(entries, sort_keys=True).encode())
         manifest = cache_dir() / "csharp" / f"manifest-{h.hexdigest()[:20]}.json"
         if not manifest.is_file():

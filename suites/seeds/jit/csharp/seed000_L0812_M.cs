@@ -1,6 +1,6 @@
-// perflab: {"seed": "000", "section": "JIT", "source": "000_2b5a7a3d7999d554.txt", "lines": "812-813", "categories": ["jit", "seed_csharp"], "group": "000 L812 M", "fidelity": "faithful"}
+// perflab: {"seed": "000", "section": "JIT", "source": "000_2b5a7a3d7999d554.txt", "lines": "812-813", "categories": ["jit", "seed_csharp"], "group": "000 L812 M", "fidelity": "faithful", "shared_from": ["792-808"]}
 // Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 812-813 (seed 000, section JIT), unedited.
-// A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
+// A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable. Members it uses that the seed declares in the same class's other snippet(s) (lines 792-808) come first, unchanged.
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Running;
 using BenchmarkDotNet.Columns;
@@ -50,6 +50,23 @@ public class Program
         BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, DefaultConfig.Instance
             //.WithSummaryStyle(new SummaryStyle(CultureInfo.InvariantCulture, printUnitsInHeader: false, SizeUnit.B, TimeUnit.Microsecond))
             );
+
+public bool ContainsSpace(string s) => Contains(s, ' ');
+private static bool Contains(string s, char c)
+{
+    if (s.Length == 1)
+    {
+        return s[0] == c;
+    }
+
+    for (int i = 0; i < s.Length; i++)
+    {
+        if (s[i] == c)
+            return true;
+    }
+
+    return false;
+}
 
 [Benchmark]
 public bool M() => ContainsSpace(" ");

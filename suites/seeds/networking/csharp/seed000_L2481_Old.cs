@@ -1,6 +1,6 @@
-// perflab: {"seed": "000", "section": "Networking", "source": "000_2b5a7a3d7999d554.txt", "lines": "2481-2501", "categories": ["networking", "seed_csharp"], "group": "000 L2481 Old", "fidelity": "faithful"}
+// perflab: {"seed": "000", "section": "Networking", "source": "000_2b5a7a3d7999d554.txt", "lines": "2481-2501", "categories": ["networking", "seed_csharp"], "group": "000 L2481 Old", "fidelity": "faithful", "shared_from": ["2450-2473"]}
 // Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 2481-2501 (seed 000, section Networking), unedited.
-// A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
+// A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable. Members it uses that the seed declares in the same class's other snippet(s) (lines 2450-2473) come first, unchanged.
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Running;
 using BenchmarkDotNet.Columns;
@@ -50,6 +50,19 @@ public class Program
         BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, DefaultConfig.Instance
             //.WithSummaryStyle(new SummaryStyle(CultureInfo.InvariantCulture, printUnitsInHeader: false, SizeUnit.B, TimeUnit.Microsecond))
             );
+
+private Socket _client;
+private Socket _server;
+private byte[] _buffer = new byte[1];
+[GlobalSetup]
+public void Setup()
+{
+    _client = new Socket(AddressFamily.InterNetwork, SocketType.Dgram, ProtocolType.Udp);
+    _client.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+
+    _server = new Socket(AddressFamily.InterNetwork, SocketType.Dgram, ProtocolType.Udp);
+    _server.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+}
 
 [Benchmark(OperationsPerInvoke = 10_000, Baseline = true)]
 public async Task Old()

@@ -1,6 +1,6 @@
-// perflab: {"seed": "000", "section": "Networking", "source": "000_2b5a7a3d7999d554.txt", "lines": "2697-2706", "categories": ["networking", "seed_csharp"], "group": "000 L2697 EnumerateNew", "fidelity": "faithful"}
+// perflab: {"seed": "000", "section": "Networking", "source": "000_2b5a7a3d7999d554.txt", "lines": "2697-2706", "categories": ["networking", "seed_csharp"], "group": "000 L2697 EnumerateNew", "fidelity": "faithful", "shared_from": ["2635-2689"]}
 // Extracted by scripts/extract_csharp_seeds.py from 000_2b5a7a3d7999d554.txt, lines 2697-2706 (seed 000, section Networking), unedited.
-// A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable.
+// A member snippet: pasted into seed 000's Program class as the seed instructs. Left out of its usings (absent from Mono): System.Collections.Immutable. Members it uses that the seed declares in the same class's other snippet(s) (lines 2635-2689) come first, unchanged.
 using BenchmarkDotNet.Attributes;
 using BenchmarkDotNet.Running;
 using BenchmarkDotNet.Columns;
@@ -50,6 +50,51 @@ public class Program
         BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, DefaultConfig.Instance
             //.WithSummaryStyle(new SummaryStyle(CultureInfo.InvariantCulture, printUnitsInHeader: false, SizeUnit.B, TimeUnit.Microsecond))
             );
+
+private static readonly Socket s_listener = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+private static readonly HttpMessageInvoker s_client = new HttpMessageInvoker(new HttpClientHandler { UseProxy = false, UseCookies = false, AllowAutoRedirect = false });
+private static Uri s_uri;
+[GlobalSetup]
+public void CreateSocketServer()
+{
+    s_listener.Bind(new IPEndPoint(IPAddress.Loopback, 0));
+    s_listener.Listen(int.MaxValue);
+    var ep = (IPEndPoint)s_listener.LocalEndPoint;
+    s_uri = new Uri($"http://{ep.Address}:{ep.Port}/");
+    byte[] response = Encoding.UTF8.GetBytes("HTTP/1.1 200 OK\r\nDate: Tue, 01 Jul 2021 12:00:00 GMT \r\nServer: Example\r\nAccess-Control-Allow-Credentials: true\r\nAccess-Control-Allow-Origin: *\r\nConnection: keep-alive\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: 5\r\n\r\nHello");
+    byte[] endSequence = new byte[] { (byte)'\r', (byte)'\n', (byte)'\r', (byte)'\n' };
+
+    Task.Run(async () =>
+    {
+        while (true)
+        {
+            Socket s = await s_listener.AcceptAsync();
+            _ = Task.Run(() =>
+            {
+                using (var ns = new NetworkStream(s, true))
+                {
+                    byte[] buffer = new byte[1024];
+                    int totalRead = 0;
+                    while (true)
+                    {
+                        int read = ns.Read(buffer, totalRead, buffer.Length - totalRead);
+                        if (read == 0) return;
+                        totalRead += read;
+                        if (buffer.AsSpan(0, totalRead).IndexOf(endSequence) == -1)
+                        {
+                            if (totalRead == buffer.Length) Array.Resize(ref buffer, buffer.Length * 2);
+                            continue;
+                        }
+
+                        ns.Write(response, 0, response.Length);
+
+                        totalRead = 0;
+                    }
+                }
+            });
+        }
+    });
+}
 
 // Added to the previous benchmark
 [Benchmark]
