@@ -11,6 +11,8 @@ adaptations only make a measuring command short, never change what it does:
 - The seeds' C# example runs on one section of the corpus (the comment at its entry says why).
 - `perflab serve` gets `--port 0` (a free port: 8000 may be taken on the machine) and runs in the
   background until its first page answers.
+- `--rev origin/main,HEAD` needs the base branch a CI checkout has: the scratch repository's
+  `origin/main` is its one commit.
 - The CI recipe reads the user's `benchmarks/` folder and their main branch's `main.json`: the test
   puts examples/python in benchmarks/ and keeps the first CI run's results as main.json, as a CI
   job downloads main's artifact. The run line runs twice, so results/ holds two results files when
@@ -65,6 +67,9 @@ COMMANDS: dict[str, tuple[str, int]] = {
     # says so in one line (exit 2, bad input); resuming a killed run is tests/test_history.py's
     "perflab run --resume": ("perflab run --resume", 2),
     "perflab serve": ("perflab serve --port 0", 0),
+    # a CI checkout has its base branch as origin/main: the scratch repository's is its one commit
+    "perflab run benchmarks/ --rev origin/main,HEAD --job short --fail-on-regression 5":
+        ("perflab run benchmarks/ --rev origin/main,HEAD --job short --fail-on-regression 5" + DRY, 0),
     "perflab run benchmarks/ --job short --out results/":
         ("perflab run benchmarks/ --job short --out results/" + DRY, 0),
     "perflab compare main.json results/perflab-*.json --format md --fail-on-regression 5 > comment.md":
@@ -133,12 +138,13 @@ def scratch(tmp_path_factory) -> Path:
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, root / name)
     (root / ".venv").symlink_to(ROOT / ".venv")
+    # the CI recipe's inputs (see the module docstring): committed, as a project's benchmarks are
+    shutil.copytree(root / "examples" / "python", root / "benchmarks")
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
     subprocess.run(git + ["init", "-q"], cwd=root, check=True)
     subprocess.run(git + ["add", "-A"], cwd=root, check=True)
     subprocess.run(git + ["commit", "-qm", "scratch"], cwd=root, check=True)
-    # the CI recipe's inputs (see the module docstring)
-    shutil.copytree(root / "examples" / "python", root / "benchmarks")
+    subprocess.run(git + ["update-ref", "refs/remotes/origin/main", "HEAD"], cwd=root, check=True)
     return root
 
 
@@ -186,7 +192,7 @@ def test_every_example_runs_as_written(scratch):
         if command.startswith("perflab serve"):
             _serve(scratch, command)
             continue
-        runs = 2 if readme_command.startswith("perflab run benchmarks/") else 1
+        runs = 2 if readme_command.startswith("perflab run benchmarks/ --job short --out results/") else 1
         for _ in range(runs):
             done = _run(scratch, command)
             if done.returncode != expected:

@@ -105,3 +105,13 @@ def test_a_dry_run_of_two_revisions_runs_every_case_and_gates_nothing(repo, tmp_
                 "--fail-on-regression", "5", "--store", "none", "-o", str(tmp_path), cwd=repo)
     assert r.returncode == 0, r.stderr
     assert "@HEAD~1" in r.stdout and not any(l.startswith("regression:") for l in r.stderr.splitlines())
+
+
+def test_a_committed_link_out_of_the_tree_is_left_out_not_followed(repo, tmp_path, monkeypatch):
+    (repo / "outside").symlink_to("/usr")
+    git(repo, "add", "outside")
+    git(repo, "commit", "-qm", "a link to an absolute path")
+    monkeypatch.chdir(repo)
+    v1, head = materialise(["v1", "HEAD"], repo, tmp_path / "scratch")
+    assert (head.root / "bench" / "bench_work.py").exists()
+    assert not (head.root / "outside").exists() and not (head.root / "outside").is_symlink()

@@ -91,18 +91,33 @@ def _label(name: str) -> str:
 
 
 def _extract(top: Path, commit: str, root: Path, name: str) -> None:
+    """`git archive` of the commit into `root`. A member that would land outside the tree (a link to
+    an absolute path, say a committed .venv link) is left out with a note, never followed."""
+    from .console import err
+    skipped: list[str] = []
+
+    def safe(member, path):
+        try:
+            return tarfile.data_filter(member, path)
+        except tarfile.FilterError:
+            skipped.append(member.name)
+            return None
+
     proc = subprocess.Popen(["git", "-C", str(top), "archive", "--format=tar", commit],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         with tarfile.open(fileobj=proc.stdout, mode="r|") as tar:
-            try:
-                tar.extractall(root, filter="data")  # no links out of the tree, no device files
-            except TypeError:  # a Python without extraction filters
+            if hasattr(tarfile, "data_filter"):
+                tar.extractall(root, filter=safe)
+            else:  # a Python without extraction filters (before 3.11.4)
                 tar.extractall(root)
     finally:
         _, stderr = proc.communicate()
     if proc.returncode != 0:
         raise UsageError(f"--rev {name}: git archive failed: {stderr.decode(errors='replace').strip()}")
+    if skipped:
+        err.print(f"--rev {name}: left out {len(skipped)} link(s) that point outside the tree "
+                  f"({', '.join(skipped[:3])}{', …' if len(skipped) > 3 else ''})", soft_wrap=True, markup=False)
 
 
 def paths_in(rev: Revision, paths: list[Path], top: Path) -> list[Path]:
