@@ -1,0 +1,180 @@
+"""Two revisions side by side (`perflab run --rev A,B`) under the three conditions: a two-revision A/A
+(identical code at two commits) and a method A/A must come out "same", never different; a planted
++10 % between two commits must be found in ≥ 90 % of trials and a planted +30 % in all of them.
+
+Each trial makes a small git repository with two commits of one benchmark file and runs
+`perflab run REPO --rev c1,c2` on this interpreter, as the README's CI recipe does. The second commit
+makes the benchmark do exactly `factor` times the work (1.00 = A/A: the commit changes a comment
+only). The method A/A is one commit holding a class of two identical methods, one the baseline.
+
+Verdict rule (`perflab compare`'s): "different" when the ratio's interval excludes 1.00 and the
+ratio is more than the 2 % noise threshold away; "same" when it is conclusive (the precision target
+reached, no contention that blocks the comparison) and not different; otherwise "inconclusive".
+Counted apart: an answer that is always inconclusive under load is honest but useless.
+
+    .venv/bin/python bench/revisions.py [--repeat 20] [--job default] [--conditions quiet,busy,stress]
+        [--factors 1.00,1.10,1.30] [--no-methods]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _conditions  # noqa: E402
+from _common import NO_RATIO, compared_case, inconclusive, perflab_run, ratio_of  # noqa: E402
+
+# allocates nothing (see bench/aa_power.py): the work scales exactly with STEPS
+REVISION_SOURCE = """\
+import perflab
+
+STEPS = {steps}  # {note}
+DATA = [i & 63 for i in range(STEPS)]
+
+
+@perflab.benchmark
+def work():
+    total = 0
+    for x in DATA:
+        total ^= x
+    return total
+"""
+
+METHODS_SOURCE = """\
+import perflab
+
+DATA = [i & 63 for i in range(2000)]
+
+
+class Twins:
+    @perflab.benchmark(baseline=True)
+    def first(self):
+        total = 0
+        for x in DATA:
+            total ^= x
+        return total
+
+    @perflab.benchmark
+    def second(self):
+        total = 0
+        for x in DATA:
+            total ^= x
+        return total
+"""
+
+BASE_STEPS = 2000
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def make_repo(folder: Path, factor: float) -> tuple[Path, str, str]:
+    """A repository whose two commits differ by `factor` in the benchmark's work (1.00: a comment)."""
+    repo = folder / "repo"
+    repo.mkdir(parents=True)
+    _git(repo, "init", "-q")
+    _git(repo, "config", "user.email", "bench@perflab")
+    _git(repo, "config", "user.name", "perflab bench")
+    bench = repo / "bench_rev.py"
+    bench.write_text(REVISION_SOURCE.format(steps=BASE_STEPS, note="first revision"))
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "first")
+    first = _git(repo, "rev-parse", "HEAD")
+    bench.write_text(REVISION_SOURCE.format(steps=int(round(BASE_STEPS * factor)), note="second revision"))
+    _git(repo, "commit", "-q", "-am", "second")
+    return repo, first, _git(repo, "rev-parse", "HEAD")
+
+
+def verdict(r, undecided: bool) -> str:
+    if undecided:
+        return "inconclusive"
+    return "different" if r.different else "same"
+
+
+def revision_trial(folder: Path, factor: float, job: str, out: Path) -> dict:
+    repo, first, second = make_repo(folder, factor)
+    doc, wall = perflab_run(repo, "--rev", f"{first},{second}", "--runtimes", sys.executable,
+                            "--job", job, "--store", "none", out=out)
+    return _row(doc, factor, wall)
+
+
+def methods_trial(folder: Path, job: str, out: Path) -> dict:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bench_twins.py").write_text(METHODS_SOURCE)
+    doc, wall = perflab_run(folder, "--runtimes", sys.executable, "--job", job, "--store", "none", out=out)
+    return _row(doc, 1.0, wall)
+
+
+def _row(doc: dict, factor: float, wall: float) -> dict:
+    case = compared_case(doc)
+    r = ratio_of(case) or NO_RATIO
+    undecided = inconclusive(case, doc)
+    return {"factor": factor, "ratio": r.value, "low": r.low, "high": r.high, "different": r.different,
+            "inconclusive": undecided, "verdict": verdict(r, undecided), "wall": wall,
+            "stop_reason": case.get("stop_reason"), "contention": (case.get("contention") or {}).get("level")}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    _conditions.add_arguments(ap, repeat=20, quick=2)
+    ap.add_argument("--job", default="default")
+    ap.add_argument("--factors", default="1.00,1.10,1.30", help="planted factors of the second revision")
+    ap.add_argument("--no-methods", action="store_true", help="without the method A/A")
+    args = ap.parse_args()
+    study = _conditions.Study("revisions", args)
+    kinds = [f"rev x{float(f):.2f}" for f in args.factors.split(",")] + ([] if args.no_methods else ["methods A/A"])
+    order = [k for _ in range(study.repeat) for k in kinds]  # interleaved: a study stopped early is balanced
+    study.estimate(len(order), *_conditions.perflab_seconds(args.job))
+    rows: dict[tuple[str, str], list[dict]] = {}
+    for i, cond in study.schedule(len(order)):
+        kind = order[i]
+        with study.trial(cond, i, kind.replace(" ", "-").replace("/", "")) as out:
+            scratch = out / "src"
+            if kind == "methods A/A":
+                r = methods_trial(scratch, args.job, out / "results")
+            else:
+                r = revision_trial(scratch, float(kind.split("x")[1]), args.job, out / "results")
+        rows.setdefault((kind, cond), []).append(r)
+        print(f"{cond:6} trial {i + 1}/{len(order)} {kind}: ratio {r['ratio']:.4f} [{r['low']:.4f}, "
+              f"{r['high']:.4f}] {r['verdict']} ({r['stop_reason']}, contention {r['contention']}); "
+              f"{r['wall']:.1f} s", flush=True)
+    (study.folder / "rows.json").write_text(json.dumps({f"{k}|{c}": v for (k, c), v in rows.items()}, indent=1))
+
+    def planted(kind: str) -> bool:
+        return kind.startswith("rev") and not kind.endswith("x1.00")
+
+    def cell(kind: str, cond: str, col: str) -> str:
+        rs = rows.get((kind, cond), [])
+        if not rs:
+            return "–"
+        n = len(rs)
+        if col == "right":  # A/A: conclusive "same"; planted: found slower
+            ok = [r for r in rs if not r["inconclusive"]
+                  and ((r["different"] and r["ratio"] > 1) if planted(kind) else not r["different"])]
+            return f"{len(ok)}/{n}"
+        if col == "wrong":  # A/A called different; planted: called same or faster, conclusively
+            bad = [r for r in rs if not r["inconclusive"]
+                   and ((not r["different"] or r["ratio"] < 1) if planted(kind) else r["different"])]
+            return f"{len(bad)}/{n}"
+        if col == "inconclusive":
+            return f"{sum(r['inconclusive'] for r in rs)}/{n}"
+        if col == "ratio median (range)":
+            v = sorted(r["ratio"] for r in rs)
+            return f"{statistics.median(v):.4f} ({v[0]:.3f}–{v[-1]:.3f})"
+        return f"{statistics.median(r['wall'] for r in rs):.1f}"
+
+    study.table(f"Two revisions in one run (job {args.job}): right = A/A conclusive same, planted found "
+                "slower; wrong = A/A called different, planted called same or faster", kinds,
+                ["right", "wrong", "inconclusive", "ratio median (range)", "median s"], cell)
+
+
+if __name__ == "__main__":
+    main()
