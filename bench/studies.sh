@@ -6,7 +6,7 @@
 set -e
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-.venv/bin/python}
-for study in aa known_ratio run_to_run aa_power time_to_verdict languages; do
+for study in aa known_ratio run_to_run aa_power revisions time_to_verdict languages; do
     "$PY" bench/$study.py "$@"
 done
 "$PY" bench/coverage.py "$@"
