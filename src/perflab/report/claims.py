@@ -16,8 +16,8 @@ parameter values) on one runtime — so each claim says which of ours stands for
 (The older `"compare": {"before": A, "after": B}` / `{"param": P, "before": x, "after": y}` still reads.)
 
 Only a port of the seed's experiment may decide: a benchmark whose `meta["fidelity"]` starts with
-"different" or whose `meta["extra"]` is true is shown for reference; "partial: …" decides but is
-marked, and so is a port without a fidelity (not audited yet)."""
+"different" or "partial" or whose `meta["extra"]` is true is shown for reference (suites/seeds/README.md:
+a partial port's claim is not checked); a port without a fidelity (not audited yet) decides, marked."""
 from __future__ import annotations
 
 import json
@@ -43,7 +43,7 @@ CLAIM_RULE = (
     "outside that band — and **inconclusive** otherwise — "
     "including when there is no interval (a dry run, a failed case) or either case was measured under "
     "heavy or changing contention (its Notes say so). Every other comparison (another "
-    "runtime of the language, a pair that is not a version pair, a port whose fidelity is “different”, "
+    "runtime of the language, a pair that is not a version pair, a port whose fidelity is “different” or “partial”, "
     "an extra benchmark) is shown **for reference**, never as a verdict. Our figures are per operation "
     "(a seed figure may be per call of many operations: only ratios compare). Only the direction is "
     "judged: the seed measured .NET on other hardware, so its ratio is shown for reference, with "
@@ -256,8 +256,10 @@ def port_standing(*cases: Case) -> tuple[bool, str]:
             decides, mark = False, f"port {fid}"
         elif str(fid) == "faithful":
             mark = ""
+        elif str(fid).startswith("partial"):  # suites/seeds/README.md: a partial port's claim is not checked
+            decides, mark = False, f"port {fid}"
         else:
-            mark = f"port {fid}"  # "partial: …" and anything unforeseen: decides, marked
+            mark = f"port {fid}"  # anything unforeseen: decides, marked
         if mark and mark not in marks:
             marks.append(mark)
     return decides, "; ".join(marks)
