@@ -11,8 +11,8 @@ max, is shown beside it for that).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+
 from ..judge import ClaimVerdict, confidence_text
 from ..judge import geometric_mean as judged_geometric_mean
 from .claims import Claim, claims_of
