@@ -45,7 +45,8 @@ from fakes import FakeClock, FakeWorker, InlineExecutor, make_case  # noqa: E402
 from _common import called_different  # noqa: E402
 from perflab.engine.runner import Engine  # noqa: E402
 from perflab.jobs import get_job  # noqa: E402
-from perflab.stats import estimate, ratio_from_launches  # noqa: E402
+from perflab.judge.ratio import ratio_from_launches  # noqa: E402
+from perflab.stats import estimate  # noqa: E402
 
 TRUE_NS = 100.0
 BURST_MEAN = 5  # iterations per burst (geometric)

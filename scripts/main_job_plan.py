@@ -92,7 +92,11 @@ def need_s(ratio, expect: str | None, spent_s: float | None, df: float | None = 
     if (not ratio.has_interval or not (ratio.low > 0 and math.isfinite(ratio.high))
             or (df is not None and df < MIN_PLANNING_UNITS - 1)):
         return spent_s * NO_INTERVAL_FACTOR if ratio.value else None
-    from perflab.report.results_view import _quantile
+    from perflab.judge.interval import t_factor
+    from perflab.report.results_view import CONFIDENCE
+
+    def _quantile(df):
+        return t_factor(df, CONFIDENCE)
     centre = (math.log(ratio.low) + math.log(ratio.high)) / 2
     half = (math.log(ratio.high) - math.log(ratio.low)) / 2
     target = room(centre, expect) * NEED_MARGIN

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from perflab.model import LaunchSamples
-from perflab.stats import clean_case, estimate, ratio_from_launches
+from perflab.judge.ratio import ratio_from_launches
+from perflab.stats import clean_case, estimate
 
 
 def side(rng, level, launches=12, rounds=8, noise=0.02, process_sd=0.0, slow=0.0, fast=0.0,

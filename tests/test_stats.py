@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 from perflab.model import LaunchSamples
-from perflab.stats import estimate, mvalue, ratio_of
+from perflab.judge.ratio import ratio_of
+from perflab.stats import estimate, mvalue
 
 
 def launches_from(arrays, invocations=1, overhead=None):
@@ -73,7 +74,7 @@ def test_mvalue_separates_unimodal_from_bimodal():
 def test_paired_ratio_cancels_drift_that_hits_both():
     """Launch pairs measured in the same rounds under a drift that hits both sides: their ratio's
     interval is narrower than the two estimates' (which carry the drift), and holds 2.00."""
-    from perflab.stats import ratio_from_launches
+    from perflab.judge.ratio import ratio_from_launches
     rng = np.random.default_rng(4)
     drift = 1 + np.linspace(0, 0.25, 30)  # the machine slowing down over time
     a = paired_launches([2000] * 6, 0.003, 30, rng, drift)
@@ -111,7 +112,7 @@ def paired_launches(levels, noise, rounds, rng, drift=None):
 def test_paired_ratio_interval_includes_differences_between_processes():
     """Two launches per side whose levels differ by a few percent (process effects): pairing the
     rounds removes drift but must not make the interval blind to the process effects."""
-    from perflab.stats import ratio_from_launches
+    from perflab.judge.ratio import ratio_from_launches
     rng = np.random.default_rng(9)
     intervals_without_1 = 0
     for trial in range(40):
@@ -129,7 +130,7 @@ def test_ratio_interval_holds_when_a_few_processes_happen_to_agree():
     between-process variance trusted estimates of 0 from processes that happened to agree, and held
     1.00 in 97 % of pairs here; the launch pairs as units (t on 5 degrees of freedom) hold it as a
     99.9 % interval should."""
-    from perflab.stats import ratio_from_launches
+    from perflab.judge.ratio import ratio_from_launches
     rng = np.random.default_rng(12)
     trials, held = 400, 0
     for _ in range(trials):
@@ -164,7 +165,7 @@ def test_fewer_than_two_launch_pairs_fall_back_to_the_estimates():
     """One launch a side is one launch pair: no spread of pairs to judge. The two estimates are used
     (Mean / Mean), and with one process a side they have no interval either: (0, inf), never a
     confident figure from the iterations of two processes."""
-    from perflab.stats import ratio_from_launches
+    from perflab.judge.ratio import ratio_from_launches
     rng = np.random.default_rng(11)
     a = paired_launches([2e8], 0.05, 20, rng)
     b = paired_launches([1e8], 0.05, 20, rng)

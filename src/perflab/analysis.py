@@ -8,13 +8,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
-from .model import CaseResult
+from .model import CaseResult, StopReason
 from .ratios import METHOD_COLUMN, identity, pair, runtime_column
-from .stats.contention import ratio_stands
-from .stats import Estimate, Ratio, estimate, indistinguishable_from_empty, ratio_from_launches, ratio_of
+from .judge import contention_reason, processes_disagree
+from .judge.ratio import ratio_from_launches, ratio_of
+from .stats import Estimate, Ratio, estimate, indistinguishable_from_empty
 from .stats.drift import speed_drift
 from .stats.modality import MULTIMODAL_THRESHOLD
 from .units import format_time
+
+
+# processes that disagree (perflab.judge.processes_disagree) are worth a warning once their means
+# are this far apart; closer, the interval across processes already says it
+DISAGREE_WARN_SPREAD = 0.05
 
 
 @dataclass
@@ -105,13 +111,11 @@ def _judge_contended_baseline(row: Row, rows: list[Row], p) -> None:
 
 
 def ratio_blocked(row: Row, base: Row, ratio: Ratio, same_code: bool) -> bool:
-    """Whether contention leaves row/base without a verdict: either side measured under heavy or
-    changing contention, unless the ratio is paired, of the same benchmark, and both sides are timed
-    by their thread's CPU time (stats/contention.ratio_stands)."""
-    if _contention_level(row) is None and _contention_level(base) is None:
-        return False
-    return not ratio_stands(ratio.paired, same_code, bool(row.estimate and row.estimate.cpu_timed),
-                            bool(base.estimate and base.estimate.cpu_timed))
+    """Whether contention leaves row/base without a verdict (perflab.judge.contention_reason: either
+    side contended, unless the ratio is paired, of the same code, both sides CPU-timed)."""
+    return bool(contention_reason(_contention_level(row), _contention_level(base), ratio.paired, same_code,
+                                  bool(row.estimate and row.estimate.cpu_timed),
+                                  bool(base.estimate and base.estimate.cpu_timed)))
 
 
 def _ratio(row: Row, base: Row, overhead: bool, confidence: float) -> Ratio | None:
@@ -154,18 +158,18 @@ def _judge(row: Row, target: float, overhead: bool) -> None:
                if est.ci_high < 0 else ""))
     if est.mvalue >= MULTIMODAL_THRESHOLD and est.n >= 30:
         row.warnings.append(f"the distribution looks multimodal (mValue = {est.mvalue:.2f})")
-    if est.launches > 1 and est.launch_anova_p < 0.001 and est.mean > 0:
+    if est.launches > 1 and processes_disagree(est.between_share, est.launch_anova_p) and est.mean > 0:
         spread = (max(est.launch_means) - min(est.launch_means)) / est.mean
-        if spread > 0.05:
+        if spread > DISAGREE_WARN_SPREAD:
             row.warnings.append(f"processes disagree: launch means differ by {spread:.0%} "
                                 f"(p = {est.launch_anova_p:.1g}); results depend on the process")
     floor = max(1000 * res.clock_resolution_ns, 100_000.0)
-    if est.iteration_ns_median < floor and res.stop_reason != "dry run":
+    if est.iteration_ns_median < floor and res.stop_reason != StopReason.DRY:
         row.warnings.append(
             f"iterations are short ({format_time(est.iteration_ns_median)} each, clock resolution "
             f"{format_time(res.clock_resolution_ns)}): timer granularity and per-iteration setup "
             "weigh on the result")
-    if res.stop_reason in ("budget exhausted", "iteration limit") and est.mean > 0 and not empty:
+    if res.stop_reason in (StopReason.BUDGET, StopReason.ITERATION_LIMIT) and est.mean > 0 and not empty:
         # the interval the engine judged, as it judged it: a comparison's ratio (its contenders carry
         # the warning, not the baseline), or the mean
         judged = None
@@ -187,7 +191,7 @@ def _judge(row: Row, target: float, overhead: bool) -> None:
                    f"(×{drift[1] / drift[0]:.2f})" if drift else "the machine or the benchmark is noisy")
             row.warnings.append(f"precision target ±{target:.0%} not reached ({res.stop_reason}; the "
                                 f"{what}'s {est.confidence:.1%} interval is {width}): {why}")
-    if est.launches < 2 and res.stop_reason != "dry run":
+    if est.launches < 2 and res.stop_reason != StopReason.DRY:
         row.notes.append("one process: no interval")
     if est.cpu_timed and est.preempted:  # CPU-bound: their CPU time is the code's (stats/clean.py)
         row.notes.append(f"{est.preempted} preempted iteration(s) timed by their thread's CPU time")

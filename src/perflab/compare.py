@@ -2,10 +2,9 @@
 
 Each side is estimated as `perflab run` estimates a case (stats/clean.py cleans its launches, and
 stats/estimate.py combines the launches' means): the Old and New columns are those estimates, and
-New/Old is their ratio, so its direction always agrees with the columns. Its interval has launches
-(processes) as units, as a run's own estimate does: on the log scale, the two estimates' relative
-standard errors (each from its launches, L−1 degrees of freedom) combine Welch-style, with
-Satterthwaite's degrees of freedom. (Resampling iterations treats 100 iterations of one process as 100
+New/Old is their ratio, so its direction always agrees with the columns. Its interval, p and verdict
+are perflab.judge's (`judge.compare`, the delta method: launches as units, Welch–Satterthwaite's
+degrees of freedom; the change rule and contention in judge/rules.py). (Resampling iterations treats 100 iterations of one process as 100
 independent facts — the pseudo-replication behind false alarms like benchstat's +24 % on identical
 code.) The two-sided p-values are adjusted across all cases with Benjamini–Hochberg (false-discovery
 rate), and a change is only called when it is also larger than a noise threshold (default 2 %): on a
@@ -32,13 +31,14 @@ from .machines import case_machine_parts, has_machines
 from .errors import UsageError
 from .importers.common import is_imported, side_estimate
 from .results import DocumentError, launches_from_json, load_document
+from .model import Status
+from .judge import Thresholds, Verdict, adjust, compare, confidence_text, decide_change, geometric_mean
 from .stats.contention import contention_differs
-from .stats.distributions import f_survival, t_quantile
 from .stats.estimate import Estimate, estimate
 
 DEFAULT_THRESHOLD = 0.02
-DEFAULT_ALPHA = 0.01
 DEFAULT_CONFIDENCE = 0.99
+DEFAULT_ALPHA = round(1 - DEFAULT_CONFIDENCE, 10)  # one confidence: α is 1 − the interval's
 MIN_SAMPLES = 5  # per side; below that there is nothing to judge
 
 
@@ -55,7 +55,7 @@ class CaseComparison:
     ci_high: float | None = None
     p: float | None = None
     p_adjusted: float | None = None
-    verdict: str = "same"
+    verdict: Verdict = Verdict.NA
     note: str = ""
     contended: bool = False  # either side measured under heavy or changing contention
     counts: CountVerdict | None = None  # the verdict on instruction counts; None: neither side counted
@@ -77,6 +77,8 @@ class Comparison:
     count_threshold: float = DEFAULT_COUNT_THRESHOLD
     count_geomean: float | None = None  # of the New/Old Ir ratios judged
     imported: list[str] = field(default_factory=list)  # "run #3: imported from hyperfine (file)"
+    confidence: float = DEFAULT_CONFIDENCE  # of every interval, and α = 1 − it for every p
+    geomean_note: str = ""  # why the geometric mean has no interval
 
 
 def load_side(ref: str, store_url: str | None) -> tuple[str, dict]:
@@ -114,26 +116,18 @@ def _side(case: dict, overhead: bool) -> tuple[Estimate | None, int]:
 
 
 def log_ratio_test(new: Estimate, old: Estimate, confidence: float) -> tuple[float, float, float, float]:
-    """new/old from two estimates of independent runs: (ratio, low, high, two-sided p). On the log
-    scale, standard error sqrt(se_new² + se_old²) of the relative errors, t with Welch-Satterthwaite
-    degrees of freedom from each estimate's own (L−1, its launches)."""
-    ratio = new.mean / old.mean
-    a, b = (new.se / new.mean) ** 2, (old.se / old.mean) ** 2
-    se = math.sqrt(a + b)
-    df = (a + b) ** 2 / (a * a / new.df + b * b / old.df) if a + b > 0 else min(new.df, old.df)
-    if se == 0:
-        return ratio, ratio, ratio, 0.0 if ratio != 1 else 1.0
-    t = t_quantile(df, 0.5 + confidence / 2)
-    lr = math.log(ratio)
-    p = f_survival(1, df, (lr / se) ** 2)
-    return ratio, math.exp(lr - t * se), math.exp(lr + t * se), p
+    """new/old from two estimates of independent runs: (ratio, low, high, two-sided p), perflab.judge's
+    delta method (judge.interval)."""
+    c = compare(new, old, None, Thresholds(confidence))
+    return c.ratio, c.low, c.high, c.p
 
 
 def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float = DEFAULT_THRESHOLD,
                  alpha: float = DEFAULT_ALPHA, confidence: float = DEFAULT_CONFIDENCE,
                  force: bool = False, count_threshold: float = DEFAULT_COUNT_THRESHOLD) -> Comparison:
     (old_label, a), (new_label, b) = old, new
-    result = Comparison(old_label, new_label, threshold=threshold, count_threshold=count_threshold)
+    result = Comparison(old_label, new_label, threshold=threshold, count_threshold=count_threshold,
+                        confidence=confidence)
     for label, doc in ((old_label, a), (new_label, b)):  # a side measured by another harness says which
         src = (doc.get("environment") or {}).get("imported")
         if isinstance(src, dict):
@@ -183,15 +177,12 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
             tested.append(cc)
     if tested:
         decide(tested, alpha, threshold)
-        logs = np.log([c.ratio for c in tested])
-        result.geomean = float(math.exp(logs.mean()))
-        # interval of the geometric mean from the cases' own interval widths (independent cases)
-        z = 2.576 if confidence >= 0.99 else 1.96
-        ses = [(math.log(c.ci_high) - math.log(c.ci_low)) / (2 * z) for c in tested]
-        se = math.sqrt(sum(s * s for s in ses)) / len(ses)
-        result.geomean_ci = (math.exp(logs.mean() - z * se), math.exp(logs.mean() + z * se))
+        g = geometric_mean([(c.ratio, c.ci_low, c.ci_high) for c in tested], confidence)
+        result.geomean = g.value
+        result.geomean_ci = (g.low, g.high) if g.has_interval else None
+        result.geomean_note = g.why_none
     judged = [c.counts.ratio for c in result.cases
-              if c.counts and c.counts.verdict in ("faster", "slower", "same")]
+              if c.counts and c.counts.verdict in (Verdict.FASTER, Verdict.SLOWER, Verdict.SAME)]
     if judged:
         result.count_geomean = float(math.exp(np.mean(np.log(judged))))
     return result
@@ -209,9 +200,9 @@ def measure_case(x: dict, y: dict, overhead_old: bool = True, overhead_new: bool
     if counted_only(x) or counted_only(y):  # `--measure instructions`: no time to judge
         cc.verdict, cc.timed = NOT_TIMED, False
         return cc
-    if x["status"] != "ok" or y["status"] != "ok":
-        side = x if x["status"] != "ok" else y
-        cc.verdict, cc.note = "n/a", ("not available in " if side["status"] == "na" else "failed in ") + (
+    if x["status"] != Status.OK or y["status"] != Status.OK:
+        side = x if x["status"] != Status.OK else y
+        cc.verdict, cc.note = Verdict.NA, ("not available in " if side["status"] == Status.NA else "failed in ") + (
             "old" if side is x else "new")
         return cc
     if is_imported(x) or is_imported(y):
@@ -222,41 +213,37 @@ def measure_case(x: dict, y: dict, overhead_old: bool = True, overhead_new: bool
     cc.old_mean = ea.mean if ea else None
     cc.new_mean = eb.mean if eb else None
     if ea is None or eb is None or min(na, nb) < MIN_SAMPLES:
-        cc.verdict, cc.note = "n/a", "too few samples (a dry run?)"
+        cc.verdict, cc.note = Verdict.NA, "too few samples (a dry run?)"
         return cc
     if ea.df < 1 or eb.df < 1:
-        cc.verdict, cc.note = "n/a", "one process: no interval"
+        cc.verdict, cc.note = Verdict.NA, "one process: no interval"
         return cc
     if ea.ci_low <= 0 or eb.ci_low <= 0:
-        cc.verdict, cc.note = "n/a", "indistinguishable from empty"
+        cc.verdict, cc.note = Verdict.NA, "indistinguishable from empty"
         return cc
-    cc.ratio, cc.ci_low, cc.ci_high, cc.p = log_ratio_test(eb, ea, confidence)
-    contended = [side for side, c in (("old", x), ("new", y))
-                 if (c.get("contention") or {}).get("level") in ("heavy", "changing")]
-    cc.note = "; ".join(n for n in (changed_runtime, f"contention in {' and '.join(contended)}"
-                                    if contended else "") if n)
-    cc.contended = bool(contended)
+    judged = compare(eb, ea, None, Thresholds(confidence), contention=(
+        (y.get("contention") or {}).get("level"), (x.get("contention") or {}).get("level")))
+    cc.ratio, cc.ci_low, cc.ci_high, cc.p = judged.ratio, judged.low, judged.high, judged.p
+    cc.verdict = judged.verdict  # until `decide` adjusts p across the cases
+    cc.note = "; ".join(n for n in (changed_runtime, *_old_first(judged.reasons)) if n)
+    cc.contended = judged.verdict == Verdict.INCONCLUSIVE
     return cc
+
+
+def _old_first(reasons: list[str]) -> list[str]:
+    """compare's notes name the old run first ("contention in old and new")."""
+    return [r.replace("contention in new and old", "contention in old and new") for r in reasons]
 
 
 def decide(tested: list[CaseComparison], alpha: float = DEFAULT_ALPHA,
            threshold: float = DEFAULT_THRESHOLD) -> None:
-    """The verdicts of tested cases: p adjusted across them (Benjamini–Hochberg), then a change only
-    where it is significant, beyond the threshold and not measured under contention."""
-    from scipy.stats import false_discovery_control  # imported here: 0.35 s that `run` never needs
-    adjusted = false_discovery_control([c.p for c in tested], method="bh")
-    for c, p in zip(tested, adjusted):
-        c.p_adjusted = float(p)
-        if c.contended:
-            # interference that hit one run's iterations alike can fake a change or hide one:
-            # neither "slower" nor "same" is a verdict such data supports
-            c.verdict = "inconclusive"
-        elif p < alpha and c.ratio > 1 + threshold:
-            c.verdict = "slower"
-        elif p < alpha and c.ratio < 1 - threshold:
-            c.verdict = "faster"
-        else:
-            c.verdict = "same"
+    """The verdicts of tested cases: p adjusted across them (Benjamini–Hochberg), then
+    perflab.judge's change rule (judge.rules.decide_change); a case contended on either side is
+    inconclusive (its note says so)."""
+    th = Thresholds(1 - alpha, threshold)
+    for c, p in zip(tested, adjust([c.p for c in tested])):
+        c.p_adjusted = p
+        c.verdict = Verdict.INCONCLUSIVE if c.contended else decide_change(c.ratio, p, th)
 
 
 def _judge_imported(cc: CaseComparison, x: dict, y: dict, over_a: bool, over_b: bool, confidence: float,
@@ -285,7 +272,7 @@ def _judge_imported(cc: CaseComparison, x: dict, y: dict, over_a: bool, over_b: 
     if ea is None or eb is None:
         if ma and mb:
             cc.ratio = mb / ma
-        cc.verdict = "inconclusive"
+        cc.verdict = Verdict.INCONCLUSIVE
         whys = [f"old and new: {why_a}"] if why_a and why_a == why_b else \
             [f"{side}: {w}" for side, w in (("old", why_a), ("new", why_b)) if w]
         cc.note = "; ".join([*whys, changed_runtime] if changed_runtime else whys)
@@ -301,7 +288,7 @@ NOT_TIMED = "not timed"  # the time "verdict" of a case a side only counted
 
 def counted_only(case: dict) -> bool:
     """A case measured with `--measure instructions` alone: counted, never timed (no launches)."""
-    return case.get("counts") is not None and not case.get("launches") and case.get("status") == "ok"
+    return case.get("counts") is not None and not case.get("launches") and case.get("status") == Status.OK
 
 
 def has_times(result: Comparison) -> bool:
@@ -310,12 +297,12 @@ def has_times(result: Comparison) -> bool:
 
 def regressions(result: Comparison, pct: float) -> list[CaseComparison]:
     """Cases whose time is slower by more than `pct` percent."""
-    return [c for c in result.cases if c.verdict == "slower" and c.ratio and c.ratio - 1 > pct / 100]
+    return [c for c in result.cases if c.verdict == Verdict.SLOWER and c.ratio and c.ratio - 1 > pct / 100]
 
 
 def count_regressions(result: Comparison, pct: float) -> list[CaseComparison]:
     """Cases that count more instructions per operation, by more than `pct` percent."""
-    return [c for c in result.cases if c.counts and c.counts.verdict == "slower"
+    return [c for c in result.cases if c.counts and c.counts.verdict == Verdict.SLOWER
             and c.counts.ratio - 1 > pct / 100]
 
 
@@ -330,7 +317,7 @@ def verdict_of(cols: list[str], row: list[str]) -> str:
     """The verdict word a row is marked by: "slower" when either measure says so, else "faster" when
     either does, else the time's."""
     words = [row[cols.index(c)].split(" ")[0] for c in ("Verdict", "Ir verdict") if c in cols]
-    for w in ("slower", "faster"):
+    for w in (Verdict.SLOWER, Verdict.FASTER):
         if w in words:
             return w
     return words[0] if words else ""
@@ -343,7 +330,8 @@ def to_rows(result: Comparison) -> tuple[list[str], list[list[str]]]:
     # two runs that only counted (`--measure instructions`) have no time columns at all
     timed = has_times(result) or not counted
     cols = (["Benchmark", "Runtime"] + params
-            + (["Old", "New", "New/Old", "99% CI", "p (FDR)", "Verdict"] if timed else [])
+            + (["Old", "New", "New/Old", f"{confidence_text(result.confidence).replace(' ', '')} CI",
+                "p (FDR)", "Verdict"] if timed else [])
             + (COUNT_COLUMNS if counted else []))
     rows = []
     for c in result.cases:
@@ -361,7 +349,7 @@ def to_rows(result: Comparison) -> tuple[list[str], list[list[str]]]:
         lo, hi = result.geomean_ci or (None, None)
         rows.append(["geometric mean", ""] + ["" for _ in params] + ([
             "", "", f"{result.geomean:.3f}" if result.geomean else "",
-            f"[{lo:.3f}, {hi:.3f}]" if lo else "", "", ""] if timed else [])
+            f"[{lo:.3f}, {hi:.3f}]" if lo else result.geomean_note, "", ""] if timed else [])
             + (["", "", f"{result.count_geomean:.4f}" if result.count_geomean else "", ""]
                if counted else []))
     return cols, rows
@@ -378,27 +366,28 @@ def _count_cells(cv: CountVerdict | None) -> list[str]:
 
 def summary(result: Comparison) -> list[str]:
     counts = {v: sum(c.verdict == v for c in result.cases)
-              for v in ("faster", "slower", "same", "inconclusive", "n/a", NOT_TIMED)}
+              for v in (*Verdict, NOT_TIMED)}
     lines = []
     if has_times(result) or not has_counts(result):
-        lines.append(f"{result.new_label} vs {result.old_label}: {counts['faster']} faster, "
-                     f"{counts['slower']} slower, {counts['same']} same, "
-                     + (f"{counts['inconclusive']} inconclusive (contention, or no interval: see the notes), "
-                        if counts["inconclusive"] else "")
-                     + f"{counts['n/a']} not comparable "
+        lines.append(f"{result.new_label} vs {result.old_label}: {counts[Verdict.FASTER]} faster, "
+                     f"{counts[Verdict.SLOWER]} slower, {counts[Verdict.SAME]} same, "
+                     + (f"{counts[Verdict.INCONCLUSIVE]} inconclusive (contention, or no interval: see the notes), "
+                        if counts[Verdict.INCONCLUSIVE] else "")
+                     + f"{counts[Verdict.NA]} not comparable "
                      + (f"{counts[NOT_TIMED]} not timed (only counted), " if counts[NOT_TIMED] else "")
-                     + f"(noise threshold {result.threshold:.0%}, FDR-adjusted p < {DEFAULT_ALPHA})")
+                     + f"(noise threshold {result.threshold:.0%}, {confidence_text(result.confidence)} "
+                     f"intervals, FDR-adjusted p < {1 - result.confidence:.3g})")
     else:
         lines.append(f"{result.new_label} vs {result.old_label}: counted only (--measure "
                      "instructions), no time to compare")
     if has_counts(result):
         n = {v: sum(bool(c.counts) and c.counts.verdict == v for c in result.cases)
-             for v in ("faster", "slower", "same", "inconclusive", "n/a")}
-        n["n/a"] += sum(c.counts is None for c in result.cases)
-        lines.append(f"instructions: {n['faster']} fewer, {n['slower']} more, {n['same']} same, "
-                     + (f"{n['inconclusive']} inconclusive (counts that did not repeat: see the notes), "
-                        if n["inconclusive"] else "")
-                     + f"{n['n/a']} not comparable (count threshold {result.count_threshold:.2%}, "
+             for v in Verdict}
+        n[Verdict.NA] += sum(c.counts is None for c in result.cases)
+        lines.append(f"instructions: {n[Verdict.FASTER]} fewer, {n[Verdict.SLOWER]} more, {n[Verdict.SAME]} same, "
+                     + (f"{n[Verdict.INCONCLUSIVE]} inconclusive (counts that did not repeat: see the notes), "
+                        if n[Verdict.INCONCLUSIVE] else "")
+                     + f"{n[Verdict.NA]} not comparable (count threshold {result.count_threshold:.2%}, "
                      "or the launches' own spread where wider; no interval)")
     lines += result.imported
     if result.contention:
@@ -424,7 +413,7 @@ def to_markdown(result: Comparison) -> str:
         for col in ("Verdict", "Ir verdict"):
             if col in cols:
                 i = cols.index(col)
-                cells[i] = {"slower": "🔴 ", "faster": "🟢 "}.get(cells[i].split(" ")[0], "") + cells[i]
+                cells[i] = {Verdict.SLOWER: "🔴 ", Verdict.FASTER: "🟢 "}.get(cells[i].split(" ")[0], "") + cells[i]
         marked.append(cells)
     out += markdown_table(cols, marked, set())  # every cell escaped: names and params are user data
     out += [""] + [f"> {md_cell(line)}" for line in summary(result)]

@@ -1,16 +1,6 @@
-"""Verdicts on instruction counts (`--measure instructions`), for compare, history and the reports.
-
-A count needs no interval: valgrind counts the same code the same way, and what varies between launches
-(a JIT's timing, a hash seed left free) shows as the spread of the case's own launches, which the
-results record (`counts.spread`: (max − min) / median of the launches' per-op Ir; the schema is in
-docs/instructions.md). So a verdict on New/Old per-op Ir follows four rules, each testable alone:
-
-1. a side counted in one launch says nothing of how its count repeats: "inconclusive";
-2. a change larger than max(threshold, old spread, new spread) is real: "faster" (fewer instructions)
-   or "slower" (more);
-3. otherwise, if a side's launches did not agree and its spread is wider than the threshold, that
-   spread covers the change: "inconclusive", saying so;
-4. otherwise "same".
+"""Instruction counts as results record them (`--measure instructions`), read for compare, history
+and the reports: per-op Ir, the launches' spread, why a case has no count. The verdict on two counts
+is perflab.judge's Exact assumption (judge/assumption.py: four rules, no interval).
 
 The default threshold (0.1 %) is far below wall time's (2 %): counts of native code repeat to 0.01 %,
 CPython's to about 0.1 %.
@@ -85,36 +75,13 @@ def judge_counts(old: dict | None, new: dict | None,
     """The verdict on New/Old per-op Ir; None when neither side was counted."""
     if old is None and new is None:
         return None
-    a, b = per_op(old), per_op(new)
-    cv = CountVerdict(a, b)
-    missing = [f"{side} {why}" for side, c in (("old", old), ("new", new)) if (why := not_counted(c))]
-    if missing:
-        cv.note = "; ".join(missing)
-        return cv
-    if a <= 0 or b <= 0:
-        # net of the empty loop, a case can count no more instructions than the loop itself
-        cv.note = "indistinguishable from the empty loop"
-        return cv
-    cv.ratio = b / a
-    cv.old_spread, cv.new_spread = spread(old), spread(new)
-    cv.tolerance = max(threshold, cv.old_spread or 0.0, cv.new_spread or 0.0)
-    change = abs(cv.ratio - 1)
-    once = [side for side, s in (("old", cv.old_spread), ("new", cv.new_spread)) if s is None]
-    if once:  # rule 1: without a second launch no change can be told from variation
-        cv.verdict = "inconclusive"
-        cv.note = (f"{' and '.join(once)} counted in one launch: how well the count repeats is "
-                   "unknown")
-        return cv
-    if change > cv.tolerance:  # rule 2
-        cv.verdict = "slower" if cv.ratio > 1 else "faster"
-        return cv
-    wide = [f"{side}'s launches did not agree: their spread {s:.2%} covers the {cv.ratio - 1:+.2%} change"
-            for side, c, s in (("old", old, cv.old_spread), ("new", new, cv.new_spread))
-            if c.get("agreed") is False and s > threshold]
-    if wide:  # rule 3: the spread covers the change, and is wider than the threshold
-        cv.verdict, cv.note = "inconclusive", "; ".join(wide)
-        return cv
-    cv.verdict = "same"  # rule 4
+    from .judge.assumption import CountSummary, Exact
+    sides = [CountSummary(per_op(c), spread(c) if c is not None and not not_counted(c) else None,
+                          c.get("agreed") if isinstance(c, dict) else None, not_counted(c))
+             for c in (old, new)]
+    judged = Exact.compare(*sides, threshold)
+    cv = CountVerdict(sides[0].per_op, sides[1].per_op, judged.ratio, judged.verdict, "; ".join(judged.reasons),
+                      tolerance=judged.tolerance)
+    if judged.ratio is not None:
+        cv.old_spread, cv.new_spread = sides[0].spread, sides[1].spread
     return cv
-
-

@@ -28,6 +28,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .judge import Verdict
+from .model import Status
+
 PENALTY_PER_LOG_N = 3.0
 MIN_SHIFT = 0.02
 SIGNIFICANCE = 0.002  # permutation p-value of the best split of the two neighbouring segments
@@ -86,6 +89,11 @@ class Change:
     def change(self) -> float:
         return self.after_mean / self.before_mean - 1
 
+    @property
+    def verdict(self) -> Verdict:
+        """A change found is a verdict: slower (a higher time, or more instructions) or faster."""
+        return Verdict.SLOWER if self.change > 0 else Verdict.FASTER
+
 
 def change_points(runs: list[int], means: list[float], min_shift: float = MIN_SHIFT
                   ) -> list[tuple[int, float, float]]:
@@ -123,7 +131,7 @@ def find_changes(series: list[dict], min_shift: float = MIN_SHIFT, load_case=Non
     compare judges them, when `load_case(run_id, key)` gives the stored case and its run's job."""
     by_key: dict[str, list[dict]] = {}
     for s in series:
-        if s["status"] == "ok" and s["mean_ns"] and s["mean_ns"] > 0:
+        if s["status"] == Status.OK and s["mean_ns"] and s["mean_ns"] > 0:
             by_key.setdefault(s["key"], []).append(s)
     changes = []
     for key, points in by_key.items():
@@ -155,7 +163,7 @@ def young_steps(key: str, runs: list[int], load_case, min_shift: float = MIN_SHI
     if not tested:
         return []
     decide([cc for _, cc in tested], threshold=min_shift)
-    steps = [(i, cc) for i, cc in tested if cc.verdict in ("slower", "faster")]
+    steps = [(i, cc) for i, cc in tested if Verdict(cc.verdict).changed]
     edges = [0, *(i for i, _ in steps), len(runs)]
     return [Change(key, runs[i - 1], runs[i], cc.old_mean, cc.new_mean, runs[edges[j]:i],
                    runs[i:edges[j + 2]], method="step")
@@ -179,8 +187,7 @@ def count_steps(points: list[dict], threshold: float) -> list[int]:
     run i counts clearly more or fewer instructions than run i−1."""
     from .count_verdicts import judge_counts
     return [i for i in range(1, len(points))
-            if judge_counts(points[i - 1]["counts"], points[i]["counts"], threshold).verdict
-            in ("faster", "slower")]
+            if Verdict(judge_counts(points[i - 1]["counts"], points[i]["counts"], threshold).verdict).changed]
 
 
 def find_count_changes(series: list[dict], threshold: float | None = None) -> list[Change]:

@@ -63,6 +63,8 @@ class Job:
     # bytes of resident memory a worker's processes may hold (--memory-limit; engine/memory.py);
     # 0: none (the command line sets the machine's default)
     memory_limit: int = 0
+    # a dry job runs each benchmark once to check it works: no precision target, no interval
+    dry: bool = False
 
     def __post_init__(self):
         if self.launches_live <= 0:
@@ -86,7 +88,7 @@ class Job:
 
 
 JOBS = {
-    "dry": Job("dry", 1, 1, 0, 0, 1, 1, 0.0, 0.0, 0.0, overhead=False, diagnose=False, pilot=False),
+    "dry": Job("dry", 1, 1, 0, 0, 1, 1, 0.0, 0.0, 0.0, overhead=False, diagnose=False, pilot=False, dry=True),
     "short": Job("short", 2, 24, 2, 10, 3, 2000, 0.002, 0.05, 2.0, launches_live=6,
                  budget_by_language=(("java", 6.0),)),
     "default": Job("default", 3, 192, 3, 30, 3, 20000, 0.002, 0.02, 10.0, launches_live=24),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 PROTOCOL_VERSION = 2  # protocol/PROTOCOL.md; v2 added per-iteration CPU time (cpu_ns)
@@ -236,6 +237,43 @@ class Diagnostics:
         }
 
 
+class Status(str, Enum):
+    """A case's status in the results (`status`): measured, failed, or not on this runtime."""
+    OK = "ok"
+    FAILED = "failed"
+    NA = "na"
+
+    def __str__(self) -> str:
+        return self.value
+
+    __format__ = str.__format__
+
+
+class StopReason(str, Enum):
+    """Why a case stopped being measured (`stop_reason`), as its row shows it. The stop rule
+    (engine/stop.py) gives the first six; an imported case says which tool it came from instead."""
+    TARGET = "target reached"               # a lone case's mean reached the precision target
+    RATIO_TARGET = "ratio target reached"   # every ratio of a comparison reached it
+    BUDGET = "budget exhausted"
+    ITERATION_LIMIT = "iteration limit"
+    DRY = "dry run"
+    ITERATIONS_DONE = "iterations done"     # a job without a precision target
+    FAILED = "failed"
+    NOT_ON_RUNTIME = "not on this runtime"
+    COUNTS_AGREED = "counts agreed"         # --measure instructions
+    COUNTS_DISAGREED = "counts did not agree"
+
+    def __str__(self) -> str:
+        return self.value
+
+    __format__ = str.__format__
+
+    @property
+    def short_of_target(self) -> bool:
+        """Stopped before its precision target: the warning quotes the interval it reached."""
+        return self in (StopReason.BUDGET, StopReason.ITERATION_LIMIT)
+
+
 @dataclass
 class CaseResult:
     """Everything measured for a case, plus the engine's judgement of it (no statistics yet)."""
@@ -255,7 +293,7 @@ class CaseResult:
     # (engine/allocation.cheapest_run)
     launch_cost_s: float = 0.0
     iteration_cost_s: float = 0.0
-    stop_reason: str = ""  # "target reached", "budget exhausted", "dry job", …
+    stop_reason: str = ""  # a StopReason, or "imported from <tool>"
     clock_resolution_ns: float = 1.0
     worker_runtime: dict[str, Any] = field(default_factory=dict)  # from the hello message
     # cases measured in the same interleaved rounds share this number (pairing is only valid then)

@@ -15,6 +15,7 @@ from typing import Any, Iterator
 from . import __version__
 from .analysis import Row
 from .jobs import Job
+from .model import Status
 from .stats.contention import run_contention
 
 SCHEMA = "perflab.results"
@@ -29,9 +30,10 @@ def row_to_json(row: Row) -> dict[str, Any]:
         "benchmark": c.benchmark.to_json(),
         "params": c.param_values,
         "runtime": c.runtime.to_json(),
-        "status": "failed" if not res.ok else "na" if res.absent else "ok",
+        # plain strings in the document: a results file is read by other tools too
+        "status": str(Status.FAILED if not res.ok else Status.NA if res.absent else Status.OK),
         "error": res.error, "error_detail": res.error_detail, "absent": res.absent,
-        "stop_reason": res.stop_reason, "wall_seconds": res.wall_seconds,
+        "stop_reason": str(res.stop_reason), "wall_seconds": res.wall_seconds,
         "launch_cost_s": res.launch_cost_s, "iteration_cost_s": res.iteration_cost_s,
         "output_bytes": res.output_bytes, "clock_resolution_ns": res.clock_resolution_ns,
         "worker_runtime": res.worker_runtime, "round_group": res.round_group,

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UsageError
-from ..model import Case, CaseResult
+from ..model import Case, CaseResult, StopReason
 from . import SLOT, require_ray
 from .node import RuntimeMissing, machine, measure_group
 
@@ -176,7 +176,7 @@ class Driver:
                                   "benchmark kill the process that runs it?")
                         for c in missing:
                             received.add(c.key)
-                            done(CaseResult(case=c, error=reason, stop_reason="failed"))
+                            done(CaseResult(case=c, error=reason, stop_reason=StopReason.FAILED))
                         continue
                     self.stats["rerun_cases"] += len(missing)
                     subs[sub.index] = Submission(sub.index, missing, rerun=(
@@ -194,7 +194,7 @@ class Driver:
                         reason = "no machine can run it: " + "; ".join(sub.refused_by.values())
                         for c in missing:
                             received.add(c.key)
-                            done(CaseResult(case=c, error=reason, stop_reason="failed"))
+                            done(CaseResult(case=c, error=reason, stop_reason=StopReason.FAILED))
         drain()
         return self.stats
 

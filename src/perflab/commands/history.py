@@ -21,6 +21,7 @@ def cells(values) -> list[Text]:
     """Table cells of stored user data (names, labels, paths): text, never markup, one line each."""
     return [Text(visible("" if v is None else v)) for v in values]
 from ..errors import UsageError
+from ..judge import Verdict
 from ..store import StoreError, open_store
 
 
@@ -39,7 +40,7 @@ def cmd_compare(args) -> int:
             t.add_column(Text(c), justify="left" if c in ("Benchmark", "Runtime", "Verdict", "Ir verdict")
                          else "right")
         for r in rows:
-            style = {"slower": "red", "faster": "green"}.get(verdict_of(cols, r))
+            style = {Verdict.SLOWER: "red", Verdict.FASTER: "green"}.get(verdict_of(cols, r))
             t.add_row(*cells(r), style=style)
         out.print(t)
         for line in summary(result):
@@ -155,7 +156,8 @@ def _print_changes(series: list[dict], args, store) -> int:
         found_by = "step" if ch.measure == "instructions" else ch.method
         t.add_row(*cells([ch.key, params.get(ch.key, "-"), ch.measure, found_by, f"#{ch.before_run}",
                           f"#{ch.after_run}", fmt(ch.before_mean), fmt(ch.after_mean),
-                          f"{ch.change:+.1%}" if ch.measure == "time" else f"{ch.change:+.2%}",
+                          (f"{ch.change:+.1%}" if ch.measure == "time" else f"{ch.change:+.2%}")
+                          + f" {ch.verdict}",
                           f"{len(ch.runs_before)} before, {len(ch.runs_after)} after"]))
     out.print(t)
     return 0

@@ -132,7 +132,7 @@ def cmd_run(args) -> int:
     results = []
 
     from ..environment import binary_sha256, fingerprint
-    from ..model import CaseResult
+    from ..model import CaseResult, StopReason
     from ..results import case_result_from_json, row_to_json
     for rt in env["runtimes"]:
         rt["binary_sha256"] = binary_sha256(rt["executable"])
@@ -185,10 +185,10 @@ def cmd_run(args) -> int:
                           "latest attempt (reasons in the table)", soft_wrap=True)
     for case, reason in plan.failed:
         if case.key not in done_keys:
-            results.append(CaseResult(case=case, error=reason, stop_reason="failed"))
+            results.append(CaseResult(case=case, error=reason, stop_reason=StopReason.FAILED))
     for case, reason in plan.absent:
         if case.key not in done_keys:
-            results.append(CaseResult(case=case, absent=reason, stop_reason="not on this runtime"))
+            results.append(CaseResult(case=case, absent=reason, stop_reason=StopReason.NOT_ON_RUNTIME))
 
     launch = make_launcher(by_label, job.timeout_s)
 

@@ -44,8 +44,6 @@ INTERLEAVE_OVERHEAD_SHARE = 0.05
 
 # -- stopping ------------------------------------------------------------------------------------
 MIN_ITERATIONS_BUDGET_FACTOR = 5.0  # how far past its budget a case may go to get its minimum
-DISAGREE_P = 0.01  # launch ANOVA p-value under which processes are taken to differ
-DISAGREE_SHARE = 0.5  # ... when the between-process share of the variance is above this, too
 JUDGE_SPACING = 4.0  # measuring between judgements, as a multiple of what the last judgement took
 JUDGE_WAIT_MAX_S = 0.5  # the longest measuring between two judgements (the budget is checked there)
 

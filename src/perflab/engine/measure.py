@@ -15,7 +15,7 @@ from typing import Callable
 from ..errors import UsageError
 from ..measures import counts as arith
 from ..measures.callgrind import NotCountable
-from ..model import Case, CaseResult
+from ..model import Case, CaseResult, StopReason
 from .count import CountFailed, Counter
 
 MEASURES = ("time", "instructions")
@@ -88,8 +88,8 @@ class MeasuringEngine:
                 result.counts = {**arith.not_counted(exc.reason), "error": exc.reason, "note": ""}
                 result.error_detail = "\n".join(x for x in [result.error_detail, exc.detail] if x)
             else:
-                result.error, result.error_detail, result.stop_reason = exc.reason, exc.detail, "failed"
+                result.error, result.error_detail, result.stop_reason = exc.reason, exc.detail, StopReason.FAILED
             return
         if not timed:
             result.wall_seconds = result.counts["wall_s"]
-            result.stop_reason = "counts agreed" if result.counts["agreed"] else "counts did not agree"
+            result.stop_reason = StopReason.COUNTS_AGREED if result.counts["agreed"] else StopReason.COUNTS_DISAGREED

@@ -29,9 +29,10 @@ import numpy as np
 
 from ..errors import TIMED_OUT, ProtocolError, WorkerFailure
 from ..jobs import Job
-from ..model import Case, CaseResult, Diagnostics, LaunchSamples
+from ..model import Case, CaseResult, Diagnostics, LaunchSamples, StopReason
 from ..ratios import identity, pair
-from ..stats import Ratio, estimate, ratio_from_launches
+from ..judge.ratio import ratio_from_launches
+from ..stats import Ratio, estimate
 from ..stats.contention import case_contention
 from .affinity import PROBE_S, PROBE_TRIES, Placement
 from .ahead import AheadGate, starts_wanted
@@ -557,7 +558,7 @@ class Engine:
         has its minimum iterations (the estimate is kept for renewals and starts ahead)."""
         job = self.job
         counts = tuple(len(ln.samples.workload) for ln in st.launches)
-        if job.name != "dry" and job.target_rel_error > 0:
+        if not job.dry and job.target_rel_error > 0:
             enough = min(counts) >= job.iterations_min and len(st.launches) >= job.launches_min
             st.estimate = estimate([ln.samples for ln in st.launches], st.case.benchmark.ops_per_invoke,
                                    job.confidence, subtract_overhead=job.overhead,
@@ -806,7 +807,7 @@ class Engine:
         st.result.error = reason
         tails = [ln.handle.stderr_tail() for ln in st.live()]
         st.result.error_detail = "\n".join(x for x in [detail, *tails] if x)
-        st.result.stop_reason = "failed"
+        st.result.stop_reason = StopReason.FAILED
         self._close(st)
         self._done(st)
 

@@ -5,18 +5,9 @@ processes, or stop each case with the reason its table row will show. The rounds
 the snapshots and carry the decisions out; every rule here is tested on hand-built snapshots
 (tests/test_stop_policy.py).
 
-The rules, in the order they are applied:
-- a dry run stops once every launch has its minimum iterations; a job without a precision target
-  (target 0) too ("iterations done");
-- a lone case stops when its mean's interval is within the target ("target reached", `target_met`);
-- a comparison stops when every ratio's interval is ("ratio target reached", `ratio_met`): its means
-  do not decide, however precise (drift cancels in a ratio, not in the means);
-- a case stops when its budget or iteration cap is spent ("budget exhausted", "iteration limit"),
-  the group with it, but not before every launch has its minimum iterations unless the case ran
-  MIN_ITERATIONS_BUDGET_FACTOR times past its budget;
-- processes are renewed (retire the ones that measured enough, double the live ones) when they
-  disagree (launch ANOVA), when a process has measured what it is worth (allocation.py), or when
-  doubling them reaches the target sooner than iterating (t on L-1 degrees of freedom).
+The rules, in the order they are applied, each with its test: docs/engine-structure.md ("The
+decision rules"), the one description of the stop rule. The reasons are model.StopReason; whether
+processes disagree is perflab.judge's rule (judge/rules.py), shared with the run's table.
 """
 from __future__ import annotations
 
@@ -24,10 +15,12 @@ import math
 from dataclasses import dataclass
 
 from ..jobs import Job
+from ..judge import processes_disagree
+from ..model import StopReason
 from ..stats import Ratio, indistinguishable_from_empty
 from ..stats.estimate import Estimate
 from .allocation import doubling_pays, iterations_per_launch
-from .constants import DISAGREE_P, DISAGREE_SHARE, MIN_ITERATIONS_BUDGET_FACTOR
+from .constants import MIN_ITERATIONS_BUDGET_FACTOR
 
 
 @dataclass(frozen=True)
@@ -101,7 +94,7 @@ def wants_processes(c: CaseSnapshot, job: Job, alone: bool = True) -> bool:
     lone case) doubling the processes reaches the target sooner."""
     est = c.estimate
     return (est is not None and c.launches < job.launches_max and c.spent < job.budget_s
-            and ((est.between_share > DISAGREE_SHARE and est.launch_anova_p < DISAGREE_P)
+            and (processes_disagree(est.between_share, est.launch_anova_p)
                  or c.longest_live >= enough_iterations(c, job)
                  or (alone and doubling_pays_for(c, job))))
 
@@ -111,7 +104,7 @@ def may_renew(c: CaseSnapshot, job: Job) -> bool:
     judgement (with t on L-1 degrees of freedom nearly every case doubles its first launches, and a
     comparison's ratio is judged on as many launch pairs), when doubling pays, and whenever its
     processes differ."""
-    if job.name == "dry" or job.target_rel_error <= 0:
+    if job.dry or job.target_rel_error <= 0:
         return False
     if c.estimate is None:
         return True
@@ -122,7 +115,7 @@ def case_status(c: CaseSnapshot, job: Job, alone: bool = True) -> str:
     """'met' (precision target reached), 'spent' (budget or iteration cap used up), 'grow' (more
     processes are needed) or 'more' (more rounds)."""
     least = min(c.counts) if c.counts else 0
-    if job.name == "dry" or job.target_rel_error <= 0:
+    if job.dry or job.target_rel_error <= 0:
         return "met" if least >= job.iterations_min else "more"
     enough = least >= job.iterations_min and c.launches >= job.launches_min
     if enough and target_met(c.estimate, job, c.resolution_per_op):
@@ -151,7 +144,7 @@ def ratios_want_processes(cases: list[CaseSnapshot], ratios: list[Ratio | None],
         if spread is None:
             continue
         worth = iterations_per_launch(spread, c_launch, c_iteration, job)
-        if ((spread.between_share > DISAGREE_SHARE and spread.anova_p < DISAGREE_P) or longest >= worth
+        if (processes_disagree(spread.between_share, spread.anova_p) or longest >= worth
                 or doubling_pays(spread, live, c_launch, c_iteration, job)):
             return worth
     return None
@@ -185,14 +178,14 @@ def judge_group(cases: list[CaseSnapshot], ratios: list[Ratio | None] | None, jo
                     judged_by="ratio" if ratios is not None else "mean")
 
 
-def _reason(c: CaseSnapshot, status: str, by_ratio: bool, lone: bool, job: Job) -> str:
+def _reason(c: CaseSnapshot, status: str, by_ratio: bool, lone: bool, job: Job) -> StopReason:
     """The reason names the interval that was judged: a comparison's ratios, else the mean."""
-    if job.name == "dry":
-        return "dry run"
+    if job.dry:
+        return StopReason.DRY
     if job.target_rel_error <= 0:
-        return "iterations done"
+        return StopReason.ITERATIONS_DONE
     if by_ratio:
-        return "ratio target reached"
+        return StopReason.RATIO_TARGET
     if lone and status == "met":
-        return "target reached"
-    return "iteration limit" if sum(c.counts) >= job.iterations_max else "budget exhausted"
+        return StopReason.TARGET
+    return StopReason.ITERATION_LIMIT if sum(c.counts) >= job.iterations_max else StopReason.BUDGET

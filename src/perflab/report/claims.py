@@ -26,14 +26,19 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable
 
+from ..judge import ClaimVerdict, claim_verdict, confidence_text, expected
 from .families import KIND_TEXT, Pair, pair_kind, pairs_of
-from .results_view import SAME_BAND, Case, Ratio, Report, Section, _finite, contention_blocks, method_of, runtime_ratio
+from .results_view import (CONFIDENCE, SAME_BAND, Case, Ratio, Report, Section, _finite, contention_blocks, method_of,
+                           runtime_ratio)
 
-CLAIM_RULE = (
+
+def claim_rule(confidence: float = CONFIDENCE) -> str:
+    """The claims' rule as the reports print it, at the report's confidence."""
+    return (
     "Each claim is checked by ONE comparison per family — the one the seed made: for a claim about "
     "versions, the family's oldest → newest runtime (only when those are two versions of one runtime); "
     "for a claim about two methods or two parameter values, those two on the family's newest runtime. "
-    "Our figure is the ratio after/before of those two measurements with its 99.9 % confidence "
+    f"Our figure is the ratio after/before of those two measurements with its {confidence_text(confidence)} confidence "
     "interval. A claim is **confirmed** when that whole interval lies on the side the seed claims "
     "(below 1 for “faster”, above 1 for “slower”, inside "
     f"[{SAME_BAND[0]}, {SAME_BAND[1]}] for “same”), **contradicted** when the interval rules the "
@@ -48,6 +53,9 @@ CLAIM_RULE = (
     "(a seed figure may be per call of many operations: only ratios compare). Only the direction is "
     "judged: the seed measured .NET on other hardware, so its ratio is shown for reference, with "
     "whether it falls inside our interval.")
+
+
+CLAIM_RULE = claim_rule()
 
 
 # -- claims -------------------------------------------------------------------------------------
@@ -115,20 +123,16 @@ class Claim:
         vs = {c.verdict for c in self.deciding}
         if not self.deciding:
             return "for reference only" if self.checks else "not checked"
-        if vs == {"confirmed"}:
-            return "confirmed"
-        if vs == {"contradicted"}:
-            return "contradicted"
-        if "confirmed" in vs and "contradicted" in vs:
+        if len(vs) == 1:
+            return str(vs.pop())  # confirmed, contradicted or inconclusive
+        if ClaimVerdict.CONFIRMED in vs and ClaimVerdict.CONTRADICTED in vs:
             return "mixed"
-        if vs == {"inconclusive"}:
-            return "inconclusive"
-        return "partly " + ("confirmed" if "confirmed" in vs else "contradicted")
+        return "partly " + (ClaimVerdict.CONFIRMED if ClaimVerdict.CONFIRMED in vs else ClaimVerdict.CONTRADICTED)
 
     @property
     def decided(self) -> bool:
         """Every deciding check reached a verdict (a claim still partly inconclusive is not decided)."""
-        return self.overall in ("confirmed", "contradicted", "mixed")
+        return self.overall in (ClaimVerdict.CONFIRMED, ClaimVerdict.CONTRADICTED, "mixed")
 
     @property
     def checked_as(self) -> str:
@@ -137,20 +141,11 @@ class Claim:
         return ("checked as " + "; ".join(labels)) if labels else (self.note or "no comparison of ours stands for it")
 
 
-def verdict(ratio: Ratio | None, expect: str | None) -> str:
-    if ratio is None or not ratio.has_interval or expect not in ("faster", "slower", "same"):
-        return "inconclusive"
-    lo, hi = ratio.low, ratio.high
-    # A claim of a change is ruled out once the interval leaves no room for a change a reader would
-    # notice (the same band as "same"): with "contradicted" only for the opposite direction, a claim
-    # whose change is absent in a family stayed inconclusive however precisely it was measured.
-    if expect == "faster":
-        return "confirmed" if hi < 1 else "contradicted" if lo >= SAME_BAND[0] else "inconclusive"
-    if expect == "slower":
-        return "confirmed" if lo > 1 else "contradicted" if hi <= SAME_BAND[1] else "inconclusive"
-    if SAME_BAND[0] <= lo and hi <= SAME_BAND[1]:
-        return "confirmed"
-    return "contradicted" if hi < SAME_BAND[0] or lo > SAME_BAND[1] else "inconclusive"
+def verdict(ratio: Ratio | None, expect: str | None) -> ClaimVerdict:
+    """perflab.judge.claim_verdict on our ratio's interval (inconclusive without one)."""
+    if ratio is None or not ratio.has_interval:
+        return ClaimVerdict.INCONCLUSIVE
+    return claim_verdict(ratio.low, ratio.high, expect, SAME_BAND)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -351,7 +346,7 @@ def claims_of(report: Report, section: Section) -> list[Claim]:
         seed = _seed_figures(cl)
         expect = cl.get("expect")
         if expect is None and seed:
-            expect = "faster" if seed[1] < seed[0] else "slower" if seed[1] > seed[0] else "same"
+            expect = expected(seed[0], seed[1])
         selector = cl.get("params") if isinstance(cl.get("params"), dict) else {}
         comp = comparison_of(cl)
         if comp["kind"] == "invalid":
@@ -367,7 +362,7 @@ def claims_of(report: Report, section: Section) -> list[Claim]:
             # interference that hit it all cannot be seen in the interval, save in the paired
             # CPU-timed ratio of one code on two versions (stats/contention.ratio_stands)
             if contention_blocks(r, cand.after, cand.before, same_code=comp["kind"] == "versions"):
-                v = "inconclusive"
+                v = ClaimVerdict.INCONCLUSIVE
             inside = ("—" if seed_r is None or r is None or not r.has_interval
                       else "yes" if r.low <= seed_r <= r.high else "no")
             may, mark = port_standing(cand.before, cand.after)

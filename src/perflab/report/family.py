@@ -4,17 +4,17 @@ on the console.
 
 The geometric mean is over the cases measured on both runtimes of the pair with an interval (ratio =
 newer / older: below 1 = the newer is faster). Its 99.9 % interval treats those cases as fixed and
-independent: each case's log-ratio standard error is read back from its own 99.9 % interval (width /
-2·z), and the mean of n logs has the standard error √Σse²/n. It says how well THESE cases were
+independent (perflab.judge.geometric_mean, the one the `compare` command uses too); when it would span
+more than ×10 either side it is not given, and the summary says why. It says how well THESE cases were
 measured, not how a different choice of workloads would come out (the spread across cases, min and
 max, is shown beside it for that).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
-from statistics import NormalDist
 
+from ..judge import ClaimVerdict, confidence_text
+from ..judge import geometric_mean as judged_geometric_mean
 from .claims import Claim, claims_of
 from .families import KIND_TEXT, Pair
 from .results_view import CONFIDENCE, Case, Ratio, Report, Section, _fmt_ratio, _params_text, runtime_ratio, sections_of
@@ -44,6 +44,7 @@ class FamilySummary:
     failed: int                         # a side failed or is missing
     geomean: float | None = None
     geomean_ci: tuple[float, float] | None = None
+    geomean_note: str = ""  # why the geometric mean has no interval
     claims: list[tuple[Section, Claim]] = field(default_factory=list)
 
     @property
@@ -65,14 +66,14 @@ class FamilySummary:
         if self.geomean is None:
             return "—"
         if self.geomean_ci is None:
-            return f"×{_fmt_ratio(self.geomean)} [no interval]"
+            return f"×{_fmt_ratio(self.geomean)} [{self.geomean_note or 'no interval'}]"
         lo, hi = self.geomean_ci
         return f"×{_fmt_ratio(self.geomean)} [{_fmt_ratio(lo)}–{_fmt_ratio(hi)}]"
 
     def claims_text(self) -> str:
         judged = self.claim_count("judged")
-        return (f"{self.claim_count('decided')}/{judged} decided: {self.claim_count('confirmed')} confirmed, "
-                f"{self.claim_count('contradicted')} contradicted")
+        return (f"{self.claim_count('decided')}/{judged} decided: {self.claim_count(ClaimVerdict.CONFIRMED)} "
+                f"confirmed, {self.claim_count(ClaimVerdict.CONTRADICTED)} contradicted")
 
 
 def subset(report: Report, language: str) -> Report:
@@ -85,16 +86,10 @@ def subset(report: Report, language: str) -> Report:
 
 def geometric_mean(ratios: list[Ratio], confidence: float = CONFIDENCE
                    ) -> tuple[float | None, tuple[float, float] | None]:
-    """Geometric mean of ratios with intervals, and its interval (see the module's doc)."""
-    usable = [r for r in ratios if r.has_interval and r.value > 0 and r.low > 0]
-    if not usable:
-        return None, None
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    logs = [math.log(r.value) for r in usable]
-    mean = sum(logs) / len(logs)
-    ses = [(math.log(r.high) - math.log(r.low)) / (2 * z) for r in usable]
-    se = math.sqrt(sum(s * s for s in ses)) / len(ses)
-    return math.exp(mean), (math.exp(mean - z * se), math.exp(mean + z * se))
+    """Geometric mean of ratios with intervals, and its interval (perflab.judge.geometric_mean; None
+    when it would be meaningless)."""
+    g = judged_geometric_mean([(r.value, r.low, r.high) for r in ratios if r.has_interval], confidence)
+    return g.value, ((g.low, g.high) if g.has_interval else None)
 
 
 def summarize(report: Report, pair: Pair) -> FamilySummary:
@@ -114,9 +109,10 @@ def summarize(report: Report, pair: Pair) -> FamilySummary:
             no_interval += 1
         else:
             ratios.append(CaseRatio(b, a, r))
-    g, ci = geometric_mean([r.ratio for r in ratios])
+    g = judged_geometric_mean([(r.ratio.value, r.ratio.low, r.ratio.high) for r in ratios], report.confidence)
     claims = [(s, cl) for s in sections_of(fam) for cl in claims_of(fam, s)]
-    return FamilySummary(pair, fam, len(keys), ratios, no_interval, failed, g, ci, claims)
+    return FamilySummary(pair, fam, len(keys), ratios, no_interval, failed, g.value,
+                         (g.low, g.high) if g.has_interval else None, g.why_none, claims)
 
 
 def summaries(report: Report, pairs: dict[str, Pair]) -> list[FamilySummary]:
@@ -140,7 +136,7 @@ def preamble(s: FamilySummary) -> tuple[list[str], list[str]]:
                       + (f", {s.no_interval} without (no interval)" if s.no_interval else "")
                       + (f", {s.failed} failed or measured on one side only" if s.failed else "")))
         facts.append(("Geometric mean of the ratios (newer / older)",
-                      s.geomean_text() + (" — 99.9 % interval of these cases' measurement; across cases "
+                      s.geomean_text() + (f" — {confidence_text(s.report.confidence)} interval of these cases' measurement; across cases "
                                           f"from ×{_fmt_ratio(min(r.ratio.value for r in s.ratios))} to "
                                           f"×{_fmt_ratio(max(r.ratio.value for r in s.ratios))}"
                                           if s.ratios else "")))
@@ -151,7 +147,7 @@ def preamble(s: FamilySummary) -> tuple[list[str], list[str]]:
     md = ["## Summary", ""] + [f"- **{k}**: {v}" for k, v in facts] + [""]
     out = ['<h2 id="summary">Summary</h2><dl>'] + [
         f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in facts] + ["</dl>"]
-    cols = ["Case", f"Mean on {p.old}", f"Mean on {p.new}", "Ratio (99.9 % CI)"]
+    cols = ["Case", f"Mean on {p.old}", f"Mean on {p.new}", f"Ratio ({confidence_text(s.report.confidence)} CI)"]
     for title, items in (("Biggest wins", s.wins[:TOP]), ("Biggest losses", s.losses[:TOP])):
         if not p.new:
             break

@@ -7,7 +7,9 @@ import datetime as dt
 import html
 
 from .family import FamilySummary
-from .seeds_report import _CSS, CLAIM_RULE, Rendered, _env_lines, _md_bold_to_html, _md_escape, _md_table, _verdict_class
+from ..judge import ClaimVerdict, confidence_text
+from .claims import claim_rule
+from .seeds_report import _CSS, Rendered, _env_lines, _md_bold_to_html, _md_escape, _md_table, _verdict_class
 from .results_view import Report
 
 FAMILY_COLUMNS = ["Report", "Comparison", "Cases compared", "Wins", "Losses",
@@ -19,8 +21,8 @@ def family_row(s: FamilySummary) -> list[str]:
     p = s.pair
     return [p.report_title, p.kind if p.new else "—", str(len(s.ratios)) if p.new else "—",
             str(len(s.wins)) if p.new else "—", str(len(s.losses)) if p.new else "—", s.geomean_text(),
-            f"{s.claim_count('decided')}/{s.claim_count('judged')}", str(s.claim_count("confirmed")),
-            str(s.claim_count("contradicted"))]
+            f"{s.claim_count('decided')}/{s.claim_count('judged')}", str(s.claim_count(ClaimVerdict.CONFIRMED)),
+            str(s.claim_count(ClaimVerdict.CONTRADICTED))]
 
 
 def _claim_matrix(sums: list[FamilySummary]) -> tuple[list[str], list[list[str]]]:
@@ -47,8 +49,9 @@ def render_index(report: Report, sums: list[FamilySummary], links: list[str],
                for r, link in zip(rows, links)]
     md += ["## Families", ""] + _md_table(FAMILY_COLUMNS, md_rows, escaped=True) + [""]
     md += ["Ratios are newer / older (below 1: the newer runtime is faster). A win or a loss is a case "
-           "whose 99.9 % interval lies entirely below or above 1. The geometric mean's interval is about "
-           "the measurement of these cases (see a family's page). **Claims**: " + CLAIM_RULE, ""]
+           f"whose {confidence_text(report.confidence)} interval lies entirely below or above 1. The geometric "
+           "mean's interval is about the measurement of these cases (see a family's page). **Claims**: "
+           + claim_rule(report.confidence), ""]
     if not_compared:
         md += ["## Not compared", ""] + [f"- {_md_escape(n)}" for n in not_compared] + [""]
     for n in report.notes:
@@ -73,9 +76,9 @@ def render_index(report: Report, sums: list[FamilySummary], links: list[str],
                     + "</tr>")
     page.append("</tbody></table>")
     page.append('<p class="how">Ratios are newer / older (below 1: the newer runtime is faster). A win or a '
-                "loss is a case whose 99.9 % interval lies entirely below or above 1. The geometric mean's "
-                "interval is about the measurement of these cases (see a family's page). <b>Claims</b>: "
-                f"{_md_bold_to_html(e(CLAIM_RULE))}</p>")
+                f"loss is a case whose {confidence_text(report.confidence)} interval lies entirely below or above "
+                "1. The geometric mean's interval is about the measurement of these cases (see a family's "
+                f"page). <b>Claims</b>: {_md_bold_to_html(e(claim_rule(report.confidence)))}</p>")
     if not_compared:
         page.append('<h2 id="not-compared">Not compared</h2><ul>'
                     + "".join(f"<li>{e(n)}</li>" for n in not_compared) + "</ul>")

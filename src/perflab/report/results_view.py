@@ -12,7 +12,9 @@ from typing import Any
 
 from ..errors import UsageError
 from ..ratios import METHOD_COLUMN, Identity, format_ratio, pair, runtime_column
-from ..stats.contention import ratio_stands
+from ..judge import contention_reason
+from ..model import Status
+from ..judge.interval import delta
 from ..units import TIME_UNITS, format_in, format_size, pick_unit
 
 RESULTS_SCHEMA = "perflab.results"
@@ -53,6 +55,7 @@ class Case:
     doc: int
     path: str
     raw: dict
+    confidence: float = CONFIDENCE  # its run's job's: every interval of the run is at it
 
     @property
     def bench(self) -> dict:
@@ -108,7 +111,7 @@ class Case:
 
     @property
     def ok(self) -> bool:
-        return self.raw.get("status", "ok") == "ok" and self.mean is not None
+        return self.raw.get("status", Status.OK) == Status.OK and self.mean is not None
 
     @property
     def estimate(self) -> dict:
@@ -143,7 +146,7 @@ class Case:
     @property
     def absent(self) -> str | None:
         """Why the benchmark does not exist on this runtime (status "na"), or None."""
-        if self.raw.get("status") != "na":
+        if self.raw.get("status") != Status.NA:
             return None
         return str(self.raw.get("absent") or "not available on this runtime")
 
@@ -221,6 +224,12 @@ class Report:
     def baseline(self) -> str:
         return ", ".join(self.baselines)
 
+    @cached_property
+    def confidence(self) -> float:
+        """The confidence of the report's intervals and verdicts: its runs' (the strictest when they
+        differ)."""
+        return max((c.confidence for c in self.cases), default=CONFIDENCE)
+
     def baseline_of(self, case: "Case") -> str:
         return next((b for b in self.baselines if self.language_of.get(b) == case.language), self.runtimes[0])
 
@@ -263,7 +272,9 @@ def report_from_docs(paths: list[str], docs: list[dict], title: str,
     again: dict[tuple[str, str], list[str]] = {}
     kept: dict[tuple[str, str], list[str]] = {}  # measured again, failed there: the earlier stands
     for i, (p, doc) in enumerate(zip(paths, docs)):
-        cases = [Case(i, p, c) for c in doc["cases"]]
+        conf = (doc.get("job") or {}).get("confidence")
+        conf = float(conf) if _finite(conf) and 0 < conf < 1 else CONFIDENCE
+        cases = [Case(i, p, c, conf) for c in doc["cases"]]
         keys = {c.key for c in cases}
         if i > 0 and not keys & seen_keys:
             raise UsageError(f"{p}: no case in common with {', '.join(paths[:i])} "
@@ -333,27 +344,18 @@ class Ratio:
 _fmt_ratio = format_ratio
 
 
-def _quantile(df: float | None) -> float:
-    p = 0.5 + CONFIDENCE / 2
-    try:
-        from scipy.stats import norm, t
-        return float(t.ppf(p, df)) if df else float(norm.ppf(p))
-    except Exception:  # pragma: no cover - scipy is a dependency; keep a fallback
-        return 3.2905267314919255
-
-
-def unpaired_ratio(after: Case, before: Case) -> Ratio | None:
-    """after/before from two independent estimates: log-normal delta method, t quantile at the
-    smaller of the two degrees of freedom."""
+def unpaired_ratio(after: Case, before: Case, confidence: float = CONFIDENCE) -> Ratio | None:
+    """after/before from two independent estimates: perflab.judge's delta method."""
     if not (after.ok and before.ok) or after.mean <= 0 or before.mean <= 0:
         return None
     value = after.mean / before.mean
-    if (after.se is None or before.se is None or after.df is None or before.df is None
-            or min(after.df, before.df) < 1 or not math.isfinite(after.se + before.se)):
+    if after.se is None or before.se is None or after.df is None or before.df is None:
         return Ratio(value, None, None)  # one process a side: no interval
-    s = math.sqrt((after.se / after.mean) ** 2 + (before.se / before.mean) ** 2)
-    q = _quantile(min(after.df, before.df))
-    return Ratio(value, value * math.exp(-q * s), value * math.exp(q * s))
+    lr = delta(after.mean, after.se, after.df, before.mean, before.se, before.df)
+    if not lr.has_interval:
+        return Ratio(value, None, None)
+    low, high = lr.interval(confidence)
+    return Ratio(value, low, high)
 
 
 def ratio_to(case: Case, base: Case | None) -> Ratio | None:
@@ -367,7 +369,8 @@ def ratio_to(case: Case, base: Case | None) -> Ratio | None:
         found = _stored_ratio(case, base, field, base_field)
         if found is not None:
             return found
-    return unpaired_ratio(case, base)
+    # two runs' cases: the stricter of their jobs' confidence
+    return unpaired_ratio(case, base, max(case.confidence, base.confidence))
 
 
 runtime_ratio = method_ratio = ratio_to
@@ -377,9 +380,13 @@ def contention_blocks(ratio: Ratio | None, after: Case, before: Case, same_code:
     """Whether contention leaves a ratio of `after` to `before` without a verdict: yes when either
     side was contended, unless the ratio is the run's own paired one of the same code on two
     runtimes, both sides timed by their thread's CPU time (stats/contention.ratio_stands)."""
-    if not (after.contended or before.contended):
-        return False
-    return not ratio_stands(ratio is not None and ratio.paired, same_code, after.cpu_timed, before.cpu_timed)
+    return bool(contention_reason(_level(after), _level(before), ratio is not None and ratio.paired,
+                                  same_code, after.cpu_timed, before.cpu_timed))
+
+
+def _level(case: Case) -> str | None:
+    c = case.raw.get("contention")
+    return c.get("level") if isinstance(c, dict) else None
 
 
 def _stored_ratio(case: Case, base: Case, field: str, base_field: str) -> Ratio | None:

@@ -37,7 +37,8 @@ from pathlib import Path
 from ..errors import UsageError
 from ..units import format_time
 from . import seeds_counts as counts_section
-from .claims import CLAIM_RULE, Claim, claims_of
+from ..judge import confidence_text
+from .claims import Claim, claim_rule, claims_of
 from .plots import ratio_plot_png
 from ..ratios import DEFINITION as RATIO_DEFINITION
 from .escape import md_cell
@@ -131,7 +132,8 @@ def render(report: Report, plots_dir_name: str, preamble: tuple[list[str], list[
         md.append(f"- **{k}**: {md_cell(v)}")
     md += [""] + preamble[0]
     md += ["", RATIO_DEFINITION + f" Baseline runtime: **{md_cell(report.baseline)}**; the plots show "
-           "**Ratio vs** it with its 99.9 % confidence interval. **Claims**: " + CLAIM_RULE, ""]
+           f"**Ratio vs** it with its {confidence_text(report.confidence)} confidence interval. **Claims**: "
+           + claim_rule(report.confidence), ""]
     for n in report.notes:
         md.append(f"> note: {md_cell(n)}")
     overview_at = len(md)
@@ -234,8 +236,8 @@ def render(report: Report, plots_dir_name: str, preamble: tuple[list[str], list[
     head += preamble[1]
     head.append(f'<p class="how">{_md_bold_to_html(html.escape(RATIO_DEFINITION))} Baseline runtime: '
                 f"<b>{html.escape(report.baseline)}</b>; the plots show <b>Ratio vs</b> it with its "
-                f"99.9 % confidence interval (hollow marker: no interval). "
-                f"<b>Claims</b>: {_md_bold_to_html(html.escape(CLAIM_RULE))}</p>")
+                f"{confidence_text(report.confidence)} confidence interval (hollow marker: no interval). "
+                f"<b>Claims</b>: {_md_bold_to_html(html.escape(claim_rule(report.confidence)))}</p>")
     for n in report.notes:
         head.append(f'<p class="note">note: {html.escape(n)}</p>')
     if ov_rows:

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..analysis import Row
-from ..model import Case
+from ..model import Case, Status
 from ..ratios import (METHOD_ALLOC_COLUMN, METHOD_COLUMN, format_ratio, runtime_alloc_column,
                       runtime_column)
 from ..units import TIME_UNITS, format_in, format_size, number, pick_unit
@@ -271,7 +271,7 @@ def _raw(r: Row, params: list[str], by_key: dict[str, Row]) -> dict:
     out["code_size_bytes"] = d.code_size if d and d.code_size is not None else ""
     for unit, value in (d.metrics if d else {}).items():
         out[METRIC_PREFIX + unit] = value
-    out["status"] = "failed" if not r.result.ok else "na" if _absent(r) else "ok"
+    out["status"] = str(Status.FAILED if not r.result.ok else Status.NA if _absent(r) else Status.OK)
     out["error"] = r.result.error or ""
     out["warnings"] = " | ".join(r.warnings)
     return out

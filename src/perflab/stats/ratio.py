@@ -11,8 +11,9 @@ weighted centre and its interval is exp(centre ± t·se): the value printed is t
 interval printed. (It is not Mean ÷ Mean, which mixes in the drift the pairs cancel.)
 
 Cases measured apart (or with fewer than two launch pairs) are compared by the delta method on the
-two estimates: the value is Mean ÷ Mean, the interval on the log scale with t on the fewer of their
-degrees of freedom; with a single process on either side there is no interval.
+two estimates: the value is Mean ÷ Mean. The intervals themselves (exp(centre ± t·se), and the delta
+method's) are computed in one place, perflab.judge.interval; this module gives the paired centre and
+its standard error.
 
 RatioSD follows BenchmarkDotNet: the spread of the ratio's distribution — here the spread of one
 paired iteration's ratio, value × sqrt(var_b + var_w) on the log scale; unpaired,
@@ -27,8 +28,7 @@ import numpy as np
 
 from ..model import LaunchSamples
 from .clean import PROCESS_FLOOR_REL, clean_case, outlying_units
-from .distributions import t_quantile
-from .estimate import Estimate, components, launch_weighted
+from .estimate import components, launch_weighted
 
 
 @dataclass
@@ -44,6 +44,8 @@ class Ratio:
     var_between: float = 0.0
     var_within: float = 0.0
     anova_p: float = 1.0
+    df: float = 0.0  # of the log ratio's t (perflab.judge.interval); 0: no interval
+    p: float | None = None  # two-sided p of "the ratio is 1" at those degrees of freedom
 
     def to_json(self) -> dict:
         return dict(self.__dict__)
@@ -82,38 +84,6 @@ class PairSpread:
     def between_share(self) -> float:
         a, b = self.var_between / self.launches, self.var_within / max(1, self.n)
         return a / (a + b) if a + b > 0 else 0.0
-
-
-def ratio_of(a: Estimate, b: Estimate, confidence: float = 0.999) -> Ratio | None:
-    """a / b from two estimates measured apart (b the baseline): Mean ÷ Mean, with the delta method's
-    interval on the log scale (t on the fewer degrees of freedom; none with one process a side)."""
-    if b.mean <= 0 or a.mean <= 0:
-        return None
-    value = a.mean / b.mean
-    sd = value * float(np.hypot(a.stddev / a.mean, b.stddev / b.mean))
-    rel_se = float(np.hypot(a.se / a.mean, b.se / b.mean))
-    df = min(a.df, b.df)
-    if df < 1 or not math.isfinite(rel_se):
-        return Ratio(value, sd, 0.0, math.inf, False)
-    t = t_quantile(df, 0.5 + confidence / 2)
-    return Ratio(value, sd, value * _exp(-t * rel_se), value * _exp(t * rel_se), False)
-
-
-def ratio_from_launches(a: Estimate, b: Estimate, launches_a: list[LaunchSamples],
-                        launches_b: list[LaunchSamples], ops_a: int = 1, ops_b: int = 1,
-                        subtract_overhead: bool = True, confidence: float = 0.999) -> Ratio | None:
-    """a / b from two cases measured in the same interleaved rounds, judged on their launch pairs;
-    from the two estimates when there are fewer than two pairs."""
-    if a is None or b is None:
-        return None
-    spread = pair_spread(launch_pairs(launches_a, launches_b, ops_a, ops_b, subtract_overhead))
-    if spread is None:
-        return ratio_of(a, b, confidence)
-    half = t_quantile(spread.launches - 1, 0.5 + confidence / 2) * spread.se
-    value = _exp(spread.centre)
-    return Ratio(value, value * math.sqrt(spread.var_between + spread.var_within),
-                 _exp(spread.centre - half), _exp(spread.centre + half), True, spread.n,
-                 spread.launches, spread.var_between, spread.var_within, spread.anova_p)
 
 
 def launch_pairs(launches_a: list[LaunchSamples], launches_b: list[LaunchSamples], ops_a: int = 1,
@@ -178,8 +148,3 @@ def pair_spread(units: list[np.ndarray]) -> PairSpread | None:
     msw, var_b, p = components(d, ids, None, P)
     centre, se2 = launch_weighted(means, counts, var_b, msw)
     return PairSpread(centre, float(np.sqrt(se2)), P, n, var_b, msw, p)
-
-
-def _exp(x: float) -> float:
-    """exp without overflow: an interval bound beyond ±1e300 is as good as 0 or infinity."""
-    return float(np.exp(np.clip(x, -690.0, 690.0)))

@@ -22,6 +22,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..count_verdicts import format_count
+from ..judge import Verdict
+from ..model import Status
 from ..errors import UsageError
 from ..history import MIN_SHIFT
 from ..store import Store, StoreError
@@ -126,8 +128,8 @@ def create_app(store: Store, *, allowed_hosts: list[str] | None = None) -> Starl
         min_shift = _float(request.query_params.get("min_shift"), MIN_SHIFT * 100)
         only = request.query_params.get("only", "")
         changes = history.changes(min_shift / 100)
-        if only in ("slower", "faster"):
-            changes = [c for c in changes if (c[0].change > 0) == (only == "slower")]
+        if only in (Verdict.SLOWER, Verdict.FASTER):
+            changes = [c for c in changes if c[0].verdict == only]
         return page("regressions.html", title="Regressions", changes=changes, min_shift=min_shift,
                     only=only)
 
@@ -203,7 +205,7 @@ def _charts(series) -> list[dict[str, Any]]:
             for p in s.points:
                 i = at[p.run_id]
                 labels[i] = p.x
-                if p.status == "ok" and p.mean is not None:  # a failed case has no point to draw
+                if p.status == Status.OK and p.mean is not None:  # a failed case has no point to draw
                     mean[i], low[i], high[i] = _plotted(p.mean), _plotted(p.low), _plotted(p.high)
             changes = [at[c.after_run] for c in s.changes]
             lines.append({"runtime": s.runtime, "key": s.key, "mean": mean, "low": low,
