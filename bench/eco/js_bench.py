@@ -178,6 +178,10 @@ def collect(pkg: Package, scratch: Path, out: Path, files: list[Path], native: b
             est = c.get("estimate") or {}
             if c["status"] != "ok" or m is None or not est.get("mean") or not (m.get("mean_ns") or 0) > 0:
                 continue
+            ours = (c.get("runtime") or {}).get("version")
+            if m.get("node") and m["node"] != ours:  # an unfair comparison is none: the study is broken
+                result.error = f"not compared: perflab ran Node {ours}, the original harness Node {m['node']}"
+                continue
             moe = _finite(m.get("moe_ns"))
             cause = (CAUSES.get((pkg.name, c["benchmark"]["name"]), "") or contention_cause(est, m)
                      or timer_overhead_cause(est, m))

@@ -9,7 +9,8 @@
 const fs = require('fs');
 const Module = require('module');
 const OUT = process.env.PERFLAB_CAPTURE;
-const record = (doc) => { if (OUT) fs.appendFileSync(OUT, JSON.stringify(doc) + '\n'); };
+// every record says which Node measured it: the study compares only against the same version
+const record = (doc) => { if (OUT) fs.appendFileSync(OUT, JSON.stringify({ ...doc, node: process.versions.node }) + '\n'); };
 
 // What the machine did to this process while a benchmark ran, from one mark to the next: the share
 // of the wall time it was on a CPU (process.cpuUsage: all its threads, so it may exceed 1: V8's
