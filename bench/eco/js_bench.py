@@ -183,7 +183,7 @@ def collect(pkg: Package, scratch: Path, out: Path, files: list[Path], native: b
                 result.error = f"not compared: perflab ran Node {ours}, the original harness Node {m['node']}"
                 continue
             moe = _finite(m.get("moe_ns"))
-            cause = (CAUSES.get((pkg.name, c["benchmark"]["name"]), "") or contention_cause(est, m)
+            cause = (CAUSES.get((pkg.name, c["benchmark"]["name"]), "") or contention_cause(c, m)
                      or timer_overhead_cause(est, m))
             result.comparisons.append(Comparison(
                 benchmark=f"{pkg.name}/{file.relative_to(scratch)}:{c['benchmark']['name']}",
@@ -209,22 +209,59 @@ def native_record(records: list[dict], bench: dict, file: Path) -> dict | None:
     return same[-1] if len({r.get("group") or "" for r in same}) == 1 and same else None
 
 
-def contention_cause(est: dict, native: dict) -> str:
-    """The harness's means are wall-clock: on a busy machine they include the time its process was
-    runnable but waiting for a CPU, which perflab sets aside (it drops iterations that were preempted).
-    Named only when the data shows it: the native main thread's run-queue wait (Linux schedstat,
-    recorded by js_capture.cjs as wait_share) was at least 5 % of the benchmark's wall time, perflab
-    is the faster, and taking that waiting out of the harness's mean closes at least half the gap."""
+def contention_cause(case: dict, native: dict) -> str:
+    """Both figures are wall-clock means; on a busy machine either can include time its process was
+    runnable but waiting for a CPU. Named only when the data of this run shows the waiting, and taking
+    it out closes at least half the gap:
+      the harness: its main thread's run-queue wait (Linux schedstat, recorded by js_capture.cjs as
+        wait_share) was at least 5 % of the benchmark's wall time; without it, mean × (1 − wait);
+      perflab: it sets preempted iterations aside by their CPU share against the case's unhindered
+        one (the 90th percentile), but below 0.5 it takes a case to wait by nature and sets nothing
+        aside. On a machine so busy that every iteration waited, a CPU-bound case looks like that:
+        named when nothing was set aside and that percentile was below 0.5; then its CPU time per op
+        (process clock, from its own launches)."""
+    est = case.get("estimate") or {}
+    p, n = est["mean"], native["mean_ns"]
+    sides, pc, nc = [], p, n
     wait = _finite(native.get("wait_share"))
-    if wait is None or wait < 0.05 or est["mean"] >= native["mean_ns"]:
+    if wait is not None and wait >= 0.05:
+        nc = n * max(0.0, 1.0 - wait)
+        sides.append(f"the native process waited for a CPU {100 * wait:.0f} % of the benchmark's wall time "
+                     f"(run queue), which the harness's wall-clock mean counts: without it {nc:.0f} ns")
+    waited = _perflab_waited(case)
+    if waited is not None:
+        p90, pc = waited
+        sides.append(f"perflab's iterations were on a CPU at most {100 * p90:.0f} % of their wall time (90th "
+                     f"percentile), under the 50 % at which it takes a case to wait by nature, so it set "
+                     f"none aside: by CPU time {pc:.0f} ns")
+    elif est.get("preempted"):
+        sides.append(f"perflab set {est['preempted']} preempted iteration(s) aside")
+    if not (wait is not None and wait >= 0.05) and waited is None:
         return ""
-    scaled = native["mean_ns"] * max(0.0, 1.0 - wait)
-    if abs(est["mean"] - scaled) > 0.5 * abs(est["mean"] - native["mean_ns"]):
+    if abs(pc - nc) > 0.5 * abs(p - n):
         return ""
-    return (f"machine contention: the native process waited for a CPU {100 * wait:.0f} % of the "
-            f"benchmark's wall time (run queue), which the harness's wall-clock mean counts; without it "
-            f"{scaled:.0f} ns against perflab's {est['mean']:.0f} ns "
-            f"(which set {est.get('preempted', 0)} preempted iteration(s) aside)")
+    return (f"machine contention: {'; '.join(sides)} (perflab {pc:.0f} ns, the harness {nc:.0f} ns, "
+            f"both without the waiting)")
+
+
+def _perflab_waited(case: dict):
+    """(90th-percentile CPU share, CPU ns per op) when perflab's figure counts waiting, else None."""
+    est = case.get("estimate") or {}
+    if est.get("cpu_timed") or est.get("preempted"):
+        return None
+    shares, cpu, ops = [], 0, 0
+    for launch in case.get("launches") or []:
+        inv = launch.get("invocations") or 0
+        for wall, c in zip(launch.get("workload") or [], launch.get("workload_cpu") or []):
+            if wall and wall > 0 and c is not None and inv:
+                shares.append(c / wall)
+                cpu += c
+                ops += inv * case["benchmark"].get("ops_per_invoke", 1)
+    if len(shares) < 3 or not ops:
+        return None
+    shares.sort()
+    p90 = shares[min(len(shares) - 1, int(0.9 * (len(shares) - 1) + 0.5))]
+    return (p90, cpu / ops) if p90 < 0.5 else None
 
 
 def timer_overhead_cause(est: dict, native: dict) -> str:
