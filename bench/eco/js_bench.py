@@ -8,7 +8,7 @@ libraries a benchmark compares against) in a scratch copy, then for each benchma
 `perflab run FILE` and `node --require js_capture.cjs FILE` (the real harness; js_capture.cjs only
 records what the harness itself measured). Compared per benchmark in ns/op: perflab's mean and its
 99.9 % interval against the harness's mean and its own interval (Benchmark.js: mean ± moe, 95 %;
-tinybench: the latency's mean ± moe). See docs/coming-from-tinybench-mitata-benchmarkjs.md.
+tinybench: the latency's mean ± moe; mitata: its avg ± 1.96 sd/sqrt(n) of its own samples). See docs/coming-from-tinybench-mitata-benchmarkjs.md.
 """
 from __future__ import annotations
 
@@ -42,6 +42,10 @@ MANIFEST = [
             "npm", "bench.js: Benchmark.js (compiled from TypeScript), against five other levenshteins"),
     Package("light-my-request", "5.13.0", "5b2547a9a7aeb98193112b2caa8d53bb21d539265e7f061b3108a89c0c237f31",
             "npm", "benchmark/benchmark.js: tinybench (v2, require), sync and async tasks"),
+    Package("slow-redact", "0.3.2", "82d59f7e6920cd0aad4c6a4d9752087d9a42ea62f6aa24af79cdae2638a61e47",
+            "npm", "benchmarks/basic.js: mitata (v1, require), groups, against fast-redact"),
+    Package("@pinojs/redact", "0.4.0", "d66004def64efb6c13629b0740639344e0775fe537373674571711a2bb2fc704",
+            "npm", "benchmarks/basic.js: mitata (v1, require), groups, against fast-redact"),
 ]
 SLICE = "secure-json-parse"
 
@@ -165,20 +169,22 @@ def collect(pkg: Package, scratch: Path, out: Path, files: list[Path], native: b
         return result
     for file in files:
         capture = out / f"native-{file.stem}.jsonl"
-        by_name = {}
-        for line in (capture.read_text().splitlines() if capture.is_file() else []):
-            if line.strip():
-                m = json.loads(line)
-                by_name[m["name"]] = m  # the last record of a name: a standalone benchmark's final one
+        records = [json.loads(line) for line in (capture.read_text().splitlines() if capture.is_file() else [])
+                   if line.strip()]
         for c in cases:
             if c["benchmark"]["file"] != str(file):
                 continue
-            m = by_name.get(c["benchmark"]["name"])
+            m = native_record(records, c["benchmark"], file)
             est = c.get("estimate") or {}
             if c["status"] != "ok" or m is None or not est.get("mean") or not (m.get("mean_ns") or 0) > 0:
                 continue
+            ours = (c.get("runtime") or {}).get("version")
+            if m.get("node") and m["node"] != ours:  # an unfair comparison is none: the study is broken
+                result.error = f"not compared: perflab ran Node {ours}, the original harness Node {m['node']}"
+                continue
             moe = _finite(m.get("moe_ns"))
-            cause = CAUSES.get((pkg.name, c["benchmark"]["name"]), "") or contention_cause(est, m)
+            cause = (CAUSES.get((pkg.name, c["benchmark"]["name"]), "") or contention_cause(c, m)
+                     or timer_overhead_cause(est, m))
             result.comparisons.append(Comparison(
                 benchmark=f"{pkg.name}/{file.relative_to(scratch)}:{c['benchmark']['name']}",
                 perflab_mean=est["mean"], perflab_low=_informative(est, "ci_low"),
@@ -190,18 +196,89 @@ def collect(pkg: Package, scratch: Path, out: Path, files: list[Path], native: b
     return result
 
 
-def contention_cause(est: dict, native: dict) -> str:
-    """The harness's means are wall-clock: on a busy machine they include the time its process waited
-    for a CPU, which perflab sets aside (it drops iterations that were preempted). Named when the native
-    process ran on a CPU for less than half of the benchmark's wall time, with the figure that shows it:
-    the harness's mean scaled by that share."""
-    share = _finite(native.get("cpu_share"))
-    if share is None or share >= 0.5 or est["mean"] >= native["mean_ns"]:
-        return ""  # waiting only inflates the harness's figure: it cannot explain perflab being slower
-    return (f"machine contention: the native process was on a CPU {100 * share:.0f} % of the benchmark's "
-            f"wall time, and the harness's wall-clock mean counts the waiting; scaled by that share it is "
-            f"{native['mean_ns'] * share:.0f} ns against perflab's {est['mean']:.0f} ns "
-            f"(which set {est.get('preempted', 0)} preempted iteration(s) aside)")
+def native_record(records: list[dict], bench: dict, file: Path) -> dict | None:
+    """The harness's record of the benchmark perflab measured: same name in the same group (the
+    suite's, Bench's or mitata group's name; perflab's group is the file's stem when the harness has
+    none). Two groups of one file often reuse a name (slow-redact's 'basic paths'), so a name alone
+    matches only when it is unique. The last record wins: a standalone benchmark's final one."""
+    name, group = bench["name"], bench.get("group") or ""
+    same = [r for r in records if r.get("name") == name]
+    exact = [r for r in same if (r.get("group") or file.stem) == group]
+    if exact:
+        return exact[-1]
+    return same[-1] if len({r.get("group") or "" for r in same}) == 1 and same else None
+
+
+def contention_cause(case: dict, native: dict) -> str:
+    """Both figures are wall-clock means; on a busy machine either can include time its process was
+    runnable but waiting for a CPU. Named only when the data of this run shows the waiting, and taking
+    it out closes at least half the gap:
+      the harness: its main thread's run-queue wait (Linux schedstat, recorded by js_capture.cjs as
+        wait_share) was at least 5 % of the benchmark's wall time; without it, mean × (1 − wait);
+      perflab: it sets preempted iterations aside by their CPU share against the case's unhindered
+        one (the 90th percentile), but below 0.5 it takes a case to wait by nature and sets nothing
+        aside. On a machine so busy that every iteration waited, a CPU-bound case looks like that:
+        named when nothing was set aside and that percentile was below 0.5; then its CPU time per op
+        (process clock, from its own launches)."""
+    est = case.get("estimate") or {}
+    p, n = est["mean"], native["mean_ns"]
+    sides, pc, nc = [], p, n
+    wait = _finite(native.get("wait_share"))
+    if wait is not None and wait >= 0.05:
+        nc = n * max(0.0, 1.0 - wait)
+        sides.append(f"the native process waited for a CPU {100 * wait:.0f} % of the benchmark's wall time "
+                     f"(run queue), which the harness's wall-clock mean counts: without it {nc:.0f} ns")
+    waited = _perflab_waited(case)
+    if waited is not None:
+        p90, pc = waited
+        sides.append(f"perflab's iterations were on a CPU at most {100 * p90:.0f} % of their wall time (90th "
+                     f"percentile), under the 50 % at which it takes a case to wait by nature, so it set "
+                     f"none aside: by CPU time {pc:.0f} ns")
+    elif est.get("preempted"):
+        sides.append(f"perflab set {est['preempted']} preempted iteration(s) aside")
+    if not (wait is not None and wait >= 0.05) and waited is None:
+        return ""
+    if abs(pc - nc) > 0.5 * abs(p - n):
+        return ""
+    return (f"machine contention: {'; '.join(sides)} (perflab {pc:.0f} ns, the harness {nc:.0f} ns, "
+            f"both without the waiting)")
+
+
+def _perflab_waited(case: dict):
+    """(90th-percentile CPU share, CPU ns per op) when perflab's figure counts waiting, else None."""
+    est = case.get("estimate") or {}
+    if est.get("cpu_timed") or est.get("preempted"):
+        return None
+    shares, cpu, ops = [], 0, 0
+    for launch in case.get("launches") or []:
+        inv = launch.get("invocations") or 0
+        for wall, c in zip(launch.get("workload") or [], launch.get("workload_cpu") or []):
+            if wall and wall > 0 and c is not None and inv:
+                shares.append(c / wall)
+                cpu += c
+                ops += inv * case["benchmark"].get("ops_per_invoke", 1)
+    if len(shares) < 3 or not ops:
+        return None
+    shares.sort()
+    p90 = shares[min(len(shares) - 1, int(0.9 * (len(shares) - 1) + 0.5))]
+    return (p90, cpu / ops) if p90 < 0.5 else None
+
+
+def timer_overhead_cause(est: dict, native: dict) -> str:
+    """tinybench reads its clock around every call (and awaits an async task), and keeps that cost in
+    its mean; perflab subtracts its loop's overhead. js_capture.cjs measures tinybench's cost on empty
+    sync and async tasks in the same process. Named when perflab is the faster and that cost accounts
+    for at least half the gap."""
+    ov = native.get("overhead_ns") or {}
+    cost = _finite(ov.get("async" if native.get("async") else "sync"))
+    if cost is None or est["mean"] >= native["mean_ns"]:
+        return ""
+    without = native["mean_ns"] - cost
+    if abs(est["mean"] - without) > 0.5 * abs(est["mean"] - native["mean_ns"]):
+        return ""
+    return (f"what is timed: tinybench's mean includes its own per-call clock reads"
+            f"{' and await' if native.get('async') else ''}, {cost:.0f} ns measured on an empty task; "
+            f"without it {without:.0f} ns against perflab's {est['mean']:.0f} ns")
 
 
 def _informative(est: dict, key: str):
