@@ -51,6 +51,8 @@ def row_to_json(row: Row) -> dict[str, Any]:
         "warnings": row.warnings, "notes": row.notes,
         # instructions counted under valgrind (--measure instructions); schema: docs/instructions.md
         "counts": res.counts,
+        # the profile of `run --profile` (collapsed stacks); schema: docs/profiling.md
+        "profile": res.profile,
     }
 
 
@@ -312,4 +314,5 @@ def case_result_from_json(c: dict[str, Any]):
                       contention=dict(c.get("contention") or {}),
                       machine=c.get("machine") if isinstance(c.get("machine"), dict) else None,
                       rerun=str(c.get("rerun") or ""),
-                      counts=c.get("counts") if isinstance(c.get("counts"), dict) else None)
+                      counts=c.get("counts") if isinstance(c.get("counts"), dict) else None,
+                      profile=c.get("profile") if isinstance(c.get("profile"), dict) else None)

@@ -1,0 +1,90 @@
+"""Flame graph pages: one case's profile, or the difference of two (widths from the new profile, colour
+by each frame's change in self share). A standalone page carries the drawing script inline (it opens
+from a folder, offline); the dashboard serves the same script from /static (its CSP allows no inline
+script). Frame names are user data: they travel as JSON inside a non-executed <script> element, with
+`<`, `>` and `&` escaped, and the script puts them in the page as text only.
+"""
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+from ..measures.profile import stacks_of
+
+SCRIPT = Path(__file__).resolve().parent.parent / "web" / "static" / "flamegraph.js"
+
+
+def data_json(stacks: dict[str, int], own: list[str], title: str, base: dict[str, int] | None = None) -> str:
+    """The flame graph's data as JSON safe inside a <script type="application/json"> element."""
+    doc = {"title": title, "stacks": [[k, v] for k, v in sorted(stacks.items())],
+           "base": [[k, v] for k, v in sorted(base.items())] if base is not None else None, "own": own}
+    text = json.dumps(doc, ensure_ascii=True)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def top_frames(stacks: dict[str, int], n: int = 10) -> list[tuple[str, int, int]]:
+    """(frame, self samples, inclusive samples) of the frames with the most self samples."""
+    self_: dict[str, int] = {}
+    incl: dict[str, int] = {}
+    for key, count in stacks.items():
+        frames = key.split(";")
+        self_[frames[-1]] = self_.get(frames[-1], 0) + count
+        for f in set(frames):
+            incl[f] = incl.get(f, 0) + count
+    return sorted(((f, s, incl[f]) for f, s in self_.items()), key=lambda t: (-t[1], t[0]))[:n]
+
+
+def page(title: str, stacks: dict[str, int], own: list[str], *, base: dict[str, int] | None = None,
+         lines: list[str] = (), script_src: str | None = None) -> str:
+    """A whole HTML page. `script_src`: the script's URL (the dashboard), else the script inline."""
+    e = html.escape
+    total = sum(stacks.values()) or 1
+    script = (f'<script src="{e(script_src)}"></script>' if script_src
+              else f"<script>{SCRIPT.read_text()}</script>")
+    rows = "".join(f"<tr><td>{e(f)}</td><td>{s}</td><td>{s / total:.1%}</td><td>{i / total:.1%}</td></tr>"
+                   for f, s, i in top_frames(stacks))
+    legend = ("widths: the new profile; red: a frame's self share grew, blue: it shrank"
+              if base is not None else "orange: the benchmark's own frames; grey: perflab and the runtime outside it")
+    return "\n".join([
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{e(title)}</title>",
+        "</head><body style=\"font-family:sans-serif;margin:1em\">", f"<h1 style=\"font-size:1.2em\">{e(title)}</h1>",
+        *(f"<p>{e(x)}</p>" for x in lines), f"<p><small>{e(legend)}; click a frame to zoom</small></p>",
+        f'<script type="application/json" id="flame-data">{data_json(stacks, own, title, base)}</script>',
+        '<div class="perflab-flame" data-source="flame-data" style="width:100%"></div>',
+        "<h2 style=\"font-size:1em\">Most self samples</h2>",
+        f"<table><tr><th>frame</th><th>self samples</th><th>self</th><th>inclusive</th></tr>{rows}</table>",
+        script, "</body></html>", ""])
+
+
+def case_page(case_label: str, profile: dict, script_src: str | None = None) -> str:
+    lines = [f"{profile.get('tool', '')}: {profile.get('samples', 0)} samples over {profile.get('calls', 0)} "
+             f"call(s), in a launch of its own (the case's figures do not include it)."]
+    if profile.get("note"):
+        lines.append(str(profile["note"]))
+    return page(f"Profile: {case_label}", stacks_of(profile), list(profile.get("own") or []), lines=lines,
+                script_src=script_src)
+
+
+def diff_page(case_label: str, old_label: str, new_label: str, old: dict, new: dict,
+              script_src: str | None = None) -> str:
+    own = sorted(set(old.get("own") or []) | set(new.get("own") or []))
+    lines = [f"{new_label} ({new.get('samples', 0)} samples) against {old_label} ({old.get('samples', 0)} samples)."]
+    return page(f"Difference: {case_label}", stacks_of(new), own, base=stacks_of(old), lines=lines,
+                script_src=script_src)
+
+
+def write_case_pages(rows, folder: Path) -> dict[str, Path]:
+    """A flame graph page per profiled row into `folder`; {case key: page}."""
+    from ..engine.profile import case_slug
+    from .table import case_label
+    out = {}
+    for row in rows:
+        p = row.result.profile
+        if not isinstance(p, dict) or not stacks_of(p):
+            continue
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{case_slug(row.result.case)}.html"
+        path.write_text(case_page(case_label(row.result.case), p))
+        out[row.result.case.key] = path
+    return out
