@@ -98,12 +98,12 @@ def test_a_go_pprof_profile_is_decoded_leaf_last(tmp_path):
 
 def test_jfr_json_is_read_root_first(tmp_path):
     ev = {"values": {"stackTrace": {"frames": [
-        {"method": {"name": "hot", "type": {"name": "demo.Bench"}}},
+        {"method": {"name": "hot", "type": {"name": "demo.Bench$1"}}},
         {"method": {"name": "run", "type": {"name": "perflab.Worker"}}}]}}}
     path = tmp_path / "j.json"
     path.write_text(json.dumps({"recording": {"events": [ev, ev]}}))
-    assert formats.read_jfr_json(path) == [((Frame("perflab.Worker.run", "perflab.Worker"),
-                                             Frame("demo.Bench.hot", "demo.Bench")), 2)]
+    assert formats.read_jfr_json(path) == [((Frame("perflab.Worker.run", "Worker.java"),
+                                             Frame("demo.Bench$1.hot", "Bench.java")), 2)]
 
 
 # -- the extra launch beside the figures ------------------------------------------------------------
@@ -257,3 +257,22 @@ def test_go_pprof_shows_the_benchmark_function(tmp_path):
     assert any(k.startswith("example.com/perflab-examples/hashing_test.BenchmarkDJB2 (hashing_test.go)")
                for k in stacks), stacks
     assert not any("testing.(*B)" in k for k in stacks)
+
+
+def test_a_whole_process_profile_tells_start_up_from_the_timed_loop():
+    stacks = [((Frame("main", "/w/perflab.py"), Frame("load", "/w/perflab.py")), 4),
+              ((Frame("main", "/w/perflab.py"), Frame("onRun", "/w/perflab.py"), Frame("loop", "/w/perflab.py")), 2)]
+    collapsed, _ = prof.reduce(stacks, [OWN], _harness, in_run=lambda f: f.name == "onRun")
+    assert collapsed == {prof.OUTSIDE_RUN: 4, HARNESS: 2}
+
+
+def test_java_flight_recorder_shows_the_benchmark_method(tmp_path):
+    from perflab.toolchains.java import JavaToolchain
+    tc = JavaToolchain()
+    rt = next((r for r in tc.discover_runtimes() if r.installed), None)
+    assert rt is not None, "a JDK is part of the test machine"
+    src = Path(__file__).resolve().parent.parent / "examples" / "java" / "StringsBench.java"
+    rec = _profile_one(tmp_path, tc, [src], rt, want="join")
+    assert "error" not in rec, rec
+    assert "StringsBench.join (StringsBench.java)" in rec["own"]
+    assert not any("_perflab_" in k or "perflab.internal" in k for k in prof.stacks_of(rec))

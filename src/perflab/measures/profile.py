@@ -9,7 +9,8 @@ format of Brendan Gregg's flamegraph.pl), with perflab's own frames folded away:
 - a stack that reaches the benchmark's own file keeps only what lies from its first own frame down
   (what the harness did to call it — the protocol, the timed loop — is cut off);
 - a stack inside the harness that never reaches the benchmark's file (the timed loop itself, a
-  clock read) becomes the single frame HARNESS;
+  clock read) becomes the single frame HARNESS — or OUTSIDE_RUN, when the profiler saw the whole
+  process (V8, JFR) and the stack is not inside the worker's `run` handler (ProfileHow.in_run);
 - any other stack (a runtime's own threads: GC, JIT compiler, scheduler) is kept whole under
   ELSEWHERE, so what the benchmark costs outside its own thread stays visible.
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -28,6 +29,7 @@ from ..toolchains.base import LaunchSpec
 
 PROFILE_ENV = "PERFLAB_PROFILE"  # a worker that samples itself writes its raw profile to this path
 HARNESS = "[perflab harness]"
+OUTSIDE_RUN = "[perflab: start-up, loading, set-up]"
 ELSEWHERE = "[not under the benchmark]"
 # how long the profiled run is sized to last (after a pilot finds a call's cost)
 PROFILE_SECONDS = 1.0
@@ -68,7 +70,8 @@ class ProfileHow:
     read: Callable[[Path], tuple[Path, list[tuple[Stack, int]]]]
     harness: Callable[[Frame], bool]
     note: str = ""
-    extra: dict = field(default_factory=dict)
+    # for a profiler of the whole process: whether a frame is the worker's handler of `run` requests
+    in_run: Callable[[Frame], bool] | None = None
 
 
 def same_file(a: str, b: str) -> bool:
@@ -84,8 +87,8 @@ def same_file(a: str, b: str) -> bool:
     return a == b or b.endswith(os.sep + a)
 
 
-def reduce(stacks: Iterable[tuple[Stack, int]], own_files: list[str], harness: Callable[[Frame], bool]
-           ) -> tuple[dict[str, int], list[str]]:
+def reduce(stacks: Iterable[tuple[Stack, int]], own_files: list[str], harness: Callable[[Frame], bool],
+           in_run: Callable[[Frame], bool] | None = None) -> tuple[dict[str, int], list[str]]:
     """Collapsed stacks ({"a;b;c": count}) with the harness folded away (module doc), and the labels
     of the benchmark's own frames."""
     out: dict[str, int] = {}
@@ -99,7 +102,7 @@ def reduce(stacks: Iterable[tuple[Stack, int]], own_files: list[str], harness: C
             own.update(f.label() for f in kept if any(same_file(f.file, o) for o in own_files))
             labels = [f.label() for f in kept]
         elif any(harness(f) for f in stack):
-            labels = [HARNESS]
+            labels = [HARNESS if in_run is None or any(in_run(f) for f in stack) else OUTSIDE_RUN]
         else:
             labels = [ELSEWHERE, *(f.label() for f in stack)]
         key = ";".join(labels)

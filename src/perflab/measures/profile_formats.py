@@ -155,9 +155,11 @@ def read_jfr_json(path: Path) -> list[tuple[Stack, int]]:
         stack = []
         for fr in reversed(frames):
             m = fr.get("method") or {}
-            t = (m.get("type") or {}).get("name", "")
+            t = (m.get("type") or {}).get("name", "").replace("/", ".")  # internal names: a/b/C
             name = f"{t}.{m.get('name', '?')}" if t else m.get("name", "?")
-            stack.append(Frame(name, t))
+            # JFR names the class, not the file: the top-level class's source file, by convention
+            top = t.rsplit(".", 1)[-1].split("$", 1)[0]
+            stack.append(Frame(name, f"{top}.java" if top else ""))
         key = tuple(stack)
         hits[key] = hits.get(key, 0) + 1
     return list(hits.items())

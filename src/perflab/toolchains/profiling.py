@@ -82,7 +82,7 @@ def node_how(runtime: Runtime, spec: LaunchSpec, raw_dir: Path) -> ProfileHow:
                       if [f.name for f in s] != ["(idle)"]]
 
     return ProfileHow(spec=after_executable(spec, flags), tool="V8 --cpu-prof (1 kHz)", read=read,
-                      harness=harness)
+                      harness=harness, in_run=lambda f: f.name == "onRun" and _under(f.file, wdir))
 
 
 # -- Go: runtime/pprof, started by the worker ----------------------------------------------------
@@ -115,26 +115,33 @@ def java_how(runtime: Runtime, spec: LaunchSpec, raw_dir: Path) -> ProfileHow:
     if not jfr.is_file():
         raise NotProfilable(f"{runtime.name} has no `jfr` tool beside java ({home}): a JRE without the JDK's tools")
     rec = raw_dir / "java.jfr"
-    flags = [f"-XX:StartFlightRecording=filename={rec},settings=profile,dumponexit=true",
+    # only execution samples, every millisecond of CPU (JFR's own "profile" settings: 10 ms)
+    jfc = raw_dir / "perflab.jfc"
+    jfc.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<configuration version="2.0">\n'
+                   '  <event name="jdk.ExecutionSample"><setting name="enabled">true</setting>'
+                   '<setting name="period">1 ms</setting></event>\n</configuration>\n')
+    flags = [f"-XX:StartFlightRecording=filename={rec},settings={jfc},dumponexit=true",
              "-XX:FlightRecorderOptions=stackdepth=256"]
 
     def harness(f: Frame) -> bool:
-        return f.name.startswith(("perflab.", "dev.perflab.", "org.openjdk.jmh.", "jdk.internal.reflect.",
-                                  "java.lang.reflect.Method.invoke", "java.lang.invoke."))
+        # perflab's worker, and the class it generates per benchmark (<Class>_perflab_<method>)
+        return (f.name.startswith(("perflab.", "org.openjdk.jmh.", "jdk.internal.reflect.",
+                                   "java.lang.reflect.Method.invoke", "java.lang.invoke."))
+                or "_perflab_" in f.name)
 
     def read(d: Path):
         if not rec.is_file():
             raise ProfileFailed("JFR wrote no recording")
         out = d / "java-samples.json"
         with open(out, "w") as f:
-            done = subprocess.run([str(jfr), "print", "--events", "jdk.ExecutionSample", "--json", str(rec)],
+            done = subprocess.run([str(jfr), "print", "--events", "jdk.ExecutionSample", "--stack-depth", "256", "--json", str(rec)],
                                   stdout=f, stderr=subprocess.PIPE, text=True, timeout=600)
         if done.returncode != 0:
             raise ProfileFailed(f"jfr print failed: {done.stderr.strip()[:200]}")
         return rec, formats.read_jfr_json(out)
 
-    return ProfileHow(spec=after_executable(spec, flags), tool="JDK Flight Recorder (jdk.ExecutionSample)",
-                      read=read, harness=harness)
+    return ProfileHow(spec=after_executable(spec, flags), tool="JDK Flight Recorder (jdk.ExecutionSample, 1 ms)",
+                      read=read, harness=harness, in_run=lambda f: f.name == "perflab.internal.Worker.onRun")
 
 
 def perf_usable() -> str:
