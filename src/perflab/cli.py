@@ -198,6 +198,9 @@ def _parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--fail-on-regression", type=number(minimum=0), metavar="PCT",
                       help="exit with status 1 if a case is slower, or counts more instructions, by "
                       "more than PCT percent (see --fail-measure)")
+    cmp_.add_argument("--flame-dir", metavar="DIR",
+                      help="where difference flame graphs of slower cases go, when both sides were run "
+                      "with --profile (default: perflab-results; pages in DIR/flame-diff)")
     cmp_.add_argument("--fail-measure", choices=("any", "time", "instructions"), default="any",
                       help="which measure --fail-on-regression gates on (default any: either)")
     cmp_.add_argument("--format", choices=("table", "md"), default="table",

@@ -44,6 +44,7 @@ def cmd_compare(args) -> int:
         out.print(t)
         for line in summary(result):
             out.print(Text(line))
+    diff_flame_graphs(result, old, new, getattr(args, "flame_dir", None))
     if args.fail_on_regression is not None:
         pct, measure = args.fail_on_regression, getattr(args, "fail_measure", "any")
         bad = []
@@ -56,6 +57,18 @@ def cmd_compare(args) -> int:
             err.print(Text(f"{len(bad)} regression(s) above {pct}%: " + ", ".join(bad)), soft_wrap=True)
             return 1
     return 0
+
+
+def diff_flame_graphs(result, old: tuple[str, dict], new: tuple[str, dict], folder: str | None) -> None:
+    """For every case called slower whose two sides were profiled (`run --profile`): a difference
+    flame graph page, in `folder` (default: perflab-results/flame-diff), its path printed."""
+    from ..report.flame import slower_with_profiles, write_diff_pages
+    pairs = slower_with_profiles(result, old[1], new[1])
+    if not pairs:
+        return
+    where = Path(folder or "perflab-results") / "flame-diff"
+    for key, path in write_diff_pages(pairs, old[0], new[0], where):
+        err.print(Text(f"why {key} is slower: {path}"), soft_wrap=True)
 
 
 def newest_side(refs: list[str], store: str | None) -> tuple[str, dict]:

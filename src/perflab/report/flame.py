@@ -88,3 +88,30 @@ def write_case_pages(rows, folder: Path) -> dict[str, Path]:
         path.write_text(case_page(case_label(row.result.case), p))
         out[row.result.case.key] = path
     return out
+
+
+def slower_with_profiles(result, old_doc: dict, new_doc: dict) -> list[tuple[str, dict, dict]]:
+    """(key, old profile, new profile) of every case `compare` called slower whose two sides both
+    have a profile with stacks."""
+    ca = {c.get("key"): c for c in old_doc.get("cases") or [] if isinstance(c, dict)}
+    cb = {c.get("key"): c for c in new_doc.get("cases") or [] if isinstance(c, dict)}
+    out = []
+    for c in result.cases:
+        slower = c.verdict == "slower" or (c.counts is not None and c.counts.verdict == "slower")
+        pa, pb = (ca.get(c.key) or {}).get("profile"), (cb.get(c.key) or {}).get("profile")
+        if slower and stacks_of(pa) and stacks_of(pb):
+            out.append((c.key, pa, pb))
+    return out
+
+
+def write_diff_pages(pairs, old_label: str, new_label: str, folder: Path) -> list[tuple[str, Path]]:
+    """A difference flame graph page per (key, old, new) into `folder`."""
+    from ..engine.profile import case_slug
+    from types import SimpleNamespace
+    out = []
+    for key, pa, pb in pairs:
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"diff-{case_slug(SimpleNamespace(key=key))}.html"
+        path.write_text(diff_page(key, old_label, new_label, pa, pb))
+        out.append((key, path))
+    return out

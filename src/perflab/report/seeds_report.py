@@ -26,6 +26,8 @@ not checked) or a dict::
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import argparse
 import base64
 import datetime as dt
@@ -118,6 +120,25 @@ class Rendered:
     plots: dict[str, bytes]
 
 
+def flame_link(row, files: dict[str, bytes], folder: str) -> str:
+    """The HTML after a row's method: a link to its flame graph page (added to `files`, written into
+    `folder` beside the page), or why it has no profile; '' when it was not profiled."""
+    from .flame import case_page
+    from ..engine.profile import case_slug
+    from ..measures.profile import stacks_of
+    p = row.case.raw.get("profile") if isinstance(row.case.raw, dict) else None
+    if not isinstance(p, dict):
+        return ""
+    if p.get("error"):
+        return f' <small title="{html.escape(str(p["error"]))}">(no profile)</small>'
+    if not stacks_of(p):
+        return ""
+    name = f"flame-{case_slug(SimpleNamespace(key=f'{row.case.key}@{row.case.runtime}'))}.html"
+    label = f"{row.method} ({_params_text(row.case)}) @ {row.case.runtime}"
+    files[name] = case_page(label, p).encode()
+    return f' <a class="flame" href="{html.escape(folder)}/{html.escape(name)}">flame graph</a>'
+
+
 def render(report: Report, plots_dir_name: str, preamble: tuple[list[str], list[str]] = ([], []),
            index_link: str | None = None) -> Rendered:
     """One page: the seeds' sections of `report`. `preamble` (Markdown lines, HTML fragments) goes
@@ -178,9 +199,11 @@ def render(report: Report, plots_dir_name: str, preamble: tuple[list[str], list[
         for row, r in zip(cells, rows):
             sep = ' class="first"' if prev is not None and r.case.key != prev else ""
             prev = r.case.key
+            flame = flame_link(r, plots, plots_dir_name)  # a profiled case links its flame graph
             body.append(f"<tr{sep}>" + "".join(
-                f'<td class="{"num" if is_numeric_column(c) else ""}">{html.escape(x)}</td>'
-                for c, x in zip(cols, row)) + "</tr>")
+                f'<td class="{"num" if is_numeric_column(c) else ""}">{html.escape(x)}'
+                f'{flame if j == 0 else ""}</td>'
+                for j, (c, x) in enumerate(zip(cols, row))) + "</tr>")
         body.append("</tbody></table>")
         # instruction counts, where the results have them: a table of their own, never time columns
         md += counts_section.markdown(report, rows)
