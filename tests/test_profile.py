@@ -276,3 +276,46 @@ def test_java_flight_recorder_shows_the_benchmark_method(tmp_path):
     assert "error" not in rec, rec
     assert "StringsBench.join (StringsBench.java)" in rec["own"]
     assert not any("_perflab_" in k or "perflab.internal" in k for k in prof.stacks_of(rec))
+
+
+# -- instructions by function (callgrind) -----------------------------------------------------------------
+
+CALLGRIND_DUMP = """# callgrind format
+version: 1
+positions: line
+events: Ir Dr
+fl=bench.c
+fn=bench_loop
+10 100 5
+cfl=bench.c
+cfn=planted_hot
+calls=4 20
+11 800 40
+fn=planted_hot
+20 780 39
+cfn=memcpy
+calls=1 0
+21 20 1
+fl=libc.c
+fn=memcpy
+5 20 1
+"""
+
+
+def test_callgrind_self_and_inclusive_per_function():
+    from perflab.measures.callgrind_functions import parse_functions, per_op_table
+    got = parse_functions(CALLGRIND_DUMP)
+    assert got == {"bench_loop": (100, 900), "planted_hot": (780, 800), "memcpy": (20, 20)}
+    table = per_op_table(got, ops=4)
+    assert table[0] == ["planted_hot", 195.0, 200.0] and [r[0] for r in table] == ["planted_hot", "bench_loop", "memcpy"]
+
+
+def test_the_function_that_grew_comes_first_in_the_counted_difference():
+    from perflab.report.flame import functions_page
+    old = {"functions": [["loop", 10.0, 110.0], ["hot", 100.0, 100.0], ["other", 50.0, 50.0]], "per_op": {"Ir": 160.0}}
+    new = {"functions": [["loop", 10.0, 120.0], ["hot", 110.0, 110.0], ["other", 45.0, 45.0],
+                         [HOSTILE, 1.0, 1.0]], "per_op": {"Ir": 166.0}}
+    page_ = functions_page("case", new, old=old, old_label="A")
+    first = page_.split("<tr><td>", 2)[1]
+    assert first.startswith("hot</td>") and "+10.00" in first
+    assert HOSTILE not in page_ and "&lt;img" in page_

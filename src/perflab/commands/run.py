@@ -274,14 +274,22 @@ def cmd_run(args) -> int:
     if "json" in exporters:
         written.insert(0, json_path)
     if getattr(args, "profile", False):
-        from ..report.flame import write_case_pages
+        from ..report.flame import write_case_pages, write_runtime_diffs
         pages = write_case_pages(rows, out_dir / f"perflab-{stamp}-profiles")
+        diffs = write_runtime_diffs(rows, out_dir / f"perflab-{stamp}-profiles")
         missing = [r for r in rows if (r.result.profile or {}).get("error")]
         if pages:
             written.append(out_dir / f"perflab-{stamp}-profiles")
-        err.print(Text(f"--profile: {len(pages)} flame graph(s)"
+        err.print(Text(f"--profile: {len(pages)} flame graph(s), {len(diffs)} difference(s) against the "
+                       "first runtime"
                        + (f"; {len(missing)} case(s) without a profile (reasons in the results)" if missing else "")),
                   soft_wrap=True)
+    if "instructions" in measures:
+        from ..report.flame import write_function_pages
+        fpages = write_function_pages(rows, out_dir / f"perflab-{stamp}-profiles")
+        if fpages:
+            err.print(Text(f"instructions by function: {len(fpages)} page(s) in {fpages[0].parent}"),
+                      soft_wrap=True)
     if getattr(args, "disasm", False):
         from ..report.disasm import write_disassembly
         files, problems = write_disassembly(rows, out_dir / f"perflab-{stamp}-disasm")

@@ -115,3 +115,104 @@ def write_diff_pages(pairs, old_label: str, new_label: str, folder: Path) -> lis
         path.write_text(diff_page(key, old_label, new_label, pa, pb))
         out.append((key, path))
     return out
+
+
+def write_runtime_diffs(rows, folder: Path) -> list[Path]:
+    """In one run of two runtimes or revisions (`--runtimes a,b`, `--rev A,B`): a difference flame
+    graph of each profiled case against the same case on the first runtime, when both were profiled."""
+    from ..engine.profile import case_slug
+    from .table import case_label
+    by_key = {r.result.case.key: r for r in rows}
+    out = []
+    for row in rows:
+        base = by_key.get(row.runtime_baseline_key or "")
+        if base is None or base is row:
+            continue
+        pa, pb = base.result.profile, row.result.profile
+        if not (stacks_of(pa) and stacks_of(pb)):
+            continue
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"diff-{case_slug(row.result.case)}.html"
+        path.write_text(diff_page(case_label(row.result.case), base.result.case.runtime.label,
+                                  row.result.case.runtime.label, pa, pb))
+        out.append(path)
+    return out
+
+
+def functions_page(case_label: str, counts: dict, old: dict | None = None, old_label: str = "") -> str:
+    """Where a counted case's instructions went: self and inclusive Ir per op per function (callgrind),
+    with bars; given `old` (another count of the case), each function's change, largest growth first,
+    so a counted regression points at the function that grew."""
+    e = html.escape
+    rows = _function_rows(counts)
+    before = _function_rows(old) if old is not None else {}
+    total = max((incl for _, incl in rows.values()), default=0) or 1
+    names = list(rows)
+    if old is not None:
+        names = sorted(set(rows) | set(before), key=lambda f: -(rows.get(f, (0, 0))[0] - before.get(f, (0, 0))[0]))
+    head = ("<tr><th>function</th><th>self Ir/op</th><th>inclusive Ir/op</th>"
+            + ("<th>self before</th><th>self change</th>" if old is not None else "") + "<th></th></tr>")
+    body = []
+    for f in names:
+        sv, iv = rows.get(f, (0.0, 0.0))
+        cells = f"<td>{e(f)}</td><td>{sv:,.2f}</td><td>{iv:,.2f}</td>"
+        if old is not None:
+            b = before.get(f, (0.0, 0.0))[0]
+            d = sv - b
+            colour = "#c33" if d > 0 else "#36c" if d < 0 else "#999"
+            cells += f'<td>{b:,.2f}</td><td style="color:{colour}">{d:+,.2f}</td>'
+        width = 300 * sv / total
+        cells += f'<td><div style="background:#f08c28;height:10px;width:{width:.1f}px"></div></td>'
+        body.append(f"<tr>{cells}</tr>")
+    title = f"Instructions by function: {case_label}" + (f" against {old_label}" if old is not None else "")
+    per_op = (counts.get("per_op") or {}).get("Ir")
+    lines = [f"{counts.get('tool', 'callgrind')}: the measured workload run of the first launch, per "
+             f"operation{f' ({per_op:,.1f} Ir/op net of the empty loop)' if per_op is not None else ''}; "
+             "self: the function's own instructions; inclusive: with its callees. The loop's own "
+             "instructions (perflab's) are in the table too: they are what the empty loop subtracts."]
+    return "\n".join(["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+                      f"<title>{e(title)}</title></head><body style=\"font-family:sans-serif;margin:1em\">",
+                      f"<h1 style=\"font-size:1.2em\">{e(title)}</h1>", *(f"<p>{e(x)}</p>" for x in lines),
+                      f"<table>{head}{''.join(body)}</table>", "</body></html>", ""])
+
+
+def _function_rows(counts: dict | None) -> dict[str, tuple[float, float]]:
+    out: dict[str, tuple[float, float]] = {}
+    for item in (counts or {}).get("functions") or []:
+        if isinstance(item, (list, tuple)) and len(item) == 3 and isinstance(item[0], str):
+            try:
+                out[item[0]] = (float(item[1]), float(item[2]))
+            except (TypeError, ValueError):
+                continue
+    return out
+
+
+def write_function_pages(rows, folder: Path) -> list[Path]:
+    """An instructions-by-function page per counted row that has the table (`--measure instructions`)."""
+    from ..engine.profile import case_slug
+    from .table import case_label
+    out = []
+    for row in rows:
+        counts = row.result.counts
+        if not isinstance(counts, dict) or not _function_rows(counts):
+            continue
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"functions-{case_slug(row.result.case)}.html"
+        path.write_text(functions_page(case_label(row.result.case), counts))
+        out.append(path)
+    return out
+
+
+def count_slower_with_functions(result, old_doc: dict, new_doc: dict) -> list[tuple[str, dict, dict]]:
+    """(key, old counts, new counts) of every case whose instruction count `compare` called slower,
+    both sides with their per-function table."""
+    ca = {c.get("key"): c for c in old_doc.get("cases") or [] if isinstance(c, dict)}
+    cb = {c.get("key"): c for c in new_doc.get("cases") or [] if isinstance(c, dict)}
+    out = []
+    for c in result.cases:
+        if c.counts is None or c.counts.verdict != "slower":
+            continue
+        a, b = (ca.get(c.key) or {}).get("counts"), (cb.get(c.key) or {}).get("counts")
+        if _function_rows(a) and _function_rows(b):
+            out.append((c.key, a, b))
+    return out

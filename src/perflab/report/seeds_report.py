@@ -123,20 +123,24 @@ class Rendered:
 def flame_link(row, files: dict[str, bytes], folder: str) -> str:
     """The HTML after a row's method: a link to its flame graph page (added to `files`, written into
     `folder` beside the page), or why it has no profile; '' when it was not profiled."""
-    from .flame import case_page
+    from .flame import _function_rows, case_page, functions_page
     from ..engine.profile import case_slug
     from ..measures.profile import stacks_of
-    p = row.case.raw.get("profile") if isinstance(row.case.raw, dict) else None
-    if not isinstance(p, dict):
-        return ""
-    if p.get("error"):
-        return f' <small title="{html.escape(str(p["error"]))}">(no profile)</small>'
-    if not stacks_of(p):
-        return ""
-    name = f"flame-{case_slug(SimpleNamespace(key=f'{row.case.key}@{row.case.runtime}'))}.html"
+    raw = row.case.raw if isinstance(row.case.raw, dict) else {}
+    p, counts = raw.get("profile"), raw.get("counts")
+    slug = case_slug(SimpleNamespace(key=f"{row.case.key}@{row.case.runtime}"))
     label = f"{row.method} ({_params_text(row.case)}) @ {row.case.runtime}"
-    files[name] = case_page(label, p).encode()
-    return f' <a class="flame" href="{html.escape(folder)}/{html.escape(name)}">flame graph</a>'
+    out = ""
+    if isinstance(p, dict) and p.get("error"):
+        out += f' <small title="{html.escape(str(p["error"]))}">(no profile)</small>'
+    elif stacks_of(p):
+        files[f"flame-{slug}.html"] = case_page(label, p).encode()
+        out += f' <a class="flame" href="{html.escape(folder)}/flame-{html.escape(slug)}.html">flame graph</a>'
+    if isinstance(counts, dict) and _function_rows(counts):
+        files[f"functions-{slug}.html"] = functions_page(label, counts).encode()
+        out += (f' <a class="functions" href="{html.escape(folder)}/functions-{html.escape(slug)}.html">'
+                "instructions by function</a>")
+    return out
 
 
 def render(report: Report, plots_dir_name: str, preamble: tuple[list[str], list[str]] = ([], []),
