@@ -319,3 +319,41 @@ def test_the_function_that_grew_comes_first_in_the_counted_difference():
     first = page_.split("<tr><td>", 2)[1]
     assert first.startswith("hot</td>") and "+10.00" in first
     assert HOSTILE not in page_ and "&lt;img" in page_
+
+
+PERF_SCRIPT = """perflab-bench 4242/4242 12762.1:
+\t    55d0 fnv1a+0x10 (/tmp/perflab-bench)
+\t    5600 perflab_run_loop+0x22 (/tmp/perflab-bench)
+\t    5700 main+0x5 (/tmp/perflab-bench)
+
+perflab-bench 4242/4242 12762.2:
+\t    55d0 fnv1a+0x12 (/tmp/perflab-bench)
+\t    5600 perflab_run_loop+0x22 (/tmp/perflab-bench)
+\t    5700 main+0x5 (/tmp/perflab-bench)
+
+"""
+
+
+def test_perf_script_is_read_and_native_frames_are_told_by_name():
+    from perflab.toolchains.profiling import native_how  # noqa: F401 (the module's harness names)
+    from perflab.toolchains.profiling import NATIVE_HARNESS
+    stacks = formats.read_perf_script(PERF_SCRIPT)
+    assert stacks == [((Frame("main", "/tmp/perflab-bench"), Frame("perflab_run_loop", "/tmp/perflab-bench"),
+                        Frame("fnv1a", "/tmp/perflab-bench")), 2)]
+    collapsed, own = prof.reduce(stacks, [], lambda f: f.name.startswith(NATIVE_HARNESS) or f.name == "main",
+                                 is_own=lambda f: "fnv1a" in f.name)
+    assert collapsed == {"fnv1a (perflab-bench)": 2} and own == ["fnv1a (perflab-bench)"]
+
+
+def test_c_under_perf_shows_the_benchmark_function(tmp_path):
+    from perflab.toolchains.cpp import CppToolchain
+    from perflab.toolchains.profiling import perf_usable
+    if perf_usable():
+        pytest.fail(f"perf is part of the test machine (.ci/run installs linux-perf): {perf_usable()}")
+    tc = CppToolchain()
+    rt = next((r for r in tc.discover_runtimes() if r.installed), None)
+    assert rt is not None, "a C compiler is part of the test machine"
+    src = Path(__file__).resolve().parent.parent / "examples" / "cpp" / "bench_checksum.c"
+    rec = _profile_one(tmp_path, tc, [src], rt, want="fnv1a")
+    assert "error" not in rec, rec
+    assert any(o.startswith("fnv1a ") for o in rec["own"]), rec["own"]

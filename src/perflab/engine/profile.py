@@ -59,7 +59,9 @@ class Profiler:
             except (OSError, ValueError, KeyError, IndexError) as exc:
                 return prof.not_profiled(f"{how.tool}'s output could not be read: {exc}")
             files = [case.benchmark.file, *getattr(case.benchmark, "extra_files", [])]
-            collapsed, own = prof.reduce(stacks, [f for f in files if f], how.harness, how.in_run)
+            name = case.benchmark.name
+            is_own = (lambda f: name in f.name or f.name in how.own_names) if how.own_by_name else None
+            collapsed, own = prof.reduce(stacks, [f for f in files if f], how.harness, how.in_run, is_own)
             if not collapsed:
                 return prof.not_profiled(f"{how.tool} took no sample in {calls} call(s)")
             kept_raw = kept_collapsed = None

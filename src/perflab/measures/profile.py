@@ -72,6 +72,10 @@ class ProfileHow:
     note: str = ""
     # for a profiler of the whole process: whether a frame is the worker's handler of `run` requests
     in_run: Callable[[Frame], bool] | None = None
+    # native code names no source file per frame: the benchmark's frames are those whose symbol holds
+    # the benchmark's name (engine/profile.py builds the test from the case)
+    own_by_name: bool = False
+    own_names: tuple[str, ...] = ()  # frames that are the benchmark's whatever it is called
 
 
 def same_file(a: str, b: str) -> bool:
@@ -88,18 +92,22 @@ def same_file(a: str, b: str) -> bool:
 
 
 def reduce(stacks: Iterable[tuple[Stack, int]], own_files: list[str], harness: Callable[[Frame], bool],
-           in_run: Callable[[Frame], bool] | None = None) -> tuple[dict[str, int], list[str]]:
+           in_run: Callable[[Frame], bool] | None = None,
+           is_own: Callable[[Frame], bool] | None = None) -> tuple[dict[str, int], list[str]]:
     """Collapsed stacks ({"a;b;c": count}) with the harness folded away (module doc), and the labels
     of the benchmark's own frames."""
     out: dict[str, int] = {}
     own: set[str] = set()
+    if is_own is None:
+        def is_own(f: Frame) -> bool:
+            return any(same_file(f.file, o) for o in own_files)
     for stack, count in stacks:
         if count <= 0 or not stack:
             continue
-        first = next((i for i, f in enumerate(stack) if any(same_file(f.file, o) for o in own_files)), None)
+        first = next((i for i, f in enumerate(stack) if is_own(f)), None)
         if first is not None:
-            kept = [f for f in stack[first:] if not harness(f)] or [stack[first]]
-            own.update(f.label() for f in kept if any(same_file(f.file, o) for o in own_files))
+            kept = [f for f in stack[first:] if not harness(f) or is_own(f)] or [stack[first]]
+            own.update(f.label() for f in kept if is_own(f))
             labels = [f.label() for f in kept]
         elif any(harness(f) for f in stack):
             labels = [HARNESS if in_run is None or any(in_run(f) for f in stack) else OUTSIDE_RUN]

@@ -163,3 +163,31 @@ def read_jfr_json(path: Path) -> list[tuple[Stack, int]]:
         key = tuple(stack)
         hits[key] = hits.get(key, 0) + 1
     return list(hits.items())
+
+
+def read_perf_script(text: str) -> list[tuple[Stack, int]]:
+    """`perf script -F comm,tid,ip,sym,dso` output: a header line per sample, then its frames leaf
+    first (`ADDR SYMBOL+OFF (DSO)`), then a blank line."""
+    hits: dict[Stack, int] = {}
+    frames: list[Frame] = []
+
+    def flush():
+        if frames:
+            key = tuple(reversed(frames))
+            hits[key] = hits.get(key, 0) + 1
+        frames.clear()
+
+    for line in text.splitlines():
+        if not line.strip() or not line[0].isspace():  # the blank line after a sample, a header
+            flush()
+            continue
+        parts = line.strip().split(None, 1)
+        rest = parts[1] if len(parts) > 1 else "[unknown]"
+        dso = ""
+        if rest.endswith(")") and " (" in rest:
+            rest, dso = rest.rsplit(" (", 1)
+            dso = dso[:-1]
+        sym = rest.rsplit("+0x", 1)[0] if "+0x" in rest else rest
+        frames.append(Frame(sym or "[unknown]", dso))
+    flush()
+    return list(hits.items())

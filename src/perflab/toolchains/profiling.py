@@ -155,3 +155,41 @@ def perf_usable() -> str:
     if level > 2 and os.geteuid() != 0:
         return f"the kernel refuses perf events (perf_event_paranoid is {level})"
     return ""
+
+
+# -- native code (C/C++, Rust): perf record -e cpu-clock ---------------------------------------------
+
+NATIVE_HARNESS = ("perflab::", "perflab_", "_start", "__libc_start")
+
+
+def native_how(runtime: Runtime, spec: LaunchSpec, raw_dir: Path) -> ProfileHow:
+    """The worker's launch under `perf record -e cpu-clock` (a software event: no hardware counters
+    needed, so it works in a VM), call stacks unwound from DWARF (release builds keep no frame
+    pointers). Frames are symbols; the benchmark's are those named after it."""
+    why = perf_usable()
+    if why:
+        raise NotProfilable(f"{why}; `--measure instructions` shows its instructions by function instead")
+    data = raw_dir / "perf.data"
+    perf = shutil.which("perf") or "perf"
+    argv = [perf, "record", "-q", "-e", "cpu-clock", "-F", "999", "--call-graph", "dwarf,16384",
+            "-o", str(data), "--", *spec.argv]
+
+    def harness(f: Frame) -> bool:
+        return f.name.startswith(NATIVE_HARNESS) or f.name == "main"
+
+    def read(d: Path):
+        if not data.is_file():
+            raise ProfileFailed("perf record wrote no data")
+        done = subprocess.run([perf, "script", "-i", str(data), "-F", "comm,tid,ip,sym,dso"],
+                              capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            raise ProfileFailed(f"perf script failed: {done.stderr.strip()[:200]}")
+        return data, formats.read_perf_script(done.stdout)
+
+    note = ""
+    if runtime.language == "rust":
+        note = ("Rust: the benchmark's closure is inlined into perflab::perflab_bench_call, the frame that "
+                "stands for it here; what it calls and was not inlined appears under it")
+    return ProfileHow(spec=dataclasses.replace(spec, argv=argv),
+                      tool="perf record -e cpu-clock (999 Hz, DWARF stacks)", read=read, harness=harness,
+                      own_by_name=True, own_names=("perflab::perflab_bench_call",), note=note)
