@@ -65,6 +65,10 @@ def python_how(runtime: Runtime, spec: LaunchSpec, raw_dir: Path) -> ProfileHow:
 
 # -- Node: V8's --cpu-prof ----------------------------------------------------------------------
 
+# the worker's frames of a `run` request: its handler, and the timed loop it resumes in a microtask
+NODE_RUN = ("onRun", "timeIterations", "perflabLoop")
+
+
 def node_how(runtime: Runtime, spec: LaunchSpec, raw_dir: Path) -> ProfileHow:
     wdir = worker_dir("node")
     flags = ["--cpu-prof", f"--cpu-prof-dir={raw_dir}", "--cpu-prof-interval=1000"]
@@ -82,7 +86,7 @@ def node_how(runtime: Runtime, spec: LaunchSpec, raw_dir: Path) -> ProfileHow:
                       if [f.name for f in s] != ["(idle)"]]
 
     return ProfileHow(spec=after_executable(spec, flags), tool="V8 --cpu-prof (1 kHz)", read=read,
-                      harness=harness, in_run=lambda f: f.name == "onRun" and _under(f.file, wdir))
+                      harness=harness, in_run=lambda f: f.name in NODE_RUN and _under(f.file, wdir))
 
 
 # -- Go: runtime/pprof, started by the worker ----------------------------------------------------
@@ -193,3 +197,13 @@ def native_how(runtime: Runtime, spec: LaunchSpec, raw_dir: Path) -> ProfileHow:
     return ProfileHow(spec=dataclasses.replace(spec, argv=argv),
                       tool="perf record -e cpu-clock (999 Hz, DWARF stacks)", read=read, harness=harness,
                       own_by_name=True, own_names=("perflab::perflab_bench_call",), note=note)
+
+
+# -- C# on Mono -------------------------------------------------------------------------------------
+
+def mono_how(runtime: Runtime, spec: LaunchSpec, raw_dir: Path) -> ProfileHow:
+    """Not yet: Mono 6.8's log profiler samples (`--profile=log:sample`), but `mprof-report` reports
+    samples as flat hit counts per method, without their call stacks, at about 40 Hz here."""
+    raise NotProfilable("Mono's log profiler (--profile=log:sample) reports flat hit counts per method, "
+                        "without call stacks, so there is no flame graph to draw; "
+                        "`--measure instructions` counts it by function instead")
