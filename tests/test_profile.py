@@ -357,3 +357,27 @@ def test_c_under_perf_shows_the_benchmark_function(tmp_path):
     rec = _profile_one(tmp_path, tc, [src], rt, want="fnv1a")
     assert "error" not in rec, rec
     assert any(o.startswith("fnv1a ") for o in rec["own"]), rec["own"]
+
+
+def test_a_results_file_with_a_damaged_profile_is_named():
+    from perflab.measures.profile import profile_problem
+    assert profile_problem(None) == "" and profile_problem({"error": "no profile: x"}) == ""
+    assert profile_problem([1]) == "has 'profile' that is not an object"
+    assert profile_problem({"stacks": "a;b 1"}) == "has 'profile.stacks' that is not a list"
+    # a stack that is not [text, count] is left out, never a traceback
+    assert prof.stacks_of({"stacks": [["a;b", 2], ["bad"], [1, 2], ["c", True]]}) == {"a;b": 2}
+
+
+def test_perflab_profile_writes_stacks_raw_and_a_flame_graph_per_case(tmp_path, capsys):
+    from perflab.cli import main
+    src = tmp_path / "bench_hot.py"
+    src.write_text(BENCH)
+    assert main(["profile", str(src), "-o", str(tmp_path / "out"), "--seconds", "0.3",
+                 "-r", sys.executable]) == 0
+    folder = next((tmp_path / "out").glob("perflab-*-profiles"))
+    records = json.loads((folder / "profiles.json").read_text())
+    (key, rec), = records.items()
+    assert "planted_hot (bench_hot.py)" in rec["own"]
+    assert (folder / f"{Path(rec['collapsed']).stem}.html").is_file()
+    assert main(["profile", str(src), "--seconds", "0"]) == 2
+    assert "--seconds: 0 is not a number of seconds above 0" in capsys.readouterr().err

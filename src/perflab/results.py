@@ -233,7 +233,8 @@ def case_problem(c) -> str:
             if not isinstance(v, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
                                                   for x in v):
                 return f"launch {j} has '{f}' that is not a list of numbers"
-    return counts_problem(c.get("counts"))
+    from .measures.profile import profile_problem
+    return counts_problem(c.get("counts")) or profile_problem(c.get("profile"))
 
 
 def _number(v) -> bool:
