@@ -381,3 +381,42 @@ def test_perflab_profile_writes_stacks_raw_and_a_flame_graph_per_case(tmp_path, 
     assert (folder / f"{Path(rec['collapsed']).stem}.html").is_file()
     assert main(["profile", str(src), "--seconds", "0"]) == 2
     assert "--seconds: 0 is not a number of seconds above 0" in capsys.readouterr().err
+
+
+PLANTED = '''
+from perflab import benchmark
+
+def planted_hot(n):
+    s = 0
+    for i in range(n * FACTOR):
+        s += i * i
+    return s
+
+def steady(n):
+    return sum(range(n))
+
+@benchmark
+def calls_hot():
+    return planted_hot(200) + steady(2000)
+'''
+
+
+def test_a_planted_hot_function_is_the_largest_growth_of_the_difference(tmp_path):
+    """A helper made 3x slower at a 'second revision' (a 10 % change is within a one-second
+    profile's sampling noise on this machine: a bench/ study's matter) is the frame whose self share
+    grows most — what the difference flame graph draws reddest."""
+    from perflab.report.flame import diff_page, self_share_changes
+    recs = []
+    for rev, factor in (("a", 1), ("b", 3)):
+        d = tmp_path / rev
+        d.mkdir()
+        src = d / "bench_hot.py"
+        src.write_text(PLANTED.replace("FACTOR", str(factor)))
+        prep = prepare(pyruntimes.describe(sys.executable), PythonToolchain(), [src], d / "build", 60)
+        from perflab.model import Case
+        case = Case(prep.benchmarks[0], (), prep.runtime)
+        recs.append(Profiler({prep.runtime.label: prep}, 60, None, seconds=1.0).profile(case))
+    old, new = (prof.stacks_of(r) for r in recs)
+    top, grew = self_share_changes(old, new)[0]
+    assert top.endswith("planted_hot (bench_hot.py)") and grew > 0, self_share_changes(old, new)[:3]
+    assert "Largest growth of self share" in diff_page("c", "a", "b", recs[0], recs[1])

@@ -35,6 +35,14 @@ def top_frames(stacks: dict[str, int], n: int = 10) -> list[tuple[str, int, int]
     return sorted(((f, s, incl[f]) for f, s in self_.items()), key=lambda t: (-t[1], t[0]))[:n]
 
 
+def self_share_changes(old: dict[str, int], new: dict[str, int]) -> list[tuple[str, float]]:
+    """(stack, change of its leaf's self share from `old` to `new`), largest growth first: the rule
+    the difference flame graph colours by (red: grew), per frame in its place (its stack)."""
+    to, tn = sum(old.values()) or 1, sum(new.values()) or 1
+    keys = set(old) | set(new)
+    return sorted(((k, new.get(k, 0) / tn - old.get(k, 0) / to) for k in keys), key=lambda kv: (-kv[1], kv[0]))
+
+
 def page(title: str, stacks: dict[str, int], own: list[str], *, base: dict[str, int] | None = None,
          lines: list[str] = (), script_src: str | None = None) -> str:
     """A whole HTML page. `script_src`: the script's URL (the dashboard), else the script inline."""
@@ -44,6 +52,12 @@ def page(title: str, stacks: dict[str, int], own: list[str], *, base: dict[str, 
               else f"<script>{SCRIPT.read_text()}</script>")
     rows = "".join(f"<tr><td>{e(f)}</td><td>{s}</td><td>{s / total:.1%}</td><td>{i / total:.1%}</td></tr>"
                    for f, s, i in top_frames(stacks))
+    changes = ""
+    if base is not None:
+        grown = [(k, d) for k, d in self_share_changes(base, stacks) if d > 0][:10]
+        changes = ("<h2 style=\"font-size:1em\">Largest growth of self share</h2><table>"
+                   + "".join(f"<tr><td>{e(k.split(';')[-1])}</td><td>{d:+.1%}</td><td><small>{e(k)}</small></td></tr>"
+                             for k, d in grown) + "</table>")
     legend = ("widths: the new profile; red: a frame's self share grew, blue: it shrank"
               if base is not None else "orange: the benchmark's own frames; grey: perflab and the runtime outside it")
     return "\n".join([
@@ -52,7 +66,7 @@ def page(title: str, stacks: dict[str, int], own: list[str], *, base: dict[str, 
         *(f"<p>{e(x)}</p>" for x in lines), f"<p><small>{e(legend)}; click a frame to zoom</small></p>",
         f'<script type="application/json" id="flame-data">{data_json(stacks, own, title, base)}</script>',
         '<div class="perflab-flame" data-source="flame-data" style="width:100%"></div>',
-        "<h2 style=\"font-size:1em\">Most self samples</h2>",
+        changes, "<h2 style=\"font-size:1em\">Most self samples</h2>",
         f"<table><tr><th>frame</th><th>self samples</th><th>self</th><th>inclusive</th></tr>{rows}</table>",
         script, "</body></html>", ""])
 
