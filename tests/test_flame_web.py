@@ -28,6 +28,8 @@ def _profile(hot: int) -> dict:
 def _run_docs(slow: float, hot: int, rng) -> list[dict]:
     a = case_doc("Hot", "Work", {}, "py-a", 1000.0 * slow, rng)
     a["profile"] = _profile(hot)
+    a["counts"] = {"per_op": {"Ir": 100.0 + hot}, "agreed": True, "launches": [],
+                   "functions": [["planted_hot", float(hot), float(hot)], [HOSTILE, 1.0, 1.0]]}
     b = case_doc("Cold", "Work", {}, "py-a", 1000.0, rng)
     b["profile"] = {"error": "no profile: the kernel refuses perf events"}
     return [a, b]
@@ -80,3 +82,13 @@ def test_perflab_compare_writes_the_difference_of_a_slower_profiled_case(site, t
     assert len(pages) == 1 and "Hot.Work" in pages[0].name
     assert HOSTILE not in pages[0].read_text()
     assert "why Hot.Work[]@py-a is slower" in capsys.readouterr().err.replace("\n", "")
+
+
+def test_the_run_page_links_instructions_by_function(site):
+    store, client, (old, new) = site
+    key = "Hot.Work[]@py-a"
+    url = f"/run/{new}/functions?{urlencode({'case': key})}"
+    assert url in client.get(f"/run/{new}").text.replace("&amp;", "&")
+    page = client.get(url)
+    assert page.status_code == 200 and "planted_hot" in page.text and HOSTILE not in page.text
+    assert client.get(f"/run/{new}/functions?{urlencode({'case': 'Cold.Work[]@py-a'})}").status_code == 404

@@ -173,6 +173,17 @@ def create_app(store: Store, *, allowed_hosts: list[str] | None = None) -> Starl
             return error(404, "No profile", f"Run #{run_id} has no profile of '{key}': {why}.")
         return flame_response(case_page(f"{key} (run #{run_id})", prof, script_src="/static/flamegraph.js"))
 
+    async def run_functions(request: Request) -> Response:
+        """One counted case's instructions by function (`--measure instructions`)."""
+        from ..report.flame import _function_rows, functions_page
+        run_id, key = request.path_params["run_id"], request.query_params.get("case", "")
+        case = run_page.case_of(store.document(run_id), key)
+        counts = case.get("counts") if case else None
+        if not _function_rows(counts):
+            return error(404, "No instructions by function",
+                         f"Run #{run_id} did not count '{key}' by function (run --measure instructions).")
+        return flame_response(functions_page(f"{key} (run #{run_id})", counts))
+
     async def flame_diff(request: Request) -> Response:
         """The difference flame graph of one case between two runs (`old`, `new`; `old_case` when its
         key differs on the old side, as two runtimes of one run do)."""
@@ -190,6 +201,7 @@ def create_app(store: Store, *, allowed_hosts: list[str] | None = None) -> Starl
 
     routes = [Route("/", runs), Route("/run/{run_id:int}", run),
               Route("/run/{run_id:int}/flame", run_flame), Route("/flame-diff", flame_diff),
+              Route("/run/{run_id:int}/functions", run_functions),
               Route("/run/{run_id:int}/plot/{index:int}.png", run_plot),
               Route("/benchmarks", benchmarks), Route("/benchmark", benchmark),
               Route("/regressions", regressions), Route("/compare", compare),

@@ -24,6 +24,7 @@ class GroupTable:
     # each row's case key when it has a profile (its flame graph page), else None; and why not
     profiles: list = field(default_factory=list)
     no_profile: list = field(default_factory=list)
+    functions: list = field(default_factory=list)  # each row's case key when it has instructions by function
 
 
 def groups_of(report: Report) -> list[Section]:
@@ -66,7 +67,8 @@ def tables(report: Report) -> list[GroupTable]:
                               [not r.case.ok for r in rows],
                               [f"{r.case.group}.{r.case.name}" for r in rows], notes, plotted,
                               [profiled_key(r.case.raw) for r in rows],
-                              [no_profile_reason(r.case.raw) for r in rows]))
+                              [no_profile_reason(r.case.raw) for r in rows],
+                              [counted_key(r.case.raw) for r in rows]))
     return out
 
 
@@ -99,3 +101,10 @@ def no_profile_reason(raw) -> str:
 
 def case_of(doc: dict, key: str) -> dict | None:
     return next((c for c in doc.get("cases") or [] if isinstance(c, dict) and c.get("key") == key), None)
+
+
+def counted_key(raw) -> str | None:
+    """The case's key when its count has the per-function table (`--measure instructions`)."""
+    from ..report.flame import _function_rows
+    counts = raw.get("counts") if isinstance(raw, dict) else None
+    return str(raw.get("key")) if isinstance(counts, dict) and _function_rows(counts) else None
