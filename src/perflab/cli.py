@@ -153,9 +153,16 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true",
                      help="print the results document (JSON) on stdout and nothing else there; "
                      "progress and the table go to stderr")
+    run.add_argument("--profile", action="store_true",
+                     help="after each case is measured, one more launch runs it under its runtime's "
+                     "sampling profiler (outside the timed launches): collapsed stacks and a flame graph "
+                     "per case next to the results (docs/profiling.md)")
     run.add_argument("--disasm", action="store_true",
                      help="write the disassembly of each native (C/C++, Rust) benchmark function "
                      "next to the results")
+
+    from .commands.profile import add_profile_parser
+    add_profile_parser(sub, runtime_specs)
 
     ls = sub.add_parser("list", help="list the benchmarks perflab finds",
                         description="List the benchmarks perflab finds (loading them on each runtime), "
@@ -191,6 +198,9 @@ def _parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--fail-on-regression", type=number(minimum=0), metavar="PCT",
                       help="exit with status 1 if a case is slower, or counts more instructions, by "
                       "more than PCT percent (see --fail-measure)")
+    cmp_.add_argument("--flame-dir", metavar="DIR",
+                      help="where difference flame graphs of slower cases go, when both sides were run "
+                      "with --profile (default: perflab-results; pages in DIR/flame-diff)")
     cmp_.add_argument("--fail-measure", choices=("any", "time", "instructions"), default="any",
                       help="which measure --fail-on-regression gates on (default any: either)")
     cmp_.add_argument("--format", choices=("table", "md"), default="table",
@@ -242,12 +252,12 @@ def _with_project_defaults(args) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    from .commands import history, imports, info, run, serve
+    from .commands import history, imports, info, profile, run, serve
     from .report.seeds_report import cmd_report
     commands = {"report": cmd_report, "run": run.cmd_run, "list": info.cmd_list, "runtimes": info.cmd_runtimes,
                 "conformance": info.cmd_conformance, "compare": history.cmd_compare,
                 "history": history.cmd_history, "serve": serve.cmd_serve,
-                "import": imports.cmd_import}
+                "import": imports.cmd_import, "profile": profile.cmd_profile}
     try:
         _with_project_defaults(args)
         return commands[args.command](args)

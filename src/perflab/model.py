@@ -310,6 +310,9 @@ class CaseResult:
     # instruction counts under valgrind (`--measure instructions`): the schema is in
     # docs/instructions.md; None when the case was not counted
     counts: dict[str, Any] | None = None
+    # the case's profile (`run --profile`): collapsed stacks, or {"error": "no profile: <reason>"};
+    # schema in docs/profiling.md; None when it was not profiled
+    profile: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:

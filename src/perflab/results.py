@@ -53,6 +53,8 @@ def row_to_json(row: Row) -> dict[str, Any]:
         "warnings": row.warnings, "notes": row.notes,
         # instructions counted under valgrind (--measure instructions); schema: docs/instructions.md
         "counts": res.counts,
+        # the profile of `run --profile` (collapsed stacks); schema: docs/profiling.md
+        "profile": res.profile,
     }
 
 
@@ -233,7 +235,8 @@ def case_problem(c) -> str:
             if not isinstance(v, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
                                                   for x in v):
                 return f"launch {j} has '{f}' that is not a list of numbers"
-    return counts_problem(c.get("counts"))
+    from .measures.profile import profile_problem
+    return counts_problem(c.get("counts")) or profile_problem(c.get("profile"))
 
 
 def _number(v) -> bool:
@@ -314,4 +317,5 @@ def case_result_from_json(c: dict[str, Any]):
                       contention=dict(c.get("contention") or {}),
                       machine=c.get("machine") if isinstance(c.get("machine"), dict) else None,
                       rerun=str(c.get("rerun") or ""),
-                      counts=c.get("counts") if isinstance(c.get("counts"), dict) else None)
+                      counts=c.get("counts") if isinstance(c.get("counts"), dict) else None,
+                      profile=c.get("profile") if isinstance(c.get("profile"), dict) else None)

@@ -807,6 +807,53 @@ def _count_marker():
 _COUNT_MARKER = _count_marker()
 
 
+class _Sampler:
+    """Profile mode (environment PERFLAB_PROFILE=<file>, `perflab run --profile`): a thread that
+    samples the measuring thread's stack (sys._current_frames) about every millisecond while a
+    `workload` run is on, and writes the stacks seen to <file> as JSON lines
+    {"stack": [[function, file], ...] root first, "count": n} after each run. The switch interval is
+    lowered meanwhile, so the sampler gets the GIL at that pace. Only the profile launch, never a
+    timed one, has it on."""
+
+    INTERVAL = 0.001
+
+    def __init__(self, path):
+        import threading
+        self.path, self.counts, self._threading = path, {}, threading
+        self._stop = None
+
+    def start(self):
+        self._stop = self._threading.Event()
+        self._target = self._threading.get_ident()
+        self._switch = sys.getswitchinterval()
+        sys.setswitchinterval(self.INTERVAL / 2)
+        self._thread = self._threading.Thread(target=self._sample, name="perflab-sampler", daemon=True)
+        self._thread.start()
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join()
+        sys.setswitchinterval(self._switch)
+        with open(self.path, "w", encoding="utf-8") as f:
+            for stack, n in self.counts.items():
+                f.write(json.dumps({"stack": [list(fr) for fr in stack], "count": n}) + "\n")
+
+    def _sample(self):
+        frames_of, target, counts, wait = sys._current_frames, self._target, self.counts, self._stop.wait
+        while not wait(self.INTERVAL):
+            frame = frames_of().get(target)
+            stack = []
+            while frame is not None:
+                code = frame.f_code
+                stack.append((getattr(code, "co_qualname", code.co_name), code.co_filename))
+                frame = frame.f_back
+            key = tuple(reversed(stack))
+            counts[key] = counts.get(key, 0) + 1
+
+
+_SAMPLER = _Sampler(os.environ["PERFLAB_PROFILE"]) if os.environ.get("PERFLAB_PROFILE") else None
+
+
 def _thread_cpu_clock():
     """time.thread_time_ns (CLOCK_THREAD_CPUTIME_ID on Linux), or None where the platform lacks it."""
     fn = getattr(time, "thread_time_ns", None)
@@ -1022,6 +1069,12 @@ class _Worker:
             if stage == "overhead":
                 ns = self.case.time_iterations(invocations, iterations, self.case.noop, "overhead",
                                                cpu=cpu)
+            elif stage == "workload" and _SAMPLER is not None:
+                _SAMPLER.start()
+                try:
+                    ns = self.case.time_iterations(invocations, iterations, self.case.call, cpu=cpu)
+                finally:
+                    _SAMPLER.stop()
             else:
                 ns = self.case.time_iterations(invocations, iterations, self.case.call,
                                                overhead=over, cpu=cpu, overhead_cpu=over_cpu)

@@ -45,6 +45,7 @@ def cmd_compare(args) -> int:
         out.print(t)
         for line in summary(result):
             out.print(Text(line))
+    diff_flame_graphs(result, old, new, getattr(args, "flame_dir", None))
     if args.fail_on_regression is not None:
         pct, measure = args.fail_on_regression, getattr(args, "fail_measure", "any")
         bad = []
@@ -57,6 +58,24 @@ def cmd_compare(args) -> int:
             err.print(Text(f"{len(bad)} regression(s) above {pct}%: " + ", ".join(bad)), soft_wrap=True)
             return 1
     return 0
+
+
+def diff_flame_graphs(result, old: tuple[str, dict], new: tuple[str, dict], folder: str | None) -> None:
+    """For every case called slower whose two sides were profiled (`run --profile`): a difference
+    flame graph page, in `folder` (default: perflab-results/flame-diff), its path printed."""
+    from types import SimpleNamespace
+
+    from ..engine.profile import case_slug
+    from ..report.flame import (count_slower_with_functions, functions_page, slower_with_profiles,
+                                write_diff_pages)
+    where = Path(folder or "perflab-results") / "flame-diff"
+    for key, path in write_diff_pages(slower_with_profiles(result, old[1], new[1]), old[0], new[0], where):
+        err.print(Text(f"why {key} is slower: {path}"), soft_wrap=True)
+    for key, a, b in count_slower_with_functions(result, old[1], new[1]):
+        where.mkdir(parents=True, exist_ok=True)
+        path = where / f"functions-{case_slug(SimpleNamespace(key=key))}.html"
+        path.write_text(functions_page(f"{key} ({new[0]})", b, old=a, old_label=old[0]))
+        err.print(Text(f"which function counts more instructions in {key}: {path}"), soft_wrap=True)
 
 
 def newest_side(refs: list[str], store: str | None) -> tuple[str, dict]:

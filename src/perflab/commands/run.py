@@ -41,7 +41,7 @@ from .common import check_out_dir, prepare_all, prepare_revisions
 # the arguments of `run` a resumed run takes from the interrupted one
 RESUMABLE = ("paths", "runtimes", "filter", "category", "job", "exporters", "out", "hide", "timeout",
              "budget", "budget_total", "target", "iteration_time", "no_overhead", "max_cases", "label",
-             "exclude", "cluster", "measure", "rev", "memory_limit")
+             "exclude", "cluster", "measure", "rev", "memory_limit", "profile")
 
 
 def check_hide(hide: str, plan) -> None:
@@ -63,6 +63,8 @@ def cmd_run(args) -> int:
     if getattr(args, "fail_on_regression", None) is not None and not getattr(args, "rev", None):
         raise UsageError("--fail-on-regression on `run` needs --rev A,B (two revisions in one run); to "
                          "judge two stored runs use `perflab compare OLD NEW --fail-on-regression PCT`")
+    if getattr(args, "profile", False) and getattr(args, "cluster", None):
+        raise UsageError("--profile with --cluster is not supported yet: profile on this machine")
     if getattr(args, "rev", None) and getattr(args, "cluster", None):
         raise UsageError("--rev with --cluster is not supported yet: the revisions' trees are laid out on "
                          "this machine only; run the revisions here, or check each out on the machines")
@@ -209,13 +211,20 @@ def cmd_run(args) -> int:
             counted = progress_text(result.counts) if result.ok else ""
             if counted:  # time and count side by side, or the count alone when time was not measured
                 summary = f"{summary}; {counted}" if mine.estimate else counted
+            if result.profile:
+                summary = f"{summary}; {profile_text(result.profile)}"
             progress.advance(case_label(result.case), summary)
 
         engine = Engine(job, launch, rng=rng, on_case_done=done, placement=placement,
                         starts_aside=lambda case: by_label[case.runtime.label].spec.starts_aside)
-        if measures != ("time",):
-            engine = MeasuringEngine(engine, Counter(by_label, max(job.timeout_s, COUNT_TIMEOUT_MIN_S)),
-                                     measures, on_case_done=done)
+        profiler = None
+        if getattr(args, "profile", False):
+            from ..engine.profile import Profiler
+            profiler = Profiler(by_label, job.timeout_s, out_dir / f"perflab-{stamp}-profiles")
+        if measures != ("time",) or profiler is not None:
+            counter = (Counter(by_label, max(job.timeout_s, COUNT_TIMEOUT_MIN_S))
+                       if "instructions" in measures else None)
+            engine = MeasuringEngine(engine, counter, measures, on_case_done=done, profiler=profiler)
         try:
             if getattr(args, "cluster", None):
                 from ..cluster import run_on_cluster
@@ -264,6 +273,23 @@ def cmd_run(args) -> int:
         written.append(out_dir / f"perflab-{stamp}.csv")
     if "json" in exporters:
         written.insert(0, json_path)
+    if getattr(args, "profile", False):
+        from ..report.flame import write_case_pages, write_runtime_diffs
+        pages = write_case_pages(rows, out_dir / f"perflab-{stamp}-profiles")
+        diffs = write_runtime_diffs(rows, out_dir / f"perflab-{stamp}-profiles")
+        missing = [r for r in rows if (r.result.profile or {}).get("error")]
+        if pages:
+            written.append(out_dir / f"perflab-{stamp}-profiles")
+        err.print(Text(f"--profile: {len(pages)} flame graph(s), {len(diffs)} difference(s) against the "
+                       "first runtime"
+                       + (f"; {len(missing)} case(s) without a profile (reasons in the results)" if missing else "")),
+                  soft_wrap=True)
+    if "instructions" in measures:
+        from ..report.flame import write_function_pages
+        fpages = write_function_pages(rows, out_dir / f"perflab-{stamp}-profiles")
+        if fpages:
+            err.print(Text(f"instructions by function: {len(fpages)} page(s) in {fpages[0].parent}"),
+                      soft_wrap=True)
     if getattr(args, "disasm", False):
         from ..report.disasm import write_disassembly
         files, problems = write_disassembly(rows, out_dir / f"perflab-{stamp}-disasm")
@@ -310,6 +336,13 @@ def revision_regressions(rows, pct: float) -> list:
 # a reply under valgrind comes 50-100x later than without, and a JVM starts at valgrind's speed: its
 # first reply took 9-15 min on this project's loaded 2-core VM (docs/instructions-languages.md)
 COUNT_TIMEOUT_MIN_S = 1800.0
+
+
+def profile_text(profile: dict) -> str:
+    """The progress line's word on a case's profile."""
+    if profile.get("error"):
+        return str(profile["error"])
+    return f"profile: {profile.get('samples', 0)} samples"
 
 
 def check_measures(args) -> tuple[str, ...]:

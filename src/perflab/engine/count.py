@@ -43,6 +43,7 @@ from typing import Any, Callable
 from ..errors import ProtocolError, WorkerFailure
 from ..measures import counts as arith
 from ..measures.callgrind import CountProfile, CountSession, no_aslr_prefix, valgrind_path
+from ..measures.callgrind_functions import parse_functions, per_op_table
 from ..model import Case
 
 PILOT_STEPS_MAX = 6
@@ -132,6 +133,11 @@ class Counter:
                            tolerance=profile.tolerance, wall_s=self.clock() - started, note=profile.note)
         if not rec["agreed"]:
             rec["note"] = "; ".join(x for x in [rec["note"], _disagreement(rec)] if x)
+        # where the first launch's workload run spent its instructions: [[function, self, inclusive]]
+        # per op (measures/callgrind_functions.py); a dump that cannot be read leaves it out
+        table = next((ln.pop("functions") for ln in launches if "functions" in ln), None)
+        if table:
+            rec["functions"] = table
         return rec
 
     def _launch(self, case: Case, spec, profile: CountProfile, pilot: Future | None,
@@ -164,13 +170,15 @@ class Counter:
                     previous = s.run("overhead", *shape_of_run)  # the last one is at `size`
                 overhead = s.run("overhead", *size)
                 workload = s.run("workload", *size)
+                functions = _functions(s) if pilot is None else None  # the first launch's, per function
                 s.finish()
             except (WorkerFailure, ProtocolError, RuntimeError) as exc:
                 raise _failure(exc, s) from None
             finally:
                 s.close()
         ops = size[0] * size[1] * case.benchmark.ops_per_invoke
-        return {"invocations": size[0], "iterations": size[1], "workload": workload,
+        extra = {"functions": per_op_table(functions, ops)} if functions else {}
+        return {**extra, "invocations": size[0], "iterations": size[1], "workload": workload,
                 "overhead": overhead, "per_op": arith.per_op(workload, overhead, ops),
                 "resolution": arith.resolution(previous, overhead, ops)}
 
@@ -190,6 +198,16 @@ class Counter:
             runs.append(("pilot", *shape(n)))  # the size the last step asked for, reached once
             s.run(*runs[-1])
         return runs
+
+
+def _functions(session) -> dict | None:
+    """Self and inclusive Ir per function of the session's last dump (its workload run)."""
+    from ..measures.callgrind import dump_files
+    try:
+        dumps = dump_files(session.out_dir)
+        return parse_functions(dumps[-1].read_text(errors="replace")) if dumps else None
+    except (OSError, ValueError, IndexError, AttributeError, TypeError):
+        return None
 
 
 def _failure(exc: BaseException, session=None) -> CountFailed:

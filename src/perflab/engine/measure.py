@@ -36,8 +36,9 @@ class MeasuringEngine:
     """Engine.run_group's shape (and its `job`), measuring what `measures` asks for."""
 
     def __init__(self, engine, counter: Counter | None, measures: tuple[str, ...],
-                 on_case_done: Callable[[CaseResult], None] | None = None):
+                 on_case_done: Callable[[CaseResult], None] | None = None, profiler=None):
         self.engine, self.counter, self.measures = engine, counter, measures
+        self.profiler = profiler  # engine/profile.Profiler (`--profile`): one more launch per case
         self.on_case_done = on_case_done
         engine.on_case_done = None  # a case is done once it is timed and counted
 
@@ -63,13 +64,15 @@ class MeasuringEngine:
                     why_not[case.key] = str(exc)
         timed = cases if "time" in self.measures or not counting else [c for c in cases if c.key in why_not]
         by_key = {r.case.key: r for r in (self.engine.run_group(timed) if timed else [])}
-        if counting and timed:
+        if (counting or self.profiler is not None) and timed:
             self.engine.settle()  # the timed processes are gone before counting starts its own
         out = []
         for case in cases:
             result = by_key.get(case.key) or CaseResult(case=case)
             if counting:
                 self._count(case, result, why_not.get(case.key), timed=case.key in by_key)
+            if self.profiler is not None and result.ok:  # after its figures: they never include it
+                result.profile = self.profiler.profile(case)
             out.append(result)
             if self.on_case_done:
                 self.on_case_done(result)

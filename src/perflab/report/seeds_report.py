@@ -26,6 +26,8 @@ not checked) or a dict::
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import argparse
 import base64
 import datetime as dt
@@ -119,6 +121,29 @@ class Rendered:
     plots: dict[str, bytes]
 
 
+def flame_link(row, files: dict[str, bytes], folder: str) -> str:
+    """The HTML after a row's method: a link to its flame graph page (added to `files`, written into
+    `folder` beside the page), or why it has no profile; '' when it was not profiled."""
+    from .flame import _function_rows, case_page, functions_page
+    from ..engine.profile import case_slug
+    from ..measures.profile import stacks_of
+    raw = row.case.raw if isinstance(row.case.raw, dict) else {}
+    p, counts = raw.get("profile"), raw.get("counts")
+    slug = case_slug(SimpleNamespace(key=f"{row.case.key}@{row.case.runtime}"))
+    label = f"{row.method} ({_params_text(row.case)}) @ {row.case.runtime}"
+    out = ""
+    if isinstance(p, dict) and p.get("error"):
+        out += f' <small title="{html.escape(str(p["error"]))}">(no profile)</small>'
+    elif stacks_of(p):
+        files[f"flame-{slug}.html"] = case_page(label, p).encode()
+        out += f' <a class="flame" href="{html.escape(folder)}/flame-{html.escape(slug)}.html">flame graph</a>'
+    if isinstance(counts, dict) and _function_rows(counts):
+        files[f"functions-{slug}.html"] = functions_page(label, counts).encode()
+        out += (f' <a class="functions" href="{html.escape(folder)}/functions-{html.escape(slug)}.html">'
+                "instructions by function</a>")
+    return out
+
+
 def render(report: Report, plots_dir_name: str, preamble: tuple[list[str], list[str]] = ([], []),
            index_link: str | None = None) -> Rendered:
     """One page: the seeds' sections of `report`. `preamble` (Markdown lines, HTML fragments) goes
@@ -180,9 +205,11 @@ def render(report: Report, plots_dir_name: str, preamble: tuple[list[str], list[
         for row, r in zip(cells, rows):
             sep = ' class="first"' if prev is not None and r.case.key != prev else ""
             prev = r.case.key
+            flame = flame_link(r, plots, plots_dir_name)  # a profiled case links its flame graph
             body.append(f"<tr{sep}>" + "".join(
-                f'<td class="{"num" if is_numeric_column(c) else ""}">{html.escape(x)}</td>'
-                for c, x in zip(cols, row)) + "</tr>")
+                f'<td class="{"num" if is_numeric_column(c) else ""}">{html.escape(x)}'
+                f'{flame if j == 0 else ""}</td>'
+                for j, (c, x) in enumerate(zip(cols, row))) + "</tr>")
         body.append("</tbody></table>")
         # instruction counts, where the results have them: a table of their own, never time columns
         md += counts_section.markdown(report, rows)

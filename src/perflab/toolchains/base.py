@@ -88,6 +88,13 @@ class Toolchain(ABC):
         put where this runtime reads them (the default: `spec` as it is)."""
         return spec
 
+    def profile_how(self, runtime: Runtime, spec: LaunchSpec, raw_dir: Path):
+        """How `runtime` is profiled (`run --profile`): a measures.profile.ProfileHow whose launch
+        writes its profile into `raw_dir`. Raise measures.profile.NotProfilable with the reason
+        (one line) when it cannot be."""
+        from ..measures.profile import NotProfilable
+        raise NotProfilable(f"{self.language} benchmarks cannot be profiled yet")
+
 
 def after_executable(spec: LaunchSpec, args) -> LaunchSpec:
     """`spec` with `args` right after its executable, before the runtime's own flags (a JVM, V8 or

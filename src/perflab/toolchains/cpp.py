@@ -275,6 +275,10 @@ class CppToolchain(Toolchain):
     def provision(self, runtime: Runtime) -> Runtime:
         return cppruntimes.provision(runtime)
 
+    def profile_how(self, runtime: Runtime, spec: LaunchSpec, raw_dir: Path):
+        from .profiling import native_how  # see toolchains/profiling.py
+        return native_how(runtime, spec, raw_dir)
+
     def count_profile(self, runtime: Runtime):
         """Native code repeats its count exactly: the marker perflab.hpp defines, the default tolerance."""
         from ..measures.callgrind import CountProfile

@@ -345,6 +345,10 @@ class CSharpToolchain(Toolchain):
         """A benchmark of a file written in a newer C# than this Mono's mcs parses (see prepare)."""
         return self._newer_csharp.get(runtime.label, {}).get(bench.file)
 
+    def profile_how(self, runtime: Runtime, spec: LaunchSpec, raw_dir: Path):
+        from .profiling import mono_how  # see toolchains/profiling.py
+        return mono_how(runtime, spec, raw_dir)
+
     def count_profile(self, runtime: Runtime):
         """Counted inside libc's `lfind`: in count mode the worker runs each run's timed loop in the
         comparison callback of a one-element lfind (workers/csharp/src/CountRegion.cs). Mono compiles a

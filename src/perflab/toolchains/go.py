@@ -360,6 +360,10 @@ class GoToolchain(Toolchain):
         return LaunchSpec(argv=argv, env=run_env, cwd=root, load_paths=load_paths, root=root,
                           delegates=True)
 
+    def profile_how(self, runtime: Runtime, spec: LaunchSpec, raw_dir: Path):
+        from .profiling import go_how  # see toolchains/profiling.py
+        return go_how(runtime, spec, raw_dir)
+
     def count_profile(self, runtime: Runtime):
         """The worker's measuredRegion (a dump per run), counting only inside the benchmark
         function's own call; see workers/go/perflab/worker.go (countMode) and COUNT_PINNED."""

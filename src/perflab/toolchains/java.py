@@ -341,6 +341,10 @@ class JavaToolchain(Toolchain):
                 cp.append(str(jar))
         return cp
 
+    def profile_how(self, runtime: Runtime, spec: LaunchSpec, raw_dir: Path):
+        from .profiling import java_how  # see toolchains/profiling.py
+        return java_how(runtime, spec, raw_dir)
+
     def count_profile(self, runtime: Runtime):
         """Counted inside `JVM_CallStackWalk`: in count mode the worker runs each run's timed loop inside
         StackWalker.walk (workers/java/src/perflab/internal/CountRegion.java). The JVM writes its

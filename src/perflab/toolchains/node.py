@@ -150,6 +150,10 @@ class NodeToolchain(Toolchain):
             starts_aside=True,
         )
 
+    def profile_how(self, runtime: Runtime, spec: LaunchSpec, raw_dir: Path):
+        from .profiling import node_how  # see toolchains/profiling.py
+        return node_how(runtime, spec, raw_dir)
+
     def count_profile(self, runtime: Runtime):
         """Counted inside `v8::Script::Run(v8::Local<v8::Context>)`: in count mode the worker enters each
         run's timed loop through a precompiled vm.Script (see workers/node/worker.js). V8 writes its

@@ -92,6 +92,10 @@ class PythonToolchain(Toolchain):
             starts_aside=True,
         )
 
+    def profile_how(self, runtime: Runtime, spec: LaunchSpec, raw_dir: Path):
+        from .profiling import python_how  # see toolchains/profiling.py
+        return python_how(runtime, spec, raw_dir)
+
     def count_profile(self, runtime: Runtime):
         """CPython with its symbols: the timed loop inside `_PyEval_CallTracing`; see python_count."""
         return python_count.count_profile(runtime)

@@ -275,6 +275,10 @@ class RustToolchain(Toolchain):
     def provision(self, runtime: Runtime) -> Runtime:
         return rustruntimes.provision(runtime)
 
+    def profile_how(self, runtime: Runtime, spec: LaunchSpec, raw_dir: Path):
+        from .profiling import native_how  # see toolchains/profiling.py
+        return native_how(runtime, spec, raw_dir)
+
     def count_profile(self, runtime: Runtime):
         """Native code repeats its count exactly: the worker's marker, the default tolerance."""
         from ..measures.callgrind import CountProfile

@@ -131,7 +131,7 @@ def create_app(store: Store, *, allowed_hosts: list[str] | None = None) -> Starl
         if only in (Verdict.SLOWER, Verdict.FASTER):
             changes = [c for c in changes if c[0].verdict == only]
         return page("regressions.html", title="Regressions", changes=changes, min_shift=min_shift,
-                    only=only)
+                    only=only, flames=_profiled_changes(store, changes))
 
     async def compare(request: Request) -> Response:
         from ..compare import compare_docs, summary, to_rows, verdict_of
@@ -153,11 +153,57 @@ def create_app(store: Store, *, allowed_hosts: list[str] | None = None) -> Starl
         except (UsageError, StoreError) as exc:
             return page("compare.html", title="Compare", state=state, runs=history.runs(),
                         message=str(exc), mismatch="different machines" in str(exc))
+        from ..report.flame import slower_with_profiles
         cols, rows = to_rows(result)
+        diffs = [k for k, _, _ in slower_with_profiles(result, store.document(old), store.document(new))]
         return page("compare.html", title="Compare", state=state, runs=history.runs(), columns=cols,
-                    rows=rows, verdicts=[verdict_of(cols, r) for r in rows], summary=summary(result))
+                    rows=rows, verdicts=[verdict_of(cols, r) for r in rows], summary=summary(result),
+                    diffs=diffs)
+
+    def flame_response(text: str) -> HTMLResponse:
+        return HTMLResponse(text, headers={"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
+                                           "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"})
+
+    async def run_flame(request: Request) -> Response:
+        """One case's flame graph (`run --profile`)."""
+        from ..report.flame import case_page
+        run_id, key = request.path_params["run_id"], request.query_params.get("case", "")
+        case = run_page.case_of(store.document(run_id), key)
+        prof = case.get("profile") if case else None
+        if not isinstance(prof, dict) or prof.get("error") or not prof.get("stacks"):
+            why = prof.get("error") if isinstance(prof, dict) and prof.get("error") else "it was not profiled"
+            return error(404, "No profile", f"Run #{run_id} has no profile of '{key}': {why}.")
+        return flame_response(case_page(f"{key} (run #{run_id})", prof, script_src="/static/flamegraph.js"))
+
+    async def run_functions(request: Request) -> Response:
+        """One counted case's instructions by function (`--measure instructions`)."""
+        from ..report.flame import _function_rows, functions_page
+        run_id, key = request.path_params["run_id"], request.query_params.get("case", "")
+        case = run_page.case_of(store.document(run_id), key)
+        counts = case.get("counts") if case else None
+        if not _function_rows(counts):
+            return error(404, "No instructions by function",
+                         f"Run #{run_id} did not count '{key}' by function (run --measure instructions).")
+        return flame_response(functions_page(f"{key} (run #{run_id})", counts))
+
+    async def flame_diff(request: Request) -> Response:
+        """The difference flame graph of one case between two runs (`old`, `new`; `old_case` when its
+        key differs on the old side, as two runtimes of one run do)."""
+        from ..report.flame import diff_page
+        qp = request.query_params
+        old, new, key = _int(qp.get("old"), 0), _int(qp.get("new"), 0), qp.get("case", "")
+        old_key = qp.get("old_case") or key
+        a, b = run_page.case_of(store.document(old), old_key), run_page.case_of(store.document(new), key)
+        pa, pb = (a or {}).get("profile"), (b or {}).get("profile")
+        if not (isinstance(pa, dict) and pa.get("stacks") and isinstance(pb, dict) and pb.get("stacks")):
+            return error(404, "No profiles to compare",
+                         f"Both run #{old} ('{old_key}') and run #{new} ('{key}') need a profile (run --profile).")
+        return flame_response(diff_page(key, f"run #{old}", f"run #{new}", pa, pb,
+                                        script_src="/static/flamegraph.js"))
 
     routes = [Route("/", runs), Route("/run/{run_id:int}", run),
+              Route("/run/{run_id:int}/flame", run_flame), Route("/flame-diff", flame_diff),
+              Route("/run/{run_id:int}/functions", run_functions),
               Route("/run/{run_id:int}/plot/{index:int}.png", run_plot),
               Route("/benchmarks", benchmarks), Route("/benchmark", benchmark),
               Route("/regressions", regressions), Route("/compare", compare),
@@ -178,6 +224,24 @@ def create_app(store: Store, *, allowed_hosts: list[str] | None = None) -> Starl
                     exception_handlers={StoreError: store_failed, 404: not_found})
     app.state.history = history  # serve's warm-up fills its change points from its own connection
     return app
+
+
+def _profiled_changes(store: Store, changes) -> set[int]:
+    """Indices of the slower changes whose runs before and after both profiled the case (their
+    difference flame graph exists); each run's document read once."""
+    docs: dict[int, dict] = {}
+
+    def profiled(run_id: int, key: str) -> bool:
+        if run_id not in docs:
+            try:
+                docs[run_id] = store.document(run_id)
+            except StoreError:
+                docs[run_id] = {}
+        case = run_page.case_of(docs[run_id], key)
+        return bool(case and isinstance(case.get("profile"), dict) and case["profile"].get("stacks"))
+
+    return {i for i, (ch, _) in enumerate(changes)
+            if ch.change > 0 and profiled(ch.before_run, ch.key) and profiled(ch.after_run, ch.key)}
 
 
 def _plotted(ns: float | None) -> float | None:

@@ -21,6 +21,10 @@ class GroupTable:
     benchmarks: list[str]           # each row's Group.method, for its link to the benchmark page
     notes: list[str] = field(default_factory=list)
     has_plot: bool = False          # some row has a ratio against its baseline runtime
+    # each row's case key when it has a profile (its flame graph page), else None; and why not
+    profiles: list = field(default_factory=list)
+    no_profile: list = field(default_factory=list)
+    functions: list = field(default_factory=list)  # each row's case key when it has instructions by function
 
 
 def groups_of(report: Report) -> list[Section]:
@@ -61,7 +65,10 @@ def tables(report: Report) -> list[GroupTable]:
                       and r.ratio.value > 0 for r in rows)  # what ratio_plot_png draws
         out.append(GroupTable(title, cols, cells, [is_numeric_column(c) for c in cols],
                               [not r.case.ok for r in rows],
-                              [f"{r.case.group}.{r.case.name}" for r in rows], notes, plotted))
+                              [f"{r.case.group}.{r.case.name}" for r in rows], notes, plotted,
+                              [profiled_key(r.case.raw) for r in rows],
+                              [no_profile_reason(r.case.raw) for r in rows],
+                              [counted_key(r.case.raw) for r in rows]))
     return out
 
 
@@ -78,3 +85,26 @@ def plot_png(doc: dict, run_id: int, index: int) -> bytes | None:
     s = sections[index]
     title = f"{seed_heading(s.seed)} · {s.name}" if s.seed else s.name
     return ratio_plot_png(report, section_rows(report, s), title)
+
+
+def profiled_key(raw) -> str | None:
+    """The case's key when it has a profile with stacks (`run --profile`), else None."""
+    from ..measures.profile import stacks_of
+    p = raw.get("profile") if isinstance(raw, dict) else None
+    return str(raw.get("key")) if stacks_of(p) else None
+
+
+def no_profile_reason(raw) -> str:
+    p = raw.get("profile") if isinstance(raw, dict) else None
+    return str(p.get("error") or "") if isinstance(p, dict) else ""
+
+
+def case_of(doc: dict, key: str) -> dict | None:
+    return next((c for c in doc.get("cases") or [] if isinstance(c, dict) and c.get("key") == key), None)
+
+
+def counted_key(raw) -> str | None:
+    """The case's key when its count has the per-function table (`--measure instructions`)."""
+    from ..report.flame import _function_rows
+    counts = raw.get("counts") if isinstance(raw, dict) else None
+    return str(raw.get("key")) if isinstance(counts, dict) and _function_rows(counts) else None

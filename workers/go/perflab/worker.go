@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -750,6 +751,8 @@ func (w *worker) onRun(id any, msg map[string]any) {
 	var berr *benchErr
 	if countMode {
 		berr = measuredRegion(loop)
+	} else if profilePath != "" && stage == "workload" {
+		berr = profiled(loop)
 	} else {
 		berr = loop()
 	}
@@ -792,6 +795,28 @@ func uncounted(loop func() *benchErr) *benchErr { return loop() }
 
 //go:noinline
 func countedNative(fn func(int), n int) { fn(n) }
+
+// profilePath: profile mode (`perflab run --profile`; environment PERFLAB_PROFILE=<file>): each
+// workload run is recorded by Go's own CPU profiler (runtime/pprof) into that file. Only the profile
+// launch has it; a timed launch never does.
+var profilePath = os.Getenv("PERFLAB_PROFILE")
+
+// profiled runs loop under pprof.StartCPUProfile; a profile that cannot start fails the run with why.
+func profiled(loop func() *benchErr) *benchErr {
+	f, err := os.Create(profilePath)
+	if err != nil {
+		return &benchErr{kind: "exception", message: "profile: " + err.Error()}
+	}
+	defer f.Close()
+	// 1 kHz rather than pprof's 100 Hz: a one-second run gets a usable number of samples. Set
+	// first, StartCPUProfile keeps it (and says on stderr that it could not set its own 100 Hz).
+	runtime.SetCPUProfileRate(1000)
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return &benchErr{kind: "exception", message: "profile: " + err.Error()}
+	}
+	defer pprof.StopCPUProfile()
+	return loop()
+}
 
 // timing is one iteration: wall ns, and the CPU ns the measuring thread got meanwhile.
 type timing struct{ ns, cpu int64 }
