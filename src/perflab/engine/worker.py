@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import TIMED_OUT, ProtocolError, WorkerFailure
-from . import memory, proctree
+from . import jvm_gc, memory, proctree
 from .capture import CappedOutput
 from ..model import PROTOCOL_VERSION
 from ..toolchains.base import LaunchSpec
@@ -346,7 +346,14 @@ class WorkerProcess:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 full, used = self._heap_full()
+                gc = None if full else self._collecting()
                 self.kill()
+                if gc is not None:
+                    raise WorkerFailure(
+                        f"{memory.reason(self.spec.memory_limit)}: {TIMED_OUT} {timeout:.1f}s, the JVM "
+                        f"collecting garbage {gc.gc_share:.0%} of its time with "
+                        f"{memory.format_size(gc.used)} of its {memory.format_size(gc.max_heap)} heap "
+                        "in use: its heap fills faster than it frees", self.stderr_tail())
                 if full:
                     raise WorkerFailure(
                         f"{memory.reason(self.spec.memory_limit)}: {TIMED_OUT} {timeout:.1f}s with "
@@ -383,6 +390,15 @@ class WorkerProcess:
         used = memory.tree_rss(self.proc.pid)
         heap = self.spec.heap_limit
         return bool(heap) and used >= memory.FULL_HEAP_SHARE * heap, used
+
+    def _collecting(self):
+        """A JVM worker that spends its time collecting garbage with its heap filled (engine/jvm_gc:
+        read from its performance data, over a second): jvm_gc.Thrashing, else None. G1 can collect
+        near -Xmx for minutes before it throws OutOfMemoryError, its resident memory below the
+        heap's size (so `_heap_full` does not see it)."""
+        if not self.spec.memory_limit or self.proc.poll() is not None:
+            return None
+        return jvm_gc.thrashing(self.proc.pid)
 
     def _over_limit(self, used: int) -> None:
         """The memory watch's call (from its thread): the worker's processes hold more than the limit.
