@@ -134,6 +134,41 @@ def test_a_reply_that_times_out_with_the_heap_full_is_out_of_memory(tmp_path):
         w.close()
 
 
+CLIMB = """
+import time
+
+KEEP = [bytearray(b"x") * (320 << 20)]
+
+def bench_climb():
+    while True:  # on its way to the limit, 4 MiB a step, past the reply's deadline (~10 s)
+        KEEP.append(bytearray(b"x") * (4 << 20))
+        time.sleep(0.2)
+"""
+
+
+def test_a_reply_that_times_out_while_memory_still_climbs_ends_out_of_memory(tmp_path):
+    """A leak still filling when the reply's time runs out (a JVM's heap on a slow machine) is awaited
+    while its memory climbs: the watch then stops it at the limit, out of memory. It was "timed out
+    after 5.0s (… resident of its 512 MiB memory limit)". (A Python worker: deterministic.)"""
+    from perflab.engine.plan import open_worker
+    from perflab.errors import WorkerFailure
+    from perflab.runtimes.python import describe
+    from perflab.toolchains.python import PythonToolchain
+
+    bench = tmp_path / "bench_climb.py"
+    bench.write_text(CLIMB)
+    spec = PythonToolchain().prepare(describe(sys.executable), [bench], tmp_path)
+    spec = dataclasses.replace(spec, memory_limit=512 << 20)
+    w, loaded = open_worker(spec, 60)
+    try:
+        w.setup(loaded["benchmarks"][0]["id"], {}, 60)
+        with pytest.raises(WorkerFailure) as e:
+            w.run("workload", 1, 1, timeout=5)
+        assert e.value.reason.startswith("out of memory (limit 512 MiB)"), e.value.reason
+    finally:
+        w.close()
+
+
 # -- every language, end to end ------------------------------------------------------------------
 
 def _have(*tools: str) -> bool:
