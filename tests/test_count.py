@@ -156,12 +156,43 @@ def test_two_agreeing_launches_stop_the_count_and_later_launches_replay_the_firs
     pilot = [r for r in first if r[0] == "pilot"]
     # the overhead loop is put through the workload loop's runs (pilot, warmup) before the pair
     history = [("overhead", *r[1:]) for r in pilot] + [("overhead", n, 1)]
-    assert first[len(pilot):] == [("warmup", n, 1), *history, ("overhead", n, 1), ("workload", n, 1)]
+    assert first[len(pilot):] == [("warmup", n, 1), *history, ("overhead", n, 1), ("workload", n, 1),
+                                  ("workload", n, 1), ("overhead", n, 1)]
     assert 105 * n + 700 >= 1_000_000  # the measured run holds at least half of run_ir
     assert rec["events"][0] == "Ir" and set(rec["per_op"]) >= {"Ir", "l1_misses", "ll_misses", "est_cycles"}
     for ln in rec["launches"]:
         assert set(ln) == {"invocations", "iterations", "workload", "overhead", "per_op", "resolution"}
         assert ln["resolution"] == 0.0  # the fake's overhead runs of one size count alike
+
+
+class DriftingEmptySession(FakeSession):
+    """An empty benchmark on a runtime whose run's fixed part moves run after run: it drifts by
+    `DRIFT` Ir a run (CPython 3.11: 100-125 Ir cheaper each run) and alternates by ±`SWING` (3.12:
+    ±300 Ir). The workload loop costs what the overhead loop costs."""
+    DRIFT, SWING = -100, 0
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.k = 0
+
+    def run(self, stage, invocations, iterations):
+        self.runs.append((stage, invocations, iterations))
+        self.k += 1
+        fixed = 100_000 + self.DRIFT * self.k + self.SWING * (-1) ** self.k
+        return {"Ir": fixed + 5 * invocations * iterations}
+
+
+@pytest.mark.parametrize("drift, swing", [(-100, 0), (0, 300), (-100, 300)])
+def test_a_fixed_part_that_moves_run_after_run_is_not_charged_to_an_empty_benchmark(drift, swing):
+    """O W W O: a drift or an alternation of a run's fixed part cancels, and an empty benchmark
+    counts 0 (with one overhead run and then one workload run it counted the drift, −100 Ir a run,
+    or the swing, ±600)."""
+    c = _counter()
+    DriftingEmptySession.DRIFT, DriftingEmptySession.SWING = drift, swing
+    c.session = DriftingEmptySession
+    rec = c.count(make_case())
+    assert rec["per_op"]["Ir"] == 0.0
+    assert rec["resolution"] > 0  # what two overhead runs of one size differ by, as before
 
 
 def test_agreement_on_the_third_launch_and_never():

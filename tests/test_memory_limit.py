@@ -134,6 +134,41 @@ def test_a_reply_that_times_out_with_the_heap_full_is_out_of_memory(tmp_path):
         w.close()
 
 
+CLIMB = """
+import time
+
+KEEP = [bytearray(b"x") * (320 << 20)]
+
+def bench_climb():
+    while True:  # on its way to the limit, 4 MiB a step, past the reply's deadline (~10 s)
+        KEEP.append(bytearray(b"x") * (4 << 20))
+        time.sleep(0.2)
+"""
+
+
+def test_a_reply_that_times_out_while_memory_still_climbs_ends_out_of_memory(tmp_path):
+    """A leak still filling when the reply's time runs out (a JVM's heap on a slow machine) is awaited
+    while its memory climbs: the watch then stops it at the limit, out of memory. It was "timed out
+    after 5.0s (… resident of its 512 MiB memory limit)". (A Python worker: deterministic.)"""
+    from perflab.engine.plan import open_worker
+    from perflab.errors import WorkerFailure
+    from perflab.runtimes.python import describe
+    from perflab.toolchains.python import PythonToolchain
+
+    bench = tmp_path / "bench_climb.py"
+    bench.write_text(CLIMB)
+    spec = PythonToolchain().prepare(describe(sys.executable), [bench], tmp_path)
+    spec = dataclasses.replace(spec, memory_limit=512 << 20)
+    w, loaded = open_worker(spec, 60)
+    try:
+        w.setup(loaded["benchmarks"][0]["id"], {}, 60)
+        with pytest.raises(WorkerFailure) as e:
+            w.run("workload", 1, 1, timeout=5)
+        assert e.value.reason.startswith("out of memory (limit 512 MiB)"), e.value.reason
+    finally:
+        w.close()
+
+
 # -- every language, end to end ------------------------------------------------------------------
 
 def _have(*tools: str) -> bool:
@@ -171,3 +206,72 @@ def test_a_leaking_benchmark_fails_alone_out_of_memory(language, tmp_path):
     assert leak["status"] == "failed"
     assert leak["error"].startswith(REASON), leak["error"]
     assert fine["status"] == "ok", fine.get("error")
+
+
+@pytest.mark.skipif(not _have("java", "javac"), reason="no JDK on this machine")
+def test_a_jvm_collecting_near_its_heap_limit_is_out_of_memory_not_timed_out(tmp_path):
+    """A Java benchmark that keeps every small object it makes: G1 collects near -Xmx for minutes
+    before OutOfMemoryError, and the JVM's resident memory stays below the size of the heap perflab
+    gave it (here the user's own -Xmx128m wins over perflab's 768m: a heap far below the resident
+    reading's threshold). When the reply times out, the JVM's own counters (engine/jvm_gc) show it
+    collecting garbage with its heap filled: out of memory, not "timed out after 20.0s" as before."""
+    src = tmp_path / "java"
+    shutil.copytree(FIXTURES / "java_thrash", src)
+    argv = [sys.executable, "-m", "perflab.cli", "run", str(src), "--job", "dry", "--memory-limit", "1g",
+            "--runtimes", "jdk17:-Xmx128m", "--timeout", "20", "--store", "none", "--out",
+            str(tmp_path / "out"), "--json", "--quiet"]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    if "jdk17" in proc.stderr and "not found" in proc.stderr:
+        pytest.skip("no JDK 17 on this machine")
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    cases = {c["benchmark"]["name"]: c for c in json.loads(proc.stdout)["cases"]}
+    assert cases["fine"]["status"] == "ok", cases["fine"].get("error")
+    assert cases["leak"]["status"] == "failed"
+    # the JVM's own OutOfMemoryError, had it come first, says so too
+    assert cases["leak"]["error"].startswith("out of memory (limit 1 GiB): "), cases["leak"]["error"]
+
+
+def test_gc_counters_are_read_from_a_jvms_performance_data(tmp_path, monkeypatch):
+    """The hsperfdata layout (prologue, entries of 64-bit counters) as HotSpot writes it, and the
+    reading that calls a JVM thrashing: in collections half a reading's time or more (a pause still
+    under way counted up to now), with half its heap or more in use."""
+    import struct
+
+    from perflab.engine import jvm_gc
+
+    def perf(values: dict[str, int]) -> bytes:
+        entries = b""
+        for name, value in values.items():
+            raw = name.encode() + b"\0"
+            raw += b"\0" * (-(20 + len(raw)) % 8)
+            length = 20 + len(raw) + 8
+            entries += struct.pack("<iiibbbbi", length, 20, 0, ord("J"), 0, 0, 0, 20 + len(raw)) + raw
+            entries += struct.pack("<q", value)
+        head = jvm_gc.MAGIC + bytes([1, 2, 0, 1]) + struct.pack("<iiqii", 0, 0, 0, 32, len(values))
+        return head + entries
+
+    base = {"sun.os.hrt.frequency": 1_000_000_000, "sun.gc.generation.1.maxCapacity": 128 << 20,
+            "sun.gc.generation.0.maxCapacity": 128 << 20, "sun.gc.generation.1.space.0.used": 120 << 20,
+            "sun.gc.collector.1.lastExitTime": 0}
+    folder = tmp_path / "hsperfdata_me"
+    folder.mkdir()
+    monkeypatch.setattr(jvm_gc, "perf_file", lambda pid: str(folder / str(pid)))
+    target = folder / "42"
+    states = iter([
+        # 1 s apart; a full collection entered at 1 s and still under way: 1 s of the second in GC
+        {"sun.os.hrt.ticks": 2_000_000_000, "sun.gc.collector.1.time": 0,
+         "sun.gc.collector.1.lastEntryTime": 1_000_000_000},
+        {"sun.os.hrt.ticks": 3_000_000_000, "sun.gc.collector.1.time": 0,
+         "sun.gc.collector.1.lastEntryTime": 1_000_000_000},
+    ])
+    target.write_bytes(perf({**base, **next(states)}))
+    assert jvm_gc.counters(str(target))["sun.gc.generation.1.space.0.used"] == 120 << 20
+    clock = iter([10.0, 11.0])
+    monkeypatch.setattr(jvm_gc.time, "monotonic", lambda: next(clock))
+    found = jvm_gc.thrashing(42, sleep=lambda s: target.write_bytes(perf({**base, **next(states)})))
+    assert found is not None and found.gc_share == 1.0 and found.max_heap == 128 << 20
+    # the same JVM running its code between two readings: not thrashing
+    target.write_bytes(perf({**base, "sun.os.hrt.ticks": 1, "sun.gc.collector.1.time": 0}))
+    clock = iter([10.0, 11.0])
+    assert jvm_gc.thrashing(42, sleep=lambda s: None) is None
+    assert jvm_gc.counters(str(tmp_path / "missing")) == {}

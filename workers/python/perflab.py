@@ -297,7 +297,7 @@ def _load_file(path, root):
     if file_kind(path) == "pyperf":
         import perflab_pyperf  # beside this file; only pyperf scripts need it
         return perflab_pyperf.load(path)
-    modname = stem if stem not in sys.modules else "%s_%d" % (stem, len(sys.modules))
+    modname = module_name(path)
     try:
         spec = importlib.util.spec_from_file_location(modname, path)
         module = importlib.util.module_from_spec(spec)
@@ -308,6 +308,29 @@ def _load_file(path, root):
     except BaseException as exc:  # an import-time failure fails this file only
         sys.modules.pop(modname, None)
         return [], [load_failure(path, exc)]
+
+
+def module_name(path):
+    """The module name of benchmark file `path`: its stem, or the dotted path the host gave it when
+    another file has the same name (PERFLAB_MODULE_NAMES); its benchmarks' ids and group follow it,
+    the same in every worker. A name some other module already holds gets the first free `_2`, `_3`…
+    (the same in every worker too, unlike a count of the modules loaded)."""
+    global _MODULE_NAMES
+    if _MODULE_NAMES is None:
+        try:
+            _MODULE_NAMES = json.loads(os.environ.get("PERFLAB_MODULE_NAMES") or "{}")
+        except ValueError:
+            _MODULE_NAMES = {}
+    name = _MODULE_NAMES.get(os.path.abspath(path)) or os.path.splitext(os.path.basename(path))[0]
+    if name not in sys.modules:
+        return name
+    k = 2
+    while "%s_%d" % (name, k) in sys.modules:
+        k += 1
+    return "%s_%d" % (name, k)
+
+
+_MODULE_NAMES = None
 
 
 def file_kind(path):
@@ -344,7 +367,7 @@ _PYPERF_IMPORT = _LazyPattern(rb"^[ \t]*(?:import[ \t]+pyperf\b|from[ \t]+pyperf
 def file_failure(path, line, message, traceback=None):
     """A load error for a whole file that the host shows as one failed row named after the file, so
     the file fails alone and every other file is still measured."""
-    stem = os.path.splitext(os.path.basename(path))[0]
+    stem = module_name(path)
     err = {"file": path, "line": line, "kind": "load", "message": message,
            "benchmark": {"id": "%s:<load>" % path, "name": os.path.basename(path), "group": stem}}
     if traceback:

@@ -53,7 +53,7 @@ def __getattr__(name):  # the module's other names: fail the script naming the A
 class _Registry:
     def __init__(self, path):
         self.path = path
-        self.stem = os.path.splitext(os.path.basename(path))[0]
+        self.stem = perflab.module_name(path)  # its file name, or its path when another shares it
         self.benches = []
         self.names = set()
 

@@ -4,6 +4,8 @@ a machine that dies mid-group (its missing cases measured again elsewhere, marke
 lacks a runtime (the group goes to another, or fails with the reasons)."""
 from __future__ import annotations
 
+import contextlib
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,6 +106,19 @@ class Driver:
         return [n["NodeID"] for n in self.ray.nodes() if n.get("Alive") and n["Resources"].get(SLOT)]
 
     def run(self, plan, prepared, done, progress) -> dict:
+        """Measure the plan on the cluster. Ray's driver prints what the raylets report ("(raylet) A
+        worker died…") on sys.stdout from a thread of its own, even with log_to_driver off; perflab's
+        stdout holds the table or the --json document alone, so for as long as Ray is connected its
+        prints go to stderr, and Ray is shut down before that ends (its thread with it)."""
+        with contextlib.redirect_stdout(sys.stderr):
+            began = self.ray.is_initialized()
+            try:
+                return self._run(plan, prepared, done, progress)
+            finally:
+                if not began and self.ray.is_initialized():
+                    self.ray.shutdown()
+
+    def _run(self, plan, prepared, done, progress) -> dict:
         ray = self.ray
         self.connect()
         from ray.util.queue import Queue

@@ -10,7 +10,7 @@ contents):
 2. `warmup_runs` workload runs at the planned size, discarded;
 3. the overhead loop (the empty function in a loop of its own) put through the same runs, in the
    same sizes, discarded;
-4. the overhead run and the workload run, same size.
+4. the overhead, workload, workload and overhead runs, same size.
 
 Step 3 gives both loops the same history, and its last run, at the measured size, gives the count's
 resolution: two runs of the same loop at the same size still differ by a few hundred Ir on CPython
@@ -22,7 +22,14 @@ attempts that a count of past failures spaces out (`_Py_Specialize_Call`, `_Load
 Divided by the operations, that fixed difference was a per-op offset: an empty Python benchmark
 counted −0.26 Ir/op.
 
-Per-op events = (workload − overhead) / ops. Launches go on until two agree within the profile's
+The measured runs are four, overhead, workload, workload, overhead, and per-op events =
+(mean of the two workload runs − mean of the two overhead runs) / ops. On CPython the fixed part of
+a run moves run after run: on 3.11 it drifts (each run about 100–125 Ir cheaper than the one before,
+at every size), on 3.12 it alternates (±300 Ir). With one overhead run and then one workload run, the
+workload run was charged one step of that: an empty benchmark counted −130 Ir a run (−0.03 Ir/op,
+outside its resolution) on 3.11 and +84 Ir a run on 3.12. Both pairs of O W W O are centred on the
+same point, so a steady drift cancels, and each pair holds one run of either phase of an alternation,
+so that cancels too (native code: the runs are equal, nothing changes). Launches go on until two agree within the profile's
 tolerance (measures/counts.agreeing_pair), at most MAX_LAUNCHES; past that the count is kept and
 flagged as not agreed, with its spread. A failure (valgrind kills the worker, the marker is not
 reached, the benchmark throws) is a CountFailed with the reason and valgrind's own message.
@@ -168,9 +175,15 @@ class Counter:
                 # the overhead loop gets the workload loop's history (step 3 of the module doc)
                 for _, *shape_of_run in [*runs, *[("warmup", *size)] * profile.warmup_runs]:
                     previous = s.run("overhead", *shape_of_run)  # the last one is at `size`
-                overhead = s.run("overhead", *size)
-                workload = s.run("workload", *size)
-                functions = _functions(s) if pilot is None else None  # the first launch's, per function
+                # O W W O: the pair of each is centred on the same point, so a fixed part that
+                # drifts run after run, or alternates, cancels (arith.pair_mean; module doc)
+                before = s.run("overhead", *size)
+                first = s.run("workload", *size)
+                second = s.run("workload", *size)
+                # per function, from the last dump so far (the second workload run), the first launch's
+                functions = _functions(s) if pilot is None else None
+                workload = arith.pair_mean(first, second)
+                overhead = arith.pair_mean(before, s.run("overhead", *size))
                 s.finish()
             except (WorkerFailure, ProtocolError, RuntimeError) as exc:
                 raise _failure(exc, s) from None
@@ -180,7 +193,7 @@ class Counter:
         extra = {"functions": per_op_table(functions, ops)} if functions else {}
         return {**extra, "invocations": size[0], "iterations": size[1], "workload": workload,
                 "overhead": overhead, "per_op": arith.per_op(workload, overhead, ops),
-                "resolution": arith.resolution(previous, overhead, ops)}
+                "resolution": arith.resolution(previous, before, ops)}
 
     @staticmethod
     def _pilot(s, shape, run_ir: int) -> list[tuple[str, int, int]]:

@@ -46,6 +46,10 @@ HEAP_SHARE = 0.75        # of the limit, for a runtime's own heap flag: its othe
 # a worker whose resident memory is this share of its heap flag when a reply times out is reported
 # out of memory: its runtime was collecting garbage at the heap's limit (WorkerProcess._heap_full)
 FULL_HEAP_SHARE = 0.95
+# past a reply's deadline, a worker at half its heap (or limit) or more whose resident memory still
+# rises by this share of it per CLIMB_STEP_S is awaited a step more (WorkerProcess._still_climbing)
+CLIMB_SHARE = 0.01
+CLIMB_STEP_S = 1.0
 MIN_DEFAULT = 1 << 30
 OUT_OF_MEMORY = "out of memory"
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import TIMED_OUT, ProtocolError, WorkerFailure
-from . import memory, proctree
+from . import jvm_gc, memory, proctree
 from .capture import CappedOutput
 from ..model import PROTOCOL_VERSION
 from ..toolchains.base import LaunchSpec
@@ -335,6 +335,7 @@ class WorkerProcess:
 
     def _read_line(self, timeout: float) -> bytes:
         deadline = time.monotonic() + timeout
+        climbed = None  # resident bytes at the last look past the deadline (a leak still climbing)
         while True:
             nl = self._buf.find(b"\n")
             if nl >= 0:
@@ -345,8 +346,21 @@ class WorkerProcess:
                 raise ProtocolError("worker sent a line longer than 64 MiB")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
+                climbed = self._still_climbing(climbed)
+                if climbed:  # a leak on its way to the limit: its end is out of memory, not a timeout
+                    deadline = time.monotonic() + memory.CLIMB_STEP_S
+                    continue
                 full, used = self._heap_full()
+                gc = None if full else self._collecting()
                 self.kill()
+                if self.memory_used:  # the watch stopped it meanwhile (the readings above saw it go)
+                    raise WorkerFailure(self._exit_reason(), self.stderr_tail())
+                if gc is not None:
+                    raise WorkerFailure(
+                        f"{memory.reason(self.spec.memory_limit)}: {TIMED_OUT} {timeout:.1f}s, the JVM "
+                        f"collecting garbage {gc.gc_share:.0%} of its time with "
+                        f"{memory.format_size(gc.used)} of its {memory.format_size(gc.max_heap)} heap "
+                        "in use: its heap fills faster than it frees", self.stderr_tail())
                 if full:
                     raise WorkerFailure(
                         f"{memory.reason(self.spec.memory_limit)}: {TIMED_OUT} {timeout:.1f}s with "
@@ -383,6 +397,31 @@ class WorkerProcess:
         used = memory.tree_rss(self.proc.pid)
         heap = self.spec.heap_limit
         return bool(heap) and used >= memory.FULL_HEAP_SHARE * heap, used
+
+    def _still_climbing(self, last: int | None) -> int:
+        """Past a reply's deadline: the worker's resident bytes when they are at least half its heap
+        (or its memory limit) and, since the last look, rose by memory.CLIMB_SHARE of it (the first
+        look only notes them); else 0. The wait goes on a step at a time while a leak climbs — at
+        most 1 / CLIMB_SHARE steps before the watch kills it at the limit or, for a JVM, its heap is
+        full — so a leak that was still filling its heap when the time ran out ends out of memory."""
+        if not self.spec.memory_limit or self.proc.poll() is not None:
+            return 0
+        used = memory.tree_rss(self.proc.pid)
+        scale = self.spec.heap_limit or self.spec.memory_limit
+        if used * 2 < scale:
+            return 0
+        if last is None or used - last >= memory.CLIMB_SHARE * scale:
+            return used
+        return 0
+
+    def _collecting(self):
+        """A JVM worker that spends its time collecting garbage with its heap filled (engine/jvm_gc:
+        read from its performance data, over a second): jvm_gc.Thrashing, else None. G1 can collect
+        near -Xmx for minutes before it throws OutOfMemoryError, its resident memory below the
+        heap's size (so `_heap_full` does not see it)."""
+        if not self.spec.memory_limit or self.proc.poll() is not None:
+            return None
+        return jvm_gc.thrashing(self.proc.pid)
 
     def _over_limit(self, used: int) -> None:
         """The memory watch's call (from its thread): the worker's processes hold more than the limit.

@@ -33,6 +33,11 @@ def per_op(workload: dict[str, int], overhead: dict[str, int], ops: int) -> dict
     return out
 
 
+def pair_mean(first: dict[str, int], second: dict[str, int]) -> dict[str, float]:
+    """Two runs of one loop at one size, event by event, averaged (engine/count.py's O W W O)."""
+    return {k: (v + second.get(k, v)) / 2 for k, v in first.items()}
+
+
 def resolution(first: dict[str, int], second: dict[str, int], ops: int) -> float:
     """Ir per op that two runs of the overhead loop, same size, one after the other, differ by: the
     fixed part of a run that varies from run to run (0 for native code), so the smallest per-op

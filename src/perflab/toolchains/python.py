@@ -6,6 +6,7 @@ provides the `benchmark` fixture to pytest and stands in for `pyperf` (docs/comi
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import subprocess
@@ -78,6 +79,7 @@ class PythonToolchain(Toolchain):
         main = worker_dir("python") / "perflab_main.py"
         root = str(common_root(sources))
         compiled = compiled_worker(runtime)
+        names = clashing_module_names(sources, Path(root))
         return LaunchSpec(
             argv=[runtime.executable, *runtime.flags, str(main)],
             # No bytecode beside the user's files, and none cached for them: the user's code is
@@ -85,7 +87,8 @@ class PythonToolchain(Toolchain):
             # module once moved bench/known_ratio.py's 2.00 to 2.02-2.07, on a workload that
             # allocated and so followed the heap's state; only the worker's own module is cached now.)
             env={"PYTHONDONTWRITEBYTECODE": "1", **dict(runtime.env),
-                 **({"PERFLAB_WORKER_BYTECODE": str(compiled)} if compiled else {})},
+                 **({"PERFLAB_WORKER_BYTECODE": str(compiled)} if compiled else {}),
+                 **({"PERFLAB_MODULE_NAMES": json.dumps(names)} if names else {})},
             cwd=root, load_paths=[str(s) for s in sources], root=root,
             # CPython and PyPy size nothing by the CPUs they may use when they start. (A benchmark
             # file that calls os.process_cpu_count() at import would count the host's CPUs only.)
@@ -102,6 +105,29 @@ class PythonToolchain(Toolchain):
 
     def count_spec(self, spec: LaunchSpec, runtime: Runtime, profile) -> LaunchSpec:
         return python_count.count_spec(spec, runtime)
+
+
+def clashing_module_names(sources: list[Path], root: Path) -> dict[str, str]:
+    """Module names for the benchmark files that share a file name (`a/bench_io.py`, `b/bench_io.py`):
+    each named by its path from `root`, dotted (`a.bench_io`, `b.bench_io`), as Python names a module
+    by its package path. The worker names every other file by its stem, as before. The names are in
+    the launch spec (PERFLAB_MODULE_NAMES) so every worker — the one that loads every file, a launch
+    that loads one, a counted launch — gives a file the same name, and its benchmarks the same ids
+    and group (a name taken from how many modules were loaded differed between them)."""
+    by_stem: dict[str, list[Path]] = {}
+    for s in sources:
+        by_stem.setdefault(s.stem, []).append(s)
+    names = {}
+    for stem, paths in by_stem.items():
+        if len(paths) < 2:
+            continue
+        for p in paths:
+            try:
+                rel = p.resolve().relative_to(root.resolve()).with_suffix("")
+            except ValueError:
+                rel = p.with_suffix("")
+            names[os.path.abspath(p)] = ".".join(part for part in rel.parts if part not in ("", "/"))
+    return names
 
 
 def compiled_worker(runtime: Runtime) -> Path | None:
