@@ -159,6 +159,31 @@ REAL = {
             b.Errorf("checksum %d is wrong", 7)
         }
 
+        var parentRuns, parentReturns int
+
+        // BenchmarkParentSetup makes its sub-benchmarks' input before b.Run, as xxhash's BenchmarkSum64
+        // does; go test runs this body once however many rounds a sub-benchmark has.
+        func BenchmarkParentSetup(b *testing.B) {
+            parentRuns++
+            in := make([]int, 1000)
+            for _, name := range []string{"first", "second"} {
+                b.Run(name, func(b *testing.B) {
+                    for i := 0; i < b.N; i++ {
+                        sink += in[i%len(in)]
+                    }
+                })
+            }
+            parentReturns++
+        }
+
+        // BenchmarkParentCounts reports how often BenchmarkParentSetup's body started and returned.
+        func BenchmarkParentCounts(b *testing.B) {
+            for i := 0; i < b.N; i++ {
+            }
+            b.ReportMetric(float64(parentRuns), "runs")
+            b.ReportMetric(float64(parentReturns), "returns")
+        }
+
         func BenchmarkNested(b *testing.B) {
             for _, codec := range []string{"json", "gob"} {
                 b.Run("codec="+codec, func(b *testing.B) {
@@ -258,6 +283,31 @@ def test_nested_sub_benchmarks_are_axes(real):
     assert nested["params"] == [{"name": "codec", "values": ["json", "gob"]},
                                 {"name": "n", "values": ["1", "10"]}]
     assert len(case(w, benches, "Nested", params={"codec": 1, "n": 1})["ns"]) == 3
+
+
+def test_a_sub_benchmarks_parent_runs_once_per_case_as_under_go_test(real):
+    """go test runs a parent's body once, up to the sub-benchmark's b.Run, and measures every round
+    of the sub-benchmark inside that call. perflab re-ran the parent for every round: its setup (the
+    input it makes before b.Run) was made, and left as garbage, once per round. Now the parent runs
+    once per case, whatever the stages and rounds, and returns at teardown."""
+    w, benches = real
+
+    def counts():
+        return case(w, benches, "ParentCounts", stage="diagnose", invocations=1, iterations=1)["metrics"]
+
+    before = counts()
+    w.request("setup", T, benchmark=benches["ParentSetup"]["id"], params={"case": 1})
+    try:
+        for stage, inv, its in [("pilot", 1, 3), ("warmup", 10, 2), ("overhead", 10, 2), ("workload", 10, 5),
+                                ("diagnose", 10, 2)]:
+            w.request("run", T, stage=stage, invocations=inv, iterations=its)
+    finally:
+        w.request("teardown", T)
+    # once, though the overhead stage ran another function between its rounds
+    assert counts() == {"runs": before["runs"] + 1, "returns": before["returns"] + 1}
+    # the next case runs the parent again (once), for its own sub-benchmark
+    assert len(case(w, benches, "ParentSetup", params={"case": 0}, iterations=4)["ns"]) == 4
+    assert counts() == {"runs": before["runs"] + 2, "returns": before["returns"] + 2}
 
 
 @pytest.mark.parametrize("name, words", [("Skipped", "needs a database"),

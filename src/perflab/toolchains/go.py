@@ -36,7 +36,7 @@ WORKER_PKG = "perflab.dev/go/perflab"
 WORKER_TEST = "TestPerflabWorkerZZ"
 GEN_INTERNAL = "zz_perflab_gen_test.go"
 GEN_EXTERNAL = "zz_perflab_gen_x_test.go"
-GEN_VERSION = "5"  # bump when the generated code or the build steps change
+GEN_VERSION = "6"  # bump when the generated code or the build steps change
 WORKER_GO_MINOR = 21  # workers/go/go.mod's go line
 DISCOVERY_TIMEOUT = 60  # seconds for one benchmark's sub-benchmark discovery (it runs with b.N=1)
 
@@ -154,15 +154,19 @@ import (
 func init() {{
 \ttestingzz.PerflabThreadCPU = perflabzz.ThreadCPUTime
 \tperflabzz.UseTesting(func(name string, f func(*testingzz.B), target string, n int, discover bool) perflabzz.Result {{
-\t\tr := testingzz.PerflabRun(name, f, target, n, discover)
-\t\treturn perflabzz.Result{{N: r.N, T: r.T, CPU: r.CPU, Bytes: r.Bytes, MemAllocs: r.MemAllocs, MemBytes: r.MemBytes,
-\t\t\tExtra: r.Extra, Failed: r.Failed, Skipped: r.Skipped, Output: r.Output, Panic: r.Panic,
-\t\t\tStack: r.Stack, Found: r.Found, Leaves: r.Leaves, Name: r.Name}}
+\t\treturn perflabResultZZ(testingzz.PerflabRun(name, f, target, n, discover))
 \t}}, func(b *testingzz.B) {{
 \t\tfor i := 0; i < b.N; i++ {{
 \t\t}}
 \t}}, {loop_fn})
+\tperflabzz.UseTestingEnd(func() perflabzz.Result {{ return perflabResultZZ(testingzz.PerflabEnd()) }})
 {regs}}}
+
+func perflabResultZZ(r testingzz.PerflabResult) perflabzz.Result {{
+\treturn perflabzz.Result{{N: r.N, T: r.T, CPU: r.CPU, Bytes: r.Bytes, MemAllocs: r.MemAllocs, MemBytes: r.MemBytes,
+\t\tExtra: r.Extra, Failed: r.Failed, Skipped: r.Skipped, Output: r.Output, Panic: r.Panic,
+\t\tStack: r.Stack, Found: r.Found, Leaves: r.Leaves, Name: r.Name}}
+}}
 
 func {WORKER_TEST}(t *testingzz.T) {{ perflabzz.ServeT(t) }}
 """

@@ -55,6 +55,7 @@ type liveCase struct {
 	fn       func(n int) // native
 	overhead func(n int) // native
 	target   string      // testing.B: full name of the (sub-)benchmark to run
+	failed   bool        // testing.B: a round failed (its error was sent)
 }
 
 type worker struct {
@@ -639,6 +640,7 @@ func (w *worker) onSetup(id any, msg map[string]any) {
 			c.target += "/" + strings.Join(parts, "/")
 		}
 	}
+	endTB() // a case left without teardown: its sub-benchmark's parents return first
 	w.cur = c
 	runtime.GC()
 	w.send(map[string]any{"id": id, "type": "ready"})
@@ -653,9 +655,28 @@ func callSetup(setup func(map[string]string) func(int), values map[string]string
 	return setup(values), nil
 }
 
+// endTB lets the parents of the sub-benchmark measured last return (testing.PerflabEnd).
+func endTB() Result {
+	if tbEnd == nil {
+		return Result{}
+	}
+	return tbEnd()
+}
+
 func (w *worker) onTeardown(id any) {
 	c := w.cur
 	w.cur = nil
+	if c != nil && c.e.tb != nil {
+		// what the parents did after the sub-benchmark's rounds: a failure there is the case's,
+		// unless it is the rounds' own (a sub-benchmark's failure marks its parents failed too)
+		r := endTB()
+		if r.Found && (r.Panic != "" || (r.Failed && !c.failed)) {
+			berr := tbError(&r, r.Name)
+			berr.message = "after its sub-benchmark ran, " + r.Name + ": " + berr.message
+			w.fail(id, berr)
+			return
+		}
+	}
 	if c != nil && c.e.nat != nil && c.e.nat.Teardown != nil {
 		var berr *benchErr
 		func() {
@@ -818,6 +839,7 @@ func (c *liveCase) iteration(empty bool) func(inv int) (timing, *benchErr) {
 	return func(inv int) (timing, *benchErr) {
 		r := tbRunner(name, f, target, inv, false)
 		if berr := tbError(&r, target); berr != nil {
+			c.failed = true
 			return timing{}, berr
 		}
 		// the CPU time the testing package read beside the *B's own timer (Start/Stop/ResetTimer)
@@ -864,6 +886,7 @@ func (w *worker) diagnose(id any, inv, its int) {
 		for i := 0; i < its; i++ {
 			r := tbRunner(c.e.tb.Func, c.e.tb.F, c.target, inv, false)
 			if berr := tbError(&r, c.target); berr != nil {
+				c.failed = true
 				w.fail(id, berr)
 				return
 			}
