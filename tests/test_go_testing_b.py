@@ -314,12 +314,76 @@ def test_a_sub_benchmarks_parent_runs_once_per_case_as_under_go_test(real):
                                          ("Fatal", "fixture missing"),
                                          ("Errors", "checksum 7 is wrong")])
 def test_skip_fatal_error_fail_their_benchmark_alone(real, name, words):
+    """b.Fatal and b.Error fail their benchmark (kind exception); b.Skip is kind `skipped`, which the
+    host shows as SKIPPED, not failed. Each with the message and the file:line of the call."""
     w, benches = real
     with pytest.raises(BenchmarkError) as exc:
         case(w, benches, name)
     assert words in str(exc.value) and exc.value.file.endswith("real_test.go") and exc.value.line > 0
-    assert str(exc.value).startswith("skipped: ") == (name == "Skipped")
+    assert exc.value.kind == ("skipped" if name == "Skipped" else "exception")
     assert len(case(w, benches, "NeedsTestMain")["ns"]) == 3  # the worker goes on
+
+
+SKIPS = {
+    "go.mod": "module example.com/skips\n\ngo 1.21\n",
+    "skip_test.go": """
+        package skips
+
+        import "testing"
+
+        var sink int
+
+        func BenchmarkSkip(b *testing.B) { b.Skip("needs a database") }
+
+        func BenchmarkSkipf(b *testing.B) { b.Skipf("needs %d GPUs", 2) }
+
+        func BenchmarkSkipNow(b *testing.B) { b.SkipNow() }
+
+        func BenchmarkSizes(b *testing.B) {
+            for _, n := range []int{1, 2} {
+                b.Run("n="+string(rune('0'+n)), func(b *testing.B) {
+                    if n == 2 {
+                        b.Skip("too large here")
+                    }
+                    for i := 0; i < b.N; i++ {
+                        sink += n
+                    }
+                })
+            }
+        }
+
+        func BenchmarkMeasured(b *testing.B) {
+            for i := 0; i < b.N; i++ {
+                sink++
+            }
+        }
+    """,
+}
+
+
+def test_skipped_benchmarks_show_as_skipped_not_failed(tmp_path):
+    """go test prints `--- SKIP` and passes: b.Skip, b.Skipf and b.SkipNow (also in a sub-benchmark)
+    are SKIPPED with their message in the table, status "skipped" in the results, and the run's exit
+    status is 0; the other cases are measured."""
+    root = tmp_path / "skips"
+    for name, text in SKIPS.items():
+        write(root / name, text)
+    out = tmp_path / "out"
+    proc = perflab_run(root, out, "--job", "dry")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    [doc] = [json.loads(p.read_text()) for p in out.glob("perflab-*.json")]
+    by_name = {(c["benchmark"]["name"], tuple((c["params"] or {}).values())): c for c in doc["cases"]}
+    status = {k: (c["status"], c.get("skipped"), c.get("error")) for k, c in by_name.items()}
+    skipped = {k: c["skipped"] for k, c in by_name.items() if c["status"] == "skipped"}
+    assert set(skipped) == {("Skip", ()), ("Skipf", ()), ("SkipNow", ()), ("Sizes", ("2",))}, status
+    assert skipped[("Skip", ())] == "needs a database (skip_test.go:7)"
+    assert "needs 2 GPUs" in skipped[("Skipf", ())]
+    assert "too large here" in skipped[("Sizes", ("2",))]
+    assert all(c["error"] is None and c.get("estimate") is None and not any(ln["workload"] for ln in c["launches"])
+               for c in by_name.values() if c["status"] == "skipped")
+    assert by_name[("Measured", ())]["status"] == "ok" and by_name[("Sizes", ("1",))]["status"] == "ok"
+    table = proc.stdout + proc.stderr
+    assert "SKIPPED: " in table and "needs a database" in table and "FAILED" not in table
 
 
 def perflab_run(path: Path, out: Path, *args: str, timeout: float = 1800):

@@ -211,7 +211,8 @@ def measure_case(x: dict, y: dict, overhead_old: bool = True, overhead_new: bool
         return cc
     if x["status"] != "ok" or y["status"] != "ok":
         side = x if x["status"] != "ok" else y
-        cc.verdict, cc.note = "n/a", ("not available in " if side["status"] == "na" else "failed in ") + (
+        cc.verdict, cc.note = "n/a", {"na": "not available in ", "skipped": "skipped in "}.get(
+            side["status"], "failed in ") + (
             "old" if side is x else "new")
         return cc
     if is_imported(x) or is_imported(y):

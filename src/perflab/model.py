@@ -247,6 +247,9 @@ class CaseResult:
     # set when the benchmark legitimately does not exist on this runtime (a Go file behind
     # `//go:build go1.24` on go1.21): nothing to measure, shown as NA with this reason, not a failure
     absent: str = ""
+    # set when the benchmark skipped itself (Go's b.Skip): not measured, shown as SKIPPED with this
+    # reason, not a failure (go test passes a skipped benchmark)
+    skipped: str = ""
     error_detail: str = ""  # traceback / stderr tail
     output_bytes: int = 0  # what the benchmark wrote to stdout/stderr
     wall_seconds: float = 0.0

@@ -946,10 +946,18 @@ func tbError(r *Result, target string) *benchErr {
 		}
 		return e
 	case r.Skipped:
-		e := &benchErr{kind: "exception", message: "skipped: " + squash(strings.TrimSpace(r.Output))}
+		// kind skipped: the host shows the case as SKIPPED with this reason, not as failed (go test
+		// passes a skipped benchmark)
+		why := squash(strings.TrimSpace(r.Output))
+		if why == "" {
+			why = "b.SkipNow (no reason given)"
+		}
+		e := &benchErr{kind: "skipped", message: why}
 		if m := outputLoc.FindStringSubmatch(r.Output); m != nil {
 			e.file = m[1]
 			e.line, _ = strconv.Atoi(m[2])
+			// the host adds (file:line): the reason alone, as `--- SKIP` prints it under the name
+			e.message = strings.TrimSpace(strings.TrimPrefix(why, m[0]))
 		}
 		return e
 	case !r.Found && r.Name == target:
