@@ -84,3 +84,10 @@ def test_contention_is_named_only_when_the_cpu_share_shows_it():
     assert go_testing.cause_of(faster, {}, 1.3) == ""   # GC workers beside the benchmark thread
     assert go_testing.cause_of(slower, {"cpu_timed": True}, 0.4) == ""
     assert go_testing.cause_of(comp(100.0, 101.0), {}, 0.4) == ""   # they agree: nothing to explain
+
+
+def test_an_interval_reaching_zero_is_not_evidence_of_agreement():
+    assert go_testing.informative_interval({"ci_low": -18080.0, "ci_high": 30353.0}) == (None, None)
+    assert go_testing.informative_interval({"ci_low": 0.0, "ci_high": 3.0}) == (None, None)
+    assert go_testing.informative_interval({"ci_low": 2.0, "ci_high": 3.0}) == (2.0, 3.0)
+    assert go_testing.informative_interval({}) == (None, None)
