@@ -176,6 +176,16 @@ REAL = {
             parentReturns++
         }
 
+        // BenchmarkParentFailsAfter checks something after its sub-benchmark ran, and fails.
+        func BenchmarkParentFailsAfter(b *testing.B) {
+            b.Run("only", func(b *testing.B) {
+                for i := 0; i < b.N; i++ {
+                    sink++
+                }
+            })
+            b.Fatal("checked after the sub-benchmark")
+        }
+
         // BenchmarkParentCounts reports how often BenchmarkParentSetup's body started and returned.
         func BenchmarkParentCounts(b *testing.B) {
             for i := 0; i < b.N; i++ {
@@ -308,6 +318,18 @@ def test_a_sub_benchmarks_parent_runs_once_per_case_as_under_go_test(real):
     # the next case runs the parent again (once), for its own sub-benchmark
     assert len(case(w, benches, "ParentSetup", params={"case": 0}, iterations=4)["ns"]) == 4
     assert counts() == {"runs": before["runs"] + 2, "returns": before["returns"] + 2}
+
+
+def test_a_parent_failing_after_its_sub_benchmark_fails_the_teardown(real):
+    """The parents return at teardown (as go test lets them return after the sub-benchmark's rounds):
+    what they report then is the case's failure, with its message; the worker goes on."""
+    w, benches = real
+    w.request("setup", T, benchmark=benches["ParentFailsAfter"]["id"], params={"case": 0})
+    assert len(w.request("run", T, stage="workload", invocations=10, iterations=3)["ns"]) == 3
+    with pytest.raises(BenchmarkError) as exc:
+        w.request("teardown", T)
+    assert "after its sub-benchmark ran" in str(exc.value) and "checked after the sub-benchmark" in str(exc.value)
+    assert len(case(w, benches, "NeedsTestMain")["ns"]) == 3
 
 
 @pytest.mark.parametrize("name, words", [("Skipped", "needs a database"),
