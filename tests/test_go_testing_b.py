@@ -71,6 +71,7 @@ REAL = {
         package realb
 
         import (
+            "runtime"
             "sync/atomic"
             "testing"
             "time"
@@ -184,6 +185,27 @@ REAL = {
                 }
             })
             b.Fatal("checked after the sub-benchmark")
+        }
+
+        var garbage []byte
+
+        // BenchmarkGarbageBeforeReset makes 64 MB of garbage (collections) before ResetTimer, none after.
+        func BenchmarkGarbageBeforeReset(b *testing.B) {
+            for i := 0; i < 64; i++ {
+                garbage = make([]byte, 1<<20)
+            }
+            runtime.GC() // no cycle of the setup's still runs when the timer starts
+            b.ResetTimer()
+            for i := 0; i < b.N; i++ {
+                sink++
+            }
+        }
+
+        // BenchmarkGarbageInLoop makes 1 MB of garbage per op, with the timer running.
+        func BenchmarkGarbageInLoop(b *testing.B) {
+            for i := 0; i < b.N; i++ {
+                garbage = make([]byte, 1<<20)
+            }
         }
 
         // BenchmarkParentCounts reports how often BenchmarkParentSetup's body started and returned.
@@ -318,6 +340,15 @@ def test_a_sub_benchmarks_parent_runs_once_per_case_as_under_go_test(real):
     # the next case runs the parent again (once), for its own sub-benchmark
     assert len(case(w, benches, "ParentSetup", params={"case": 0}, iterations=4)["ns"]) == 4
     assert counts() == {"runs": before["runs"] + 2, "returns": before["returns"] + 2}
+
+
+def test_gc_counts_only_collections_while_the_timer_ran(real):
+    """The Gen0 column of a testing.B case counts the collections that ended while the *B's timer
+    ran: 64 MB of garbage made before ResetTimer (one GC after another) is the setup's, not the
+    timed code's (it read one GC per op for xxhash's 10 MB cases, whose input was re-made per round)."""
+    w, benches = real
+    assert case(w, benches, "GarbageBeforeReset", stage="diagnose", invocations=10, iterations=2)["gc"] == [0]
+    assert case(w, benches, "GarbageInLoop", stage="diagnose", invocations=64, iterations=1)["gc"][0] > 0
 
 
 def test_a_parent_failing_after_its_sub_benchmark_fails_the_teardown(real):

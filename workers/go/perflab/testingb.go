@@ -15,6 +15,7 @@ type Result struct {
 	Bytes     int64
 	MemAllocs uint64
 	MemBytes  uint64
+	GCs       uint32 // collections not forced by runtime.GC that ended while the *B's timer ran
 	Extra     map[string]float64
 	Failed    bool
 	Skipped   bool

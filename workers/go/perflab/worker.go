@@ -872,6 +872,7 @@ func (w *worker) diagnose(id any, inv, its int) {
 	var notes []string
 	metrics := map[string]float64{}
 	var bytesPerOp int64
+	var tbGCs uint32
 	runtime.ReadMemStats(&m0)
 	if c.e.nat != nil {
 		for i := 0; i < its; i++ {
@@ -892,6 +893,7 @@ func (w *worker) diagnose(id any, inv, its int) {
 			}
 			allocBytes += r.MemBytes
 			allocs += r.MemAllocs
+			tbGCs += r.GCs
 			bytesPerOp = r.Bytes
 			for k, v := range r.Extra {
 				if !math.IsNaN(v) && !math.IsInf(v, 0) { // JSON has no NaN/Inf
@@ -908,6 +910,12 @@ func (w *worker) diagnose(id any, inv, its int) {
 		}
 	}
 	gcs := (m1.NumGC - m0.NumGC) - (m1.NumForcedGC - m0.NumForcedGC)
+	if c.e.nat == nil {
+		// testing.B: only the collections that ended while the *B's timer ran, not those its setup
+		// (before ResetTimer, or a parent's before b.Run) caused
+		gcs = tbGCs
+		notes = append(notes, "gc: collections that ended while the *testing.B timer ran")
+	}
 	msg := map[string]any{"id": id, "type": "diagnostics", "invocations": inv, "iterations": its,
 		"alloc_bytes": allocBytes, "allocs": allocs, "gc": []uint32{gcs}, "code_size": nil,
 		"notes": append(nonNil(notes), "gc: collections not forced by runtime.GC (one generation)")}
