@@ -91,3 +91,12 @@ def test_an_interval_reaching_zero_is_not_evidence_of_agreement():
     assert go_testing.informative_interval({"ci_low": 0.0, "ci_high": 3.0}) == (None, None)
     assert go_testing.informative_interval({"ci_low": 2.0, "ci_high": 3.0}) == (2.0, 3.0)
     assert go_testing.informative_interval({}) == (None, None)
+
+
+def test_one_call_per_iteration_is_named_when_perflab_is_the_slower():
+    from eco.common import Comparison
+    slower = Comparison("x.Sum64/10MB", 7.6e6, 7.0e6, 8.2e6, 1.96e6, 1.9e6, 2.0e6)
+    assert go_testing.few_calls_cause(slower, 1).startswith("what is timed: perflab timed 1 call(s)")
+    assert go_testing.few_calls_cause(slower, 100) == ""
+    faster = Comparison("x.Sum64/10MB", 1.0e6, 0.9e6, 1.1e6, 1.96e6, 1.9e6, 2.0e6)
+    assert go_testing.few_calls_cause(faster, 1) == ""

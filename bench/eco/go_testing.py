@@ -212,6 +212,18 @@ def run_perflab(pkg_dir: Path, funcs: list[str], job: str, out: Path) -> list[di
 CONTENDED_SHARE = 0.9
 
 
+def few_calls_cause(comp: Comparison, invocations: int) -> str:
+    """perflab slower on a case it timed with one or two calls per iteration: each timed call is the
+    first after the round's runtime.GC() and perflab's own work between rounds, where go test times
+    b.N calls back to back. Under go test itself, xxhash's 10 MB hash took 1.9-2.6 ms of thread CPU
+    time per op with -benchtime 1x and 1.0-1.5 ms with 64x (2026-11-28, load 14)."""
+    if comp.agrees or invocations > 2 or comp.perflab_mean <= comp.native_mean:
+        return ""
+    return (f"what is timed: perflab timed {invocations} call(s) per iteration, each right after the "
+            f"round's runtime.GC(); go test times b.N calls back to back (under go test, a 10 MB hash "
+            f"alone took ~2x its time in a loop of 64)")
+
+
 def cause_of(comp: Comparison, estimate: dict, share: float | None) -> str:
     """Why perflab and go test differ, from what was measured: go test times by the wall clock, and
     when its process had a fraction of a CPU (other work had the rest) while perflab timed the
@@ -263,6 +275,8 @@ def study(pkg: Package, src: Path, *, job: str, out: Path, native: bool) -> Pack
                 low, high = informative_interval(e)
                 comp = Comparison(f"{pkg.name}/{rel}.{leaf}" if rel != "." else f"{pkg.name}.{leaf}",
                                   e["mean"], low, high, m, lo, hi)
-                comp.cause = cause_of(comp, e, nat.cpu_share.get(c["benchmark"]["name"]))
+                invocations = max((ln.get("invocations") or 0 for ln in c.get("launches") or []), default=0)
+                comp.cause = (few_calls_cause(comp, invocations)
+                              or cause_of(comp, e, nat.cpu_share.get(c["benchmark"]["name"])))
                 r.comparisons.append(comp)
     return r
