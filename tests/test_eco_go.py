@@ -68,3 +68,35 @@ def test_ci_slice_runs_unchanged(tmp_path):
     assert result["package"] == go_testing.SLICE and not result["error"]
     assert result["benchmarks_found"] > 0 and result["ran_unchanged"] == result["benchmarks_found"]
     assert result["protocol_errors"] == 0 and result["failed_alone"] == []
+
+
+def test_contention_is_named_only_when_the_cpu_share_shows_it():
+    """The study named machine contention for every disagreement, even when go test's process had a
+    whole CPU (share 1.0) or perflab was the slower: waiting cannot explain either."""
+    from eco.common import Comparison
+
+    def comp(perflab, native):
+        return Comparison("m.B", perflab, perflab * 0.99, perflab * 1.01, native, native * 0.99, native * 1.01)
+
+    faster, slower = comp(50.0, 100.0), comp(150.0, 100.0)
+    assert "CPU s per wall s" in go_testing.cause_of(faster, {"cpu_timed": True}, 0.4)
+    assert go_testing.cause_of(faster, {"cpu_timed": True}, 1.0) == ""
+    assert go_testing.cause_of(faster, {}, 1.3) == ""   # GC workers beside the benchmark thread
+    assert go_testing.cause_of(slower, {"cpu_timed": True}, 0.4) == ""
+    assert go_testing.cause_of(comp(100.0, 101.0), {}, 0.4) == ""   # they agree: nothing to explain
+
+
+def test_an_interval_reaching_zero_is_not_evidence_of_agreement():
+    assert go_testing.informative_interval({"ci_low": -18080.0, "ci_high": 30353.0}) == (None, None)
+    assert go_testing.informative_interval({"ci_low": 0.0, "ci_high": 3.0}) == (None, None)
+    assert go_testing.informative_interval({"ci_low": 2.0, "ci_high": 3.0}) == (2.0, 3.0)
+    assert go_testing.informative_interval({}) == (None, None)
+
+
+def test_one_call_per_iteration_is_named_when_perflab_is_the_slower():
+    from eco.common import Comparison
+    slower = Comparison("x.Sum64/10MB", 7.6e6, 7.0e6, 8.2e6, 1.96e6, 1.9e6, 2.0e6)
+    assert go_testing.few_calls_cause(slower, 1).startswith("what is timed: perflab timed 1 call(s)")
+    assert go_testing.few_calls_cause(slower, 100) == ""
+    faster = Comparison("x.Sum64/10MB", 1.0e6, 0.9e6, 1.1e6, 1.96e6, 1.9e6, 2.0e6)
+    assert go_testing.few_calls_cause(faster, 1) == ""

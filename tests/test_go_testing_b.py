@@ -71,6 +71,7 @@ REAL = {
         package realb
 
         import (
+            "runtime"
             "sync/atomic"
             "testing"
             "time"
@@ -157,6 +158,62 @@ REAL = {
                 sink++
             }
             b.Errorf("checksum %d is wrong", 7)
+        }
+
+        var parentRuns, parentReturns int
+
+        // BenchmarkParentSetup makes its sub-benchmarks' input before b.Run, as xxhash's BenchmarkSum64
+        // does; go test runs this body once however many rounds a sub-benchmark has.
+        func BenchmarkParentSetup(b *testing.B) {
+            parentRuns++
+            in := make([]int, 1000)
+            for _, name := range []string{"first", "second"} {
+                b.Run(name, func(b *testing.B) {
+                    for i := 0; i < b.N; i++ {
+                        sink += in[i%len(in)]
+                    }
+                })
+            }
+            parentReturns++
+        }
+
+        // BenchmarkParentFailsAfter checks something after its sub-benchmark ran, and fails.
+        func BenchmarkParentFailsAfter(b *testing.B) {
+            b.Run("only", func(b *testing.B) {
+                for i := 0; i < b.N; i++ {
+                    sink++
+                }
+            })
+            b.Fatal("checked after the sub-benchmark")
+        }
+
+        var garbage []byte
+
+        // BenchmarkGarbageBeforeReset makes 64 MB of garbage (collections) before ResetTimer, none after.
+        func BenchmarkGarbageBeforeReset(b *testing.B) {
+            for i := 0; i < 64; i++ {
+                garbage = make([]byte, 1<<20)
+            }
+            runtime.GC() // no cycle of the setup's still runs when the timer starts
+            b.ResetTimer()
+            for i := 0; i < b.N; i++ {
+                sink++
+            }
+        }
+
+        // BenchmarkGarbageInLoop makes 1 MB of garbage per op, with the timer running.
+        func BenchmarkGarbageInLoop(b *testing.B) {
+            for i := 0; i < b.N; i++ {
+                garbage = make([]byte, 1<<20)
+            }
+        }
+
+        // BenchmarkParentCounts reports how often BenchmarkParentSetup's body started and returned.
+        func BenchmarkParentCounts(b *testing.B) {
+            for i := 0; i < b.N; i++ {
+            }
+            b.ReportMetric(float64(parentRuns), "runs")
+            b.ReportMetric(float64(parentReturns), "returns")
         }
 
         func BenchmarkNested(b *testing.B) {
@@ -260,16 +317,126 @@ def test_nested_sub_benchmarks_are_axes(real):
     assert len(case(w, benches, "Nested", params={"codec": 1, "n": 1})["ns"]) == 3
 
 
+def test_a_sub_benchmarks_parent_runs_once_per_case_as_under_go_test(real):
+    """go test runs a parent's body once, up to the sub-benchmark's b.Run, and measures every round
+    of the sub-benchmark inside that call. perflab re-ran the parent for every round: its setup (the
+    input it makes before b.Run) was made, and left as garbage, once per round. Now the parent runs
+    once per case, whatever the stages and rounds, and returns at teardown."""
+    w, benches = real
+
+    def counts():
+        return case(w, benches, "ParentCounts", stage="diagnose", invocations=1, iterations=1)["metrics"]
+
+    before = counts()
+    w.request("setup", T, benchmark=benches["ParentSetup"]["id"], params={"case": 1})
+    try:
+        for stage, inv, its in [("pilot", 1, 3), ("warmup", 10, 2), ("overhead", 10, 2), ("workload", 10, 5),
+                                ("diagnose", 10, 2)]:
+            w.request("run", T, stage=stage, invocations=inv, iterations=its)
+    finally:
+        w.request("teardown", T)
+    # once, though the overhead stage ran another function between its rounds
+    assert counts() == {"runs": before["runs"] + 1, "returns": before["returns"] + 1}
+    # the next case runs the parent again (once), for its own sub-benchmark
+    assert len(case(w, benches, "ParentSetup", params={"case": 0}, iterations=4)["ns"]) == 4
+    assert counts() == {"runs": before["runs"] + 2, "returns": before["returns"] + 2}
+
+
+def test_gc_counts_only_collections_while_the_timer_ran(real):
+    """The Gen0 column of a testing.B case counts the collections that ended while the *B's timer
+    ran: 64 MB of garbage made before ResetTimer (one GC after another) is the setup's, not the
+    timed code's (it read one GC per op for xxhash's 10 MB cases, whose input was re-made per round)."""
+    w, benches = real
+    assert case(w, benches, "GarbageBeforeReset", stage="diagnose", invocations=10, iterations=2)["gc"] == [0]
+    assert case(w, benches, "GarbageInLoop", stage="diagnose", invocations=64, iterations=1)["gc"][0] > 0
+
+
+def test_a_parent_failing_after_its_sub_benchmark_fails_the_teardown(real):
+    """The parents return at teardown (as go test lets them return after the sub-benchmark's rounds):
+    what they report then is the case's failure, with its message; the worker goes on."""
+    w, benches = real
+    w.request("setup", T, benchmark=benches["ParentFailsAfter"]["id"], params={"case": 0})
+    assert len(w.request("run", T, stage="workload", invocations=10, iterations=3)["ns"]) == 3
+    with pytest.raises(BenchmarkError) as exc:
+        w.request("teardown", T)
+    assert "after its sub-benchmark ran" in str(exc.value) and "checked after the sub-benchmark" in str(exc.value)
+    assert len(case(w, benches, "NeedsTestMain")["ns"]) == 3
+
+
 @pytest.mark.parametrize("name, words", [("Skipped", "needs a database"),
                                          ("Fatal", "fixture missing"),
                                          ("Errors", "checksum 7 is wrong")])
 def test_skip_fatal_error_fail_their_benchmark_alone(real, name, words):
+    """b.Fatal and b.Error fail their benchmark (kind exception); b.Skip is kind `skipped`, which the
+    host shows as SKIPPED, not failed. Each with the message and the file:line of the call."""
     w, benches = real
     with pytest.raises(BenchmarkError) as exc:
         case(w, benches, name)
     assert words in str(exc.value) and exc.value.file.endswith("real_test.go") and exc.value.line > 0
-    assert str(exc.value).startswith("skipped: ") == (name == "Skipped")
+    assert exc.value.kind == ("skipped" if name == "Skipped" else "exception")
     assert len(case(w, benches, "NeedsTestMain")["ns"]) == 3  # the worker goes on
+
+
+SKIPS = {
+    "go.mod": "module example.com/skips\n\ngo 1.21\n",
+    "skip_test.go": """
+        package skips
+
+        import "testing"
+
+        var sink int
+
+        func BenchmarkSkip(b *testing.B) { b.Skip("needs a database") }
+
+        func BenchmarkSkipf(b *testing.B) { b.Skipf("needs %d GPUs", 2) }
+
+        func BenchmarkSkipNow(b *testing.B) { b.SkipNow() }
+
+        func BenchmarkSizes(b *testing.B) {
+            for _, n := range []int{1, 2} {
+                b.Run("n="+string(rune('0'+n)), func(b *testing.B) {
+                    if n == 2 {
+                        b.Skip("too large here")
+                    }
+                    for i := 0; i < b.N; i++ {
+                        sink += n
+                    }
+                })
+            }
+        }
+
+        func BenchmarkMeasured(b *testing.B) {
+            for i := 0; i < b.N; i++ {
+                sink++
+            }
+        }
+    """,
+}
+
+
+def test_skipped_benchmarks_show_as_skipped_not_failed(tmp_path):
+    """go test prints `--- SKIP` and passes: b.Skip, b.Skipf and b.SkipNow (also in a sub-benchmark)
+    are SKIPPED with their message in the table, status "skipped" in the results, and the run's exit
+    status is 0; the other cases are measured."""
+    root = tmp_path / "skips"
+    for name, text in SKIPS.items():
+        write(root / name, text)
+    out = tmp_path / "out"
+    proc = perflab_run(root, out, "--job", "dry")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    [doc] = [json.loads(p.read_text()) for p in out.glob("perflab-*.json")]
+    by_name = {(c["benchmark"]["name"], tuple((c["params"] or {}).values())): c for c in doc["cases"]}
+    status = {k: (c["status"], c.get("skipped"), c.get("error")) for k, c in by_name.items()}
+    skipped = {k: c["skipped"] for k, c in by_name.items() if c["status"] == "skipped"}
+    assert set(skipped) == {("Skip", ()), ("Skipf", ()), ("SkipNow", ()), ("Sizes", ("2",))}, status
+    assert skipped[("Skip", ())] == "needs a database (skip_test.go:7)"
+    assert "needs 2 GPUs" in skipped[("Skipf", ())]
+    assert "too large here" in skipped[("Sizes", ("2",))]
+    assert all(c["error"] is None and c.get("estimate") is None and not any(ln["workload"] for ln in c["launches"])
+               for c in by_name.values() if c["status"] == "skipped")
+    assert by_name[("Measured", ())]["status"] == "ok" and by_name[("Sizes", ("1",))]["status"] == "ok"
+    table = proc.stdout + proc.stderr
+    assert "SKIPPED: " in table and "needs a database" in table and "FAILED" not in table
 
 
 def perflab_run(path: Path, out: Path, *args: str, timeout: float = 1800):

@@ -103,7 +103,8 @@ def test_testing_overlay_patches_run_once(tmp_path):
     src = tmp_path / "src" / "testing"
     write(src / "testing.go", "package testing\n\nfunc (c *common) setOutputWriter() {}\n")
     timer = ("func (b *B) StartTimer() {\n\tif !b.timerOn {\n\t\tb.start = time.Now()\n\t}\n}\n"
-             "func (b *B) StopTimer() {\n\tif b.timerOn {\n\t\tb.duration += time.Since(b.start)\n\t}\n}\n"
+             "func (b *B) StopTimer() {\n\tif b.timerOn {\n\t\tb.duration += time.Since(b.start)\n"
+             "\t\tb.netBytes += memStats.TotalAlloc - b.startBytes\n\t}\n}\n"
              "func (b *B) ResetTimer() {\n\tif b.timerOn {\n\t\tb.start = time.Now()\n\t}\n"
              "\tb.duration = 0\n}\n")
     write(src / "benchmark.go", "package testing\n\nfunc (b *B) Run(name string, f func(b *B)) bool {\n"
@@ -115,6 +116,8 @@ def test_testing_overlay_patches_run_once(tmp_path):
     assert patched.count("\t\tperflabCPUStart(b)\n\t\tb.start = time.Now()\n") == 2
     assert "b.duration += time.Since(b.start)\n\t\tperflabCPUStop(b)\n" in patched
     assert "\tb.duration = 0\n\tperflabCPUReset(b)\n" in patched
+    # the timed interval's GC count is read just after StopTimer's own MemStats read
+    assert "b.netBytes += memStats.TotalAlloc - b.startBytes\n\t\tperflabGCStop(b)\n" in patched
     write(src / "benchmark.go", "package testing\n\nfunc (b *B) Run(name string, f func(*B)) bool {}\n" + timer)
     with pytest.raises(PrepareError, match="Run"):
         stdlib_testing_overlay(tmp_path)

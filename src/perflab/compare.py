@@ -202,7 +202,8 @@ def measure_case(x: dict, y: dict, overhead_old: bool = True, overhead_new: bool
         return cc
     if x["status"] != Status.OK or y["status"] != Status.OK:
         side = x if x["status"] != Status.OK else y
-        cc.verdict, cc.note = Verdict.NA, ("not available in " if side["status"] == Status.NA else "failed in ") + (
+        cc.verdict, cc.note = Verdict.NA, {Status.NA: "not available in ", Status.SKIPPED: "skipped in "}.get(
+            side["status"], "failed in ") + (
             "old" if side is x else "new")
         return cc
     if is_imported(x) or is_imported(y):

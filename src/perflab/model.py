@@ -238,10 +238,12 @@ class Diagnostics:
 
 
 class Status(str, Enum):
-    """A case's status in the results (`status`): measured, failed, or not on this runtime."""
+    """A case's status in the results (`status`): measured, failed, not on this runtime, or skipped by
+    the benchmark itself (Go's b.Skip)."""
     OK = "ok"
     FAILED = "failed"
     NA = "na"
+    SKIPPED = "skipped"
 
     def __str__(self) -> str:
         return self.value
@@ -259,6 +261,7 @@ class StopReason(str, Enum):
     DRY = "dry run"
     ITERATIONS_DONE = "iterations done"     # a job without a precision target
     FAILED = "failed"
+    SKIPPED = "skipped"                     # the benchmark skipped itself (Go's b.Skip)
     NOT_ON_RUNTIME = "not on this runtime"
     COUNTS_AGREED = "counts agreed"         # --measure instructions
     COUNTS_DISAGREED = "counts did not agree"
@@ -285,6 +288,9 @@ class CaseResult:
     # set when the benchmark legitimately does not exist on this runtime (a Go file behind
     # `//go:build go1.24` on go1.21): nothing to measure, shown as NA with this reason, not a failure
     absent: str = ""
+    # set when the benchmark skipped itself (Go's b.Skip): not measured, shown as SKIPPED with this
+    # reason, not a failure (go test passes a skipped benchmark)
+    skipped: str = ""
     error_detail: str = ""  # traceback / stderr tail
     output_bytes: int = 0  # what the benchmark wrote to stdout/stderr
     wall_seconds: float = 0.0

@@ -31,8 +31,9 @@ def row_to_json(row: Row) -> dict[str, Any]:
         "params": c.param_values,
         "runtime": c.runtime.to_json(),
         # plain strings in the document: a results file is read by other tools too
-        "status": str(Status.FAILED if not res.ok else Status.NA if res.absent else Status.OK),
-        "error": res.error, "error_detail": res.error_detail, "absent": res.absent,
+        "status": str(Status.FAILED if not res.ok else Status.NA if res.absent
+                      else Status.SKIPPED if res.skipped else Status.OK),
+        "error": res.error, "error_detail": res.error_detail, "absent": res.absent, "skipped": res.skipped,
         "stop_reason": str(res.stop_reason), "wall_seconds": res.wall_seconds,
         "launch_cost_s": res.launch_cost_s, "iteration_cost_s": res.iteration_cost_s,
         "output_bytes": res.output_bytes, "clock_resolution_ns": res.clock_resolution_ns,
@@ -306,7 +307,7 @@ def case_result_from_json(c: dict[str, Any]):
                        notes=list(d.get("notes", [])),
                        metrics=dict(d.get("metrics") or {})) if d else None
     return CaseResult(case=case, launches=launches, diagnostics=diag, error=c.get("error"),
-                      absent=c.get("absent") or "",
+                      absent=c.get("absent") or "", skipped=c.get("skipped") or "",
                       error_detail=c.get("error_detail", ""), output_bytes=c.get("output_bytes", 0),
                       wall_seconds=c.get("wall_seconds", 0.0), stop_reason=c.get("stop_reason", ""),
                       launch_cost_s=c.get("launch_cost_s", 0.0), iteration_cost_s=c.get("iteration_cost_s", 0.0),

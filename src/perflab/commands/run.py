@@ -207,7 +207,8 @@ def cmd_run(args) -> int:
     with progress:
         def done(result):
             mine = recorder.add(result)  # O(1) per case: the document waits for its interval
-            summary = case_summary(result.ok, result.error, mine.estimate)
+            summary = (f"SKIPPED: {result.skipped}" if result.skipped
+                       else case_summary(result.ok, result.error, mine.estimate))
             counted = progress_text(result.counts) if result.ok else ""
             if counted:  # time and count side by side, or the count alone when time was not measured
                 summary = f"{summary}; {counted}" if mine.estimate else counted

@@ -797,7 +797,10 @@ class Engine:
             fn(*args)
         except BenchmarkError as exc:
             where = f" ({exc.file}:{exc.line})" if exc.file and exc.line else ""
-            self._fail(st, exc.reason + where, exc.detail)
+            if exc.kind == "skipped":
+                self._skip(st, exc.reason + where)
+            else:
+                self._fail(st, exc.reason + where, exc.detail)
         except WorkerFailure as exc:
             self._fail(st, exc.reason, exc.detail)
         except ProtocolError as exc:
@@ -808,6 +811,15 @@ class Engine:
         tails = [ln.handle.stderr_tail() for ln in st.live()]
         st.result.error_detail = "\n".join(x for x in [detail, *tails] if x)
         st.result.stop_reason = StopReason.FAILED
+        self._close(st)
+        self._done(st)
+
+    def _skip(self, st: _CaseState, reason: str) -> None:
+        """The benchmark skipped itself (error kind `skipped`: Go's b.Skip): nothing of it is kept as
+        measured, and it is no failure."""
+        st.result.skipped = reason
+        st.result.launches = []
+        st.result.stop_reason = StopReason.SKIPPED
         self._close(st)
         self._done(st)
 

@@ -151,6 +151,13 @@ class Case:
         return str(self.raw.get("absent") or "not available on this runtime")
 
     @property
+    def skipped(self) -> str | None:
+        """Why the benchmark skipped itself (status "skipped": Go's b.Skip), or None."""
+        if self.raw.get("status") != Status.SKIPPED:
+            return None
+        return str(self.raw.get("skipped") or "skipped")
+
+    @property
     def warnings(self) -> list[str]:
         w = self.raw.get("warnings") or []
         return [str(x) for x in w] if isinstance(w, list) else []
@@ -511,7 +518,7 @@ def table_cells(rows: list[Row]) -> tuple[list[str], list[list[str]]]:
     for r in rows:
         c = r.case
         mean = (format_in(c.mean, unit) if c.ok else f"NA: {c.absent}" if c.absent
-                else f"FAILED: {c.error}")
+                else f"SKIPPED: {c.skipped}" if c.skipped else f"FAILED: {c.error}")
         cells = [r.method, c.runtime, _params_text(c), mean]
         if has_method:
             cells.append(_ratio_cell(r.method_ratio, r.has_method_base, c.ok))

@@ -190,8 +190,9 @@ def build_table(rows: list[Row], hide: set[str] | None = None, title: str = "") 
             cells[col] = number(d.metrics[unit]) if d and unit in d.metrics else "-"
         cells.update(count_cols.cells(r, by_key, rt_col if has_rt_ratio else ""))
         label = case_label(res.case)
-        status = "FAILED" if not res.ok else "NA" if _absent(r) else ""
-        reason = [f"{status}: {res.error if not res.ok else _absent(r)}"] if status else []
+        status = "FAILED" if not res.ok else "NA" if _absent(r) else "SKIPPED" if res.skipped else ""
+        reason = ([f"{status}: {res.error if not res.ok else _absent(r) or res.skipped}"] if status
+                  else [])
         markers = []
         for note in reason + r.warnings + count_cols.notes(r):
             # a note several rows share (contention over the whole run, say) is one legend line
@@ -271,7 +272,8 @@ def _raw(r: Row, params: list[str], by_key: dict[str, Row]) -> dict:
     out["code_size_bytes"] = d.code_size if d and d.code_size is not None else ""
     for unit, value in (d.metrics if d else {}).items():
         out[METRIC_PREFIX + unit] = value
-    out["status"] = str(Status.FAILED if not r.result.ok else Status.NA if _absent(r) else Status.OK)
+    out["status"] = str(Status.FAILED if not r.result.ok else Status.NA if _absent(r)
+                        else Status.SKIPPED if r.result.skipped else Status.OK)
     out["error"] = r.result.error or ""
     out["warnings"] = " | ".join(r.warnings)
     return out

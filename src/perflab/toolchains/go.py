@@ -36,7 +36,7 @@ WORKER_PKG = "perflab.dev/go/perflab"
 WORKER_TEST = "TestPerflabWorkerZZ"
 GEN_INTERNAL = "zz_perflab_gen_test.go"
 GEN_EXTERNAL = "zz_perflab_gen_x_test.go"
-GEN_VERSION = "5"  # bump when the generated code or the build steps change
+GEN_VERSION = "7"  # bump when the generated code or the build steps change
 WORKER_GO_MINOR = 21  # workers/go/go.mod's go line
 DISCOVERY_TIMEOUT = 60  # seconds for one benchmark's sub-benchmark discovery (it runs with b.N=1)
 
@@ -51,6 +51,8 @@ _RUN_HOOK = ("\tif perflabRunHook != nil {\n\t\tif handled, ok := perflabRunHook
 _TIMER_START = re.compile(r"^(\t+)(b\.start = (?:time\.Now|highPrecisionTimeNow)\(\)\n)", re.M)
 _TIMER_STOP = re.compile(r"^(\t+)(b\.duration \+= (?:time\.Since|highPrecisionTimeSince)\(b\.start\)\n)", re.M)
 _TIMER_RESET = re.compile(r"^(\t+)(b\.duration = 0\n)", re.M)
+# StopTimer's own MemStats read: the GC count of the timed interval is taken just after it
+_TIMER_STOP_MEM = re.compile(r"^(\t+)(b\.netBytes \+= memStats\.TotalAlloc - b\.startBytes\n)", re.M)
 
 
 def _is_benchmark_name(name: str) -> bool:
@@ -154,15 +156,19 @@ import (
 func init() {{
 \ttestingzz.PerflabThreadCPU = perflabzz.ThreadCPUTime
 \tperflabzz.UseTesting(func(name string, f func(*testingzz.B), target string, n int, discover bool) perflabzz.Result {{
-\t\tr := testingzz.PerflabRun(name, f, target, n, discover)
-\t\treturn perflabzz.Result{{N: r.N, T: r.T, CPU: r.CPU, Bytes: r.Bytes, MemAllocs: r.MemAllocs, MemBytes: r.MemBytes,
-\t\t\tExtra: r.Extra, Failed: r.Failed, Skipped: r.Skipped, Output: r.Output, Panic: r.Panic,
-\t\t\tStack: r.Stack, Found: r.Found, Leaves: r.Leaves, Name: r.Name}}
+\t\treturn perflabResultZZ(testingzz.PerflabRun(name, f, target, n, discover))
 \t}}, func(b *testingzz.B) {{
 \t\tfor i := 0; i < b.N; i++ {{
 \t\t}}
 \t}}, {loop_fn})
+\tperflabzz.UseTestingEnd(func() perflabzz.Result {{ return perflabResultZZ(testingzz.PerflabEnd()) }})
 {regs}}}
+
+func perflabResultZZ(r testingzz.PerflabResult) perflabzz.Result {{
+\treturn perflabzz.Result{{N: r.N, T: r.T, CPU: r.CPU, Bytes: r.Bytes, MemAllocs: r.MemAllocs, MemBytes: r.MemBytes,
+\t\tGCs: r.GCs, Extra: r.Extra, Failed: r.Failed, Skipped: r.Skipped, Output: r.Output, Panic: r.Panic,
+\t\tStack: r.Stack, Found: r.Found, Leaves: r.Leaves, Name: r.Name}}
+}}
 
 func {WORKER_TEST}(t *testingzz.T) {{ perflabzz.ServeT(t) }}
 """
@@ -196,7 +202,8 @@ def stdlib_testing_overlay(goroot: Path) -> tuple[str, str]:
     patched, starts = _TIMER_START.subn(r"\1perflabCPUStart(b)\n\1\2", patched)
     patched, stops = _TIMER_STOP.subn(r"\1\2\1perflabCPUStop(b)\n", patched)
     patched, resets = _TIMER_RESET.subn(r"\1\2\1perflabCPUReset(b)\n", patched)
-    if (starts, stops, resets) != (2, 1, 1):
+    patched, stop_mems = _TIMER_STOP_MEM.subn(r"\1\2\1perflabGCStop(b)\n", patched)
+    if (starts, stops, resets, stop_mems) != (2, 1, 1, 1):
         raise PrepareError(f"{goroot}: testing.B's timer has an unexpected shape; perflab cannot drive "
                            "testing.B benchmarks with this toolchain")
     hook = (worker_dir("go") / "overlay" / "testing_perflab.go.in").read_text()

@@ -56,6 +56,7 @@ type liveCase struct {
 	fn       func(n int) // native
 	overhead func(n int) // native
 	target   string      // testing.B: full name of the (sub-)benchmark to run
+	failed   bool        // testing.B: a round failed (its error was sent)
 }
 
 type worker struct {
@@ -640,6 +641,7 @@ func (w *worker) onSetup(id any, msg map[string]any) {
 			c.target += "/" + strings.Join(parts, "/")
 		}
 	}
+	endTB() // a case left without teardown: its sub-benchmark's parents return first
 	w.cur = c
 	runtime.GC()
 	w.send(map[string]any{"id": id, "type": "ready"})
@@ -654,9 +656,28 @@ func callSetup(setup func(map[string]string) func(int), values map[string]string
 	return setup(values), nil
 }
 
+// endTB lets the parents of the sub-benchmark measured last return (testing.PerflabEnd).
+func endTB() Result {
+	if tbEnd == nil {
+		return Result{}
+	}
+	return tbEnd()
+}
+
 func (w *worker) onTeardown(id any) {
 	c := w.cur
 	w.cur = nil
+	if c != nil && c.e.tb != nil {
+		// what the parents did after the sub-benchmark's rounds: a failure there is the case's,
+		// unless it is the rounds' own (a sub-benchmark's failure marks its parents failed too)
+		r := endTB()
+		if r.Found && (r.Panic != "" || (r.Failed && !c.failed)) {
+			berr := tbError(&r, r.Name)
+			berr.message = "after its sub-benchmark ran, " + r.Name + ": " + berr.message
+			w.fail(id, berr)
+			return
+		}
+	}
 	if c != nil && c.e.nat != nil && c.e.nat.Teardown != nil {
 		var berr *benchErr
 		func() {
@@ -843,6 +864,7 @@ func (c *liveCase) iteration(empty bool) func(inv int) (timing, *benchErr) {
 	return func(inv int) (timing, *benchErr) {
 		r := tbRunner(name, f, target, inv, false)
 		if berr := tbError(&r, target); berr != nil {
+			c.failed = true
 			return timing{}, berr
 		}
 		// the CPU time the testing package read beside the *B's own timer (Start/Stop/ResetTimer)
@@ -875,6 +897,7 @@ func (w *worker) diagnose(id any, inv, its int) {
 	var notes []string
 	metrics := map[string]float64{}
 	var bytesPerOp int64
+	var tbGCs uint32
 	runtime.ReadMemStats(&m0)
 	if c.e.nat != nil {
 		for i := 0; i < its; i++ {
@@ -889,11 +912,13 @@ func (w *worker) diagnose(id any, inv, its int) {
 		for i := 0; i < its; i++ {
 			r := tbRunner(c.e.tb.Func, c.e.tb.F, c.target, inv, false)
 			if berr := tbError(&r, c.target); berr != nil {
+				c.failed = true
 				w.fail(id, berr)
 				return
 			}
 			allocBytes += r.MemBytes
 			allocs += r.MemAllocs
+			tbGCs += r.GCs
 			bytesPerOp = r.Bytes
 			for k, v := range r.Extra {
 				if !math.IsNaN(v) && !math.IsInf(v, 0) { // JSON has no NaN/Inf
@@ -910,6 +935,12 @@ func (w *worker) diagnose(id any, inv, its int) {
 		}
 	}
 	gcs := (m1.NumGC - m0.NumGC) - (m1.NumForcedGC - m0.NumForcedGC)
+	if c.e.nat == nil {
+		// testing.B: only the collections that ended while the *B's timer ran, not those its setup
+		// (before ResetTimer, or a parent's before b.Run) caused
+		gcs = tbGCs
+		notes = append(notes, "gc: collections that ended while the *testing.B timer ran")
+	}
 	msg := map[string]any{"id": id, "type": "diagnostics", "invocations": inv, "iterations": its,
 		"alloc_bytes": allocBytes, "allocs": allocs, "gc": []uint32{gcs}, "code_size": nil,
 		"notes": append(nonNil(notes), "gc: collections not forced by runtime.GC (one generation)")}
@@ -948,10 +979,18 @@ func tbError(r *Result, target string) *benchErr {
 		}
 		return e
 	case r.Skipped:
-		e := &benchErr{kind: "exception", message: "skipped: " + squash(strings.TrimSpace(r.Output))}
+		// kind skipped: the host shows the case as SKIPPED with this reason, not as failed (go test
+		// passes a skipped benchmark)
+		why := squash(strings.TrimSpace(r.Output))
+		if why == "" {
+			why = "b.SkipNow (no reason given)"
+		}
+		e := &benchErr{kind: "skipped", message: why}
 		if m := outputLoc.FindStringSubmatch(r.Output); m != nil {
 			e.file = m[1]
 			e.line, _ = strconv.Atoi(m[2])
+			// the host adds (file:line): the reason alone, as `--- SKIP` prints it under the name
+			e.message = strings.TrimSpace(strings.TrimPrefix(why, m[0]))
 		}
 		return e
 	case !r.Found && r.Name == target:
