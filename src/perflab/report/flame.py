@@ -10,6 +10,7 @@ import html
 import json
 from pathlib import Path
 
+from ..judge import Verdict
 from ..measures.profile import stacks_of
 
 SCRIPT = Path(__file__).resolve().parent.parent / "web" / "static" / "flamegraph.js"
@@ -111,7 +112,7 @@ def slower_with_profiles(result, old_doc: dict, new_doc: dict) -> list[tuple[str
     cb = {c.get("key"): c for c in new_doc.get("cases") or [] if isinstance(c, dict)}
     out = []
     for c in result.cases:
-        slower = c.verdict == "slower" or (c.counts is not None and c.counts.verdict == "slower")
+        slower = c.verdict == Verdict.SLOWER or (c.counts is not None and c.counts.verdict == Verdict.SLOWER)
         pa, pb = (ca.get(c.key) or {}).get("profile"), (cb.get(c.key) or {}).get("profile")
         if slower and stacks_of(pa) and stacks_of(pb):
             out.append((c.key, pa, pb))
@@ -224,7 +225,7 @@ def count_slower_with_functions(result, old_doc: dict, new_doc: dict) -> list[tu
     cb = {c.get("key"): c for c in new_doc.get("cases") or [] if isinstance(c, dict)}
     out = []
     for c in result.cases:
-        if c.counts is None or c.counts.verdict != "slower":
+        if c.counts is None or c.counts.verdict != Verdict.SLOWER:
             continue
         a, b = (ca.get(c.key) or {}).get("counts"), (cb.get(c.key) or {}).get("counts")
         if _function_rows(a) and _function_rows(b):
