@@ -105,11 +105,14 @@ def write_case_pages(rows, folder: Path) -> dict[str, Path]:
     return out
 
 
+def _by_key(doc: dict) -> dict:
+    return {c.get("key"): c for c in doc.get("cases") or [] if isinstance(c, dict)}
+
+
 def slower_with_profiles(result, old_doc: dict, new_doc: dict) -> list[tuple[str, dict, dict]]:
     """(key, old profile, new profile) of every case `compare` called slower whose two sides both
     have a profile with stacks."""
-    ca = {c.get("key"): c for c in old_doc.get("cases") or [] if isinstance(c, dict)}
-    cb = {c.get("key"): c for c in new_doc.get("cases") or [] if isinstance(c, dict)}
+    ca, cb = _by_key(old_doc), _by_key(new_doc)
     out = []
     for c in result.cases:
         slower = c.verdict == Verdict.SLOWER or (c.counts is not None and c.counts.verdict == Verdict.SLOWER)
@@ -221,8 +224,7 @@ def write_function_pages(rows, folder: Path) -> list[Path]:
 def count_slower_with_functions(result, old_doc: dict, new_doc: dict) -> list[tuple[str, dict, dict]]:
     """(key, old counts, new counts) of every case whose instruction count `compare` called slower,
     both sides with their per-function table."""
-    ca = {c.get("key"): c for c in old_doc.get("cases") or [] if isinstance(c, dict)}
-    cb = {c.get("key"): c for c in new_doc.get("cases") or [] if isinstance(c, dict)}
+    ca, cb = _by_key(old_doc), _by_key(new_doc)
     out = []
     for c in result.cases:
         if c.counts is None or c.counts.verdict != Verdict.SLOWER:
