@@ -130,6 +130,20 @@ def test_each_benchmark_is_measured_from_inside_its_closure(spec, bid, params):
             w.request("teardown", T)
 
 
+def test_throughput_is_a_rate_per_op_in_the_diagnostics_of_its_case(spec):
+    """criterion's Throughput of the case's own parameter (Elements(40), Bytes(64)) reaches the host as
+    a quantity per op, which it divides by the measured mean (report/rates.py); none without it."""
+    with worker(spec, load=True) as w:
+        for bid, params, want in [
+                ("sizes.fib", {"parameter": 1}, {"per_op": 40.0, "unit": "elem", "base": 1000, "invert": False}),
+                ("sizes.sizes", {"parameter": 1}, {"per_op": 64.0, "unit": "B", "base": 1024, "invert": False}),
+                ("api.fib 20", {}, None)]:
+            w.request("setup", T, benchmark=bid, params=params)
+            d = w.request("run", T, stage="diagnose", invocations=4, iterations=1)
+            assert (d.get("rates") or {}).get("Throughput") == want, bid
+            w.request("teardown", T)
+
+
 def test_inputs_and_large_outputs_are_made_and_dropped_outside_allocation_counting(spec):
     with worker(spec, load=True) as w:
         w.request("setup", T, benchmark="batched.iter_batched", params={})
@@ -210,3 +224,4 @@ def test_the_ecosystem_slice_runs_one_small_crate_unchanged(tmp_path):
     (r,) = doc["rust-criterion"]
     assert r["error"] == "" and r["protocol_errors"] == 0
     assert r["benchmarks_found"] > 0 and r["ran_unchanged"] == r["benchmarks_found"]
+

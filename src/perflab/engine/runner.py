@@ -31,6 +31,7 @@ from ..errors import TIMED_OUT, ProtocolError, WorkerFailure
 from ..jobs import Job
 from ..model import Case, CaseResult, Diagnostics, LaunchSamples
 from ..ratios import identity, pair
+from ..report import rates
 from ..stats import Ratio, estimate, ratio_from_launches
 from ..stats.contention import case_contention
 from .affinity import PROBE_S, PROBE_TRIES, Placement
@@ -785,6 +786,7 @@ class Engine:
         if isinstance(reply.get("metrics"), dict):  # as the benchmark reported them: not divided
             d.metrics = {str(k): float(v) for k, v in reply["metrics"].items()
                          if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        d.rates = rates.parse(reply.get("rates"))  # quantities per op; the rate is per measured mean
         return d
 
     # -- failures -------------------------------------------------------------------------------
