@@ -399,3 +399,18 @@ def test_the_ecosystem_slice_runs_unchanged(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     assert "run unchanged 4/4 (100 %); failed alone 0; protocol errors 0" in out.stdout
 
+
+def test_the_study_names_a_between_process_cause_only_when_the_processes_show_it():
+    """bench/eco/cpp_gbench.process_cause: Google Benchmark's own processes (≥ 3) must span perflab's
+    mean; processes that agree with each other (one 5 % above perflab, say) never name it."""
+    sys.path.insert(0, str(REPO / "bench"))
+    from eco.cpp_gbench import _native_figures, process_cause
+    assert process_cause(10.0, [9.0, 11.0, 10.5]).startswith("between processes: Google Benchmark's own 3")
+    assert process_cause(10.0, [10.4, 12.0, 12.5]) == ""
+    assert process_cause(10.0, [10.51, 10.52, 10.52]) == ""
+    assert process_cause(10.0, [12.0, 12.1, 12.2]) == ""
+    assert process_cause(10.0, [9.0, 11.0]) == ""  # two processes say too little
+    run = lambda t: json.dumps({"benchmarks": [{"run_type": "iteration", "run_name": "BM", "real_time": t,  # noqa: E731
+                                                "cpu_time": t, "time_unit": "ns"}] * 2})
+    fig = _native_figures([run(10.0), run(20.0), run(30.0)])["BM"]
+    assert fig["cpu"][0] == 10.0 and fig["cpu_by_process"] == [10.0, 20.0, 30.0]  # compared: the first process

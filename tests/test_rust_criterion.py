@@ -225,3 +225,20 @@ def test_the_ecosystem_slice_runs_one_small_crate_unchanged(tmp_path):
     assert r["error"] == "" and r["protocol_errors"] == 0
     assert r["benchmarks_found"] > 0 and r["ran_unchanged"] == r["benchmarks_found"]
 
+
+def test_the_study_names_contention_only_when_criterions_cpu_share_shows_it():
+    """bench/eco/rust_criterion.cause_of: criterion's wall-clock mean against perflab's CPU-timed one is
+    put down to contention only when criterion's process was measurably off the CPU and its figure
+    scaled by that share meets perflab's; a full CPU share never says contention."""
+    sys.path.insert(0, str(REPO / "bench"))
+    from eco.common import Comparison
+    from eco.rust_criterion import cause_of
+    comp = Comparison("g.f", 3.0, 2.9, 3.1, 12.0, 11.0, 13.0)
+    est = {"cpu_timed": True, "gross_mean": 3.3, "overhead_per_op": 0.3}
+    assert cause_of(comp, est, 0.25).startswith("contention: criterion's process was on a CPU 25 %")
+    assert cause_of(comp, est, 1.0) == "" and cause_of(comp, est, None) == ""
+    assert cause_of(comp, est, 0.5) == ""                    # scaled, 6 ns: still not perflab's 3 ns
+    assert cause_of(comp, {**est, "cpu_timed": False}, 0.25) == ""  # perflab's mean is wall time too
+    # perflab's mean before subtracting its loop's empty call is criterion's: loop overhead
+    near = Comparison("g.f", 2.7, 2.6, 2.8, 3.05, 3.0, 3.1)
+    assert cause_of(near, {**est, "gross_mean": 3.0}, 1.0).startswith("loop overhead")
