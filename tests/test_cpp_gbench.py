@@ -156,6 +156,19 @@ static void global_setup(const benchmark::State&) {}
 BENCHMARK(BM_setup_teardown)->Setup(global_setup)->Teardown(global_setup);
 
 BENCHMARK_MAIN();
+
+// every Counter flag, as Google Benchmark's counter.cc finishes them (last in the file: lines above are asserted)
+static void BM_counters(benchmark::State& state) {
+    for (auto _ : state) benchmark::DoNotOptimize(state.iterations());
+    state.counters["invariant"] = benchmark::Counter(3, benchmark::Counter::kIsIterationInvariant);
+    state.counters["calls"] = benchmark::Counter(double(state.iterations()), benchmark::Counter::kIsRate);
+    state.counters["per_call_rate"] = benchmark::Counter(5, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["avg_rate"] = benchmark::Counter(double(state.iterations()) * 4, benchmark::Counter::kAvgIterationsRate);
+    state.counters["inverse"] = benchmark::Counter(double(state.iterations()) * 8,
+                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["half"] = benchmark::Counter(2, benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_counters);
 '''
 
 OWN_MAIN = r'''
@@ -331,9 +344,19 @@ def test_benchmarks_run_and_report_throughput_and_counters(loaded):
         assert len(s["ns"]) == 3
         w.request("teardown", T)
         d = run(w, "apis_benchmark.BM_memcpy/64", {"arg0": 0}, stage="diagnose", invocations=10, iterations=1)
-        assert d["bytes_per_op"] == 64 and d["items_per_op"] == 1
-        assert d["counters"]["per_iter"] == pytest.approx(2 / 10) and d["counters"]["fixed"] == 7
+        # rates are quantities per op (the host divides by its mean); other counters as Google
+        # Benchmark finishes them (counter.cc), over the last run's 10 iterations
+        assert d["rates"]["bytes_per_second"] == {"per_op": 64, "unit": "B", "base": 1024, "invert": False}
+        assert d["rates"]["items_per_second"] == {"per_op": 1, "unit": "", "base": 1000, "invert": False}
+        assert d["metrics"] == {"per_iter": pytest.approx(2 / 10), "fixed": 7}
         assert isinstance(d["code_size"], int) and d["code_size"] > 0
+        w.request("teardown", T)
+        d = run(w, "apis_benchmark.BM_counters", stage="diagnose", invocations=10, iterations=1)
+        assert d["rates"]["calls"]["per_op"] == 1
+        assert d["rates"]["per_call_rate"]["per_op"] == 5   # kIsIterationInvariantRate: 5 per iteration
+        assert d["rates"]["avg_rate"]["per_op"] == pytest.approx(4 / 10)  # 40 / 10 iterations / 10 iterations
+        assert d["rates"]["inverse"] == {"per_op": 8, "unit": "", "base": 1000, "invert": True}
+        assert d["metrics"] == {"invariant": 30, "half": 0.5}
 
 
 def _params(w, bid):
@@ -375,3 +398,19 @@ def test_the_ecosystem_slice_runs_unchanged(tmp_path):
                          capture_output=True, text=True, timeout=1800)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "run unchanged 4/4 (100 %); failed alone 0; protocol errors 0" in out.stdout
+
+
+def test_the_study_names_a_between_process_cause_only_when_the_processes_show_it():
+    """bench/eco/cpp_gbench.process_cause: Google Benchmark's own processes (≥ 3) must span perflab's
+    mean; processes that agree with each other (one 5 % above perflab, say) never name it."""
+    sys.path.insert(0, str(REPO / "bench"))
+    from eco.cpp_gbench import _native_figures, process_cause
+    assert process_cause(10.0, [9.0, 11.0, 10.5]).startswith("between processes: Google Benchmark's own 3")
+    assert process_cause(10.0, [10.4, 12.0, 12.5]) == ""
+    assert process_cause(10.0, [10.51, 10.52, 10.52]) == ""
+    assert process_cause(10.0, [12.0, 12.1, 12.2]) == ""
+    assert process_cause(10.0, [9.0, 11.0]) == ""  # two processes say too little
+    run = lambda t: json.dumps({"benchmarks": [{"run_type": "iteration", "run_name": "BM", "real_time": t,  # noqa: E731
+                                                "cpu_time": t, "time_unit": "ns"}] * 2})
+    fig = _native_figures([run(10.0), run(20.0), run(30.0)])["BM"]
+    assert fig["cpu"][0] == 10.0 and fig["cpu_by_process"] == [10.0, 20.0, 30.0]  # compared: the first process

@@ -130,6 +130,20 @@ def test_each_benchmark_is_measured_from_inside_its_closure(spec, bid, params):
             w.request("teardown", T)
 
 
+def test_throughput_is_a_rate_per_op_in_the_diagnostics_of_its_case(spec):
+    """criterion's Throughput of the case's own parameter (Elements(40), Bytes(64)) reaches the host as
+    a quantity per op, which it divides by the measured mean (report/rates.py); none without it."""
+    with worker(spec, load=True) as w:
+        for bid, params, want in [
+                ("sizes.fib", {"parameter": 1}, {"per_op": 40.0, "unit": "elem", "base": 1000, "invert": False}),
+                ("sizes.sizes", {"parameter": 1}, {"per_op": 64.0, "unit": "B", "base": 1024, "invert": False}),
+                ("api.fib 20", {}, None)]:
+            w.request("setup", T, benchmark=bid, params=params)
+            d = w.request("run", T, stage="diagnose", invocations=4, iterations=1)
+            assert (d.get("rates") or {}).get("Throughput") == want, bid
+            w.request("teardown", T)
+
+
 def test_inputs_and_large_outputs_are_made_and_dropped_outside_allocation_counting(spec):
     with worker(spec, load=True) as w:
         w.request("setup", T, benchmark="batched.iter_batched", params={})
@@ -210,3 +224,21 @@ def test_the_ecosystem_slice_runs_one_small_crate_unchanged(tmp_path):
     (r,) = doc["rust-criterion"]
     assert r["error"] == "" and r["protocol_errors"] == 0
     assert r["benchmarks_found"] > 0 and r["ran_unchanged"] == r["benchmarks_found"]
+
+
+def test_the_study_names_contention_only_when_criterions_cpu_share_shows_it():
+    """bench/eco/rust_criterion.cause_of: criterion's wall-clock mean against perflab's CPU-timed one is
+    put down to contention only when criterion's process was measurably off the CPU and its figure
+    scaled by that share meets perflab's; a full CPU share never says contention."""
+    sys.path.insert(0, str(REPO / "bench"))
+    from eco.common import Comparison
+    from eco.rust_criterion import cause_of
+    comp = Comparison("g.f", 3.0, 2.9, 3.1, 12.0, 11.0, 13.0)
+    est = {"cpu_timed": True, "gross_mean": 3.3, "overhead_per_op": 0.3}
+    assert cause_of(comp, est, 0.25).startswith("contention: criterion's process was on a CPU 25 %")
+    assert cause_of(comp, est, 1.0) == "" and cause_of(comp, est, None) == ""
+    assert cause_of(comp, est, 0.5) == ""                    # scaled, 6 ns: still not perflab's 3 ns
+    assert cause_of(comp, {**est, "cpu_timed": False}, 0.25) == ""  # perflab's mean is wall time too
+    # perflab's mean before subtracting its loop's empty call is criterion's: loop overhead
+    near = Comparison("g.f", 2.7, 2.6, 2.8, 3.05, 3.0, 3.1)
+    assert cause_of(near, {**est, "gross_mean": 3.0}, 1.0).startswith("loop overhead")

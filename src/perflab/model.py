@@ -227,13 +227,16 @@ class Diagnostics:
     notes: list[str] = field(default_factory=list)
     # the benchmark's own figures by unit, as it reported them (Go: b.ReportMetric(v, "vowels/op"))
     metrics: dict[str, float] = field(default_factory=dict)
+    # quantities per op that are shown as rates against the measured mean (report/rates.py):
+    # criterion's Throughput, Google Benchmark's SetBytesProcessed/SetItemsProcessed and rate counters
+    rates: dict[str, dict] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "alloc_bytes_per_op": self.alloc_bytes_per_op, "allocs_per_op": self.allocs_per_op,
             "gc_per_1000_ops": self.gc_per_1000_ops, "code_size": self.code_size,
             "code_address": self.code_address, "binary": self.binary, "notes": self.notes,
-            "metrics": self.metrics,
+            "metrics": self.metrics, "rates": self.rates,
         }
 
 

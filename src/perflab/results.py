@@ -16,6 +16,7 @@ from . import __version__
 from .analysis import Row
 from .jobs import Job
 from .model import Status
+from .report import rates
 from .stats.contention import run_contention
 
 SCHEMA = "perflab.results"
@@ -51,6 +52,8 @@ def row_to_json(row: Row) -> dict[str, Any]:
         "runtime_baseline": row.runtime_baseline_key, "is_runtime_baseline": row.is_runtime_baseline,
         "runtime_ratio": row.runtime_ratio.to_json() if row.runtime_ratio else None,
         "runtime_alloc_ratio": row.runtime_alloc_ratio,
+        # throughput and rate counters per second, against this case's mean (report/rates.py)
+        "rates": rates.per_second_all(res.diagnostics, row.estimate),
         "warnings": row.warnings, "notes": row.notes,
         # instructions counted under valgrind (--measure instructions); schema: docs/instructions.md
         "counts": res.counts,
@@ -305,7 +308,8 @@ def case_result_from_json(c: dict[str, Any]):
                                                 "gc_per_1000_ops", "code_size", "code_address",
                                                 "binary")},
                        notes=list(d.get("notes", [])),
-                       metrics=dict(d.get("metrics") or {})) if d else None
+                       metrics=dict(d.get("metrics") or {}),
+                       rates=rates.parse(d.get("rates"))) if d else None
     return CaseResult(case=case, launches=launches, diagnostics=diag, error=c.get("error"),
                       absent=c.get("absent") or "", skipped=c.get("skipped") or "",
                       error_detail=c.get("error_detail", ""), output_bytes=c.get("output_bytes", 0),

@@ -32,6 +32,7 @@ from ..jobs import Job
 from ..model import Case, CaseResult, Diagnostics, LaunchSamples, StopReason
 from ..ratios import identity, pair
 from ..judge.ratio import ratio_from_launches
+from ..report import rates
 from ..stats import Ratio, estimate
 from ..stats.contention import case_contention
 from .affinity import PROBE_S, PROBE_TRIES, Placement
@@ -786,6 +787,7 @@ class Engine:
         if isinstance(reply.get("metrics"), dict):  # as the benchmark reported them: not divided
             d.metrics = {str(k): float(v) for k, v in reply["metrics"].items()
                          if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        d.rates = rates.parse(reply.get("rates"))  # quantities per op; the rate is per measured mean
         return d
 
     # -- failures -------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from ..ratios import (METHOD_ALLOC_COLUMN, METHOD_COLUMN, format_ratio, runtime_
                       runtime_column)
 from ..units import TIME_UNITS, format_in, format_size, number, pick_unit
 from . import counts as count_cols
+from . import rates
 
 TIME_COLUMNS = ("Mean", "Error", "StdDev", "Median")
 LEFT_COLUMNS = ("Method", "Runtime", "Notes")
@@ -133,6 +134,7 @@ def build_table(rows: list[Row], hide: set[str] | None = None, title: str = "") 
     has_gc = gc_gens and any(any(g > 0 for g in d.gc_per_1000_ops) for d in diags if d.gc_per_1000_ops)
     has_code = any(d.code_size is not None for d in diags)
     metric_units = list(dict.fromkeys(u for d in diags for u in d.metrics))
+    rate_names = list(dict.fromkeys(n for d in diags for n in d.rates))
     has_notes = any(r.warnings or not r.result.ok or _absent(r) or count_cols.notes(r) for r in rows)
     # a run that counted instructions only has no time to show (a case it could not count has)
     timed = any(r.estimate for r in rows) or not count_cols.has_counts(rows)
@@ -161,6 +163,10 @@ def build_table(rows: list[Row], hide: set[str] | None = None, title: str = "") 
     # own columns use that name
     metric_col = {u: u if u not in columns and u != "Notes" else f"{u} (reported)" for u in metric_units}
     columns += list(metric_col.values())
+    # throughput and rate counters (criterion's Throughput, Google Benchmark's bytes_per_second…): a
+    # column per name, the quantity per op over this row's mean
+    rate_col = {n: n if n not in columns and n != "Notes" else f"{n} (reported)" for n in rate_names}
+    columns += list(rate_col.values())
     if has_notes:
         columns += ["Notes"]
     columns = [c for c in columns if not _hidden(c, hide)]
@@ -188,6 +194,9 @@ def build_table(rows: list[Row], hide: set[str] | None = None, title: str = "") 
         cells["Code Size"] = f"{d.code_size:,} B" if d and d.code_size is not None else "NA"
         for unit, col in metric_col.items():
             cells[col] = number(d.metrics[unit]) if d and unit in d.metrics else "-"
+        for name, col in rate_col.items():
+            rate = d.rates.get(name) if d else None
+            cells[col] = rates.format_rate(rates.per_second(rate, e.mean if e else None), rate) if rate else "-"
         cells.update(count_cols.cells(r, by_key, rt_col if has_rt_ratio else ""))
         label = case_label(res.case)
         status = "FAILED" if not res.ok else "NA" if _absent(r) else "SKIPPED" if res.skipped else ""
@@ -227,6 +236,7 @@ def _alloc_ratio_cell(value: float | None, baseline_key: str | None) -> str:
 
 PARAM_PREFIX = "param:"  # parameters are `param:<name>` columns: no parameter name can hit a stats one
 METRIC_PREFIX = "metric:"  # a benchmark's own metrics (b.ReportMetric) are `metric:<unit>` columns
+RATE_PREFIX = "rate:"  # throughput and rate counters, per second, are `rate:<name>` columns
 
 
 def csv_rows(rows: list[Row]) -> tuple[list[str], list[dict]]:
@@ -272,6 +282,8 @@ def _raw(r: Row, params: list[str], by_key: dict[str, Row]) -> dict:
     out["code_size_bytes"] = d.code_size if d and d.code_size is not None else ""
     for unit, value in (d.metrics if d else {}).items():
         out[METRIC_PREFIX + unit] = value
+    for name, value in rates.per_second_all(d, e).items():
+        out[RATE_PREFIX + name] = "" if value is None else value
     out["status"] = str(Status.FAILED if not r.result.ok else Status.NA if _absent(r)
                         else Status.SKIPPED if r.result.skipped else Status.OK)
     out["error"] = r.result.error or ""

@@ -696,27 +696,33 @@ class Instance {
             in.family->teardown_(st);
         }
     }
-    // Extra fields of the `diagnostics` reply: throughput per operation and the user's counters as
-    // Google Benchmark would report them for the last run (a rate divides by that run's seconds).
-    static std::string diagnostics(void* self, double seconds_per_op) {
+    // Extra fields of the `diagnostics` reply: the user's counters as Google Benchmark finishes them
+    // (counter.cc: kIsIterationInvariant multiplies by the iterations, kAvgIterations divides, kInvert
+    // inverts) for the last run. A rate (kIsRate, SetBytesProcessed/SetItemsProcessed) goes in `rates`
+    // as a quantity per op: the host divides it by the mean it measured (not by this pass's time).
+    static std::string diagnostics(void* self, double) {
         Instance& in = *static_cast<Instance*>(self);
-        std::string out;
         double iters = double(in.last_iterations_ > 0 ? in.last_iterations_ : 1);
-        for (auto& kv : in.last_counters_) {
-            if (kv.first == "bytes_per_second") out += ",\"bytes_per_op\":" + num(kv.second.value / iters);
-            if (kv.first == "items_per_second") out += ",\"items_per_op\":" + num(kv.second.value / iters);
-        }
-        std::string counters;
+        std::string metrics, rates;
         for (auto& kv : in.last_counters_) {
             double v = kv.second.value;
             int f = kv.second.flags;
             if (f & Counter::kIsIterationInvariant) v *= iters;
             if (f & Counter::kAvgIterations) v /= iters;
-            if (f & Counter::kIsRate) v = seconds_per_op > 0 ? v / (seconds_per_op * iters) : 0;
-            if (f & Counter::kInvert) v = v != 0 ? 1.0 / v : 0;
-            counters += (counters.empty() ? "" : ",") + quote(kv.first) + ":" + num(v);
+            bool invert = (f & Counter::kInvert) != 0;
+            if (f & Counter::kIsRate) {
+                const char* unit = kv.first == "bytes_per_second" ? "B" : "";
+                rates += (rates.empty() ? "" : ",") + quote(kv.first) + ":{\"per_op\":" + num(v / iters) +
+                         ",\"unit\":\"" + unit + "\",\"base\":" + std::to_string(int(kv.second.oneK)) +
+                         ",\"invert\":" + (invert ? "true" : "false") + "}";
+                continue;
+            }
+            if (invert) v = v != 0 ? 1.0 / v : 0;
+            metrics += (metrics.empty() ? "" : ",") + quote(kv.first) + ":" + num(v);
         }
-        if (!counters.empty()) out += ",\"counters\":{" + counters + "}";
+        std::string out;
+        if (!metrics.empty()) out += ",\"metrics\":{" + metrics + "}";
+        if (!rates.empty()) out += ",\"rates\":{" + rates + "}";
         return out;
     }
 

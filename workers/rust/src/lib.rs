@@ -50,6 +50,10 @@ static COUNTING: AtomicBool = AtomicBool::new(false);
 static ALLOC_BYTES: AtomicU64 = AtomicU64::new(0);
 static ALLOCS: AtomicU64 = AtomicU64::new(0);
 
+/// The current case's rates (criterion's `Throughput`): name → quantity per op, unit, base. The
+/// diagnostics reply carries them; the host divides them by the mean it measured.
+static RATES: Mutex<Vec<(String, Json)>> = Mutex::new(Vec::new());
+
 /// A `#[global_allocator]` wrapper around the system allocator that counts allocations while the
 /// diagnose stage runs (one relaxed load per allocation otherwise).
 pub struct CountingAlloc;
@@ -318,6 +322,21 @@ impl Bencher {
     /// Runs at teardown of the case (after the routine's state is dropped).
     pub fn teardown<F: FnOnce() + 'static>(&mut self, f: F) {
         self.teardown = Some(Box::new(f));
+    }
+
+    /// A rate column for this case (criterion's `Throughput`): `per_op` of `unit` per operation, shown
+    /// per second against the measured mean, with binary (1024) or decimal (1000) prefixes.
+    #[doc(hidden)]
+    pub fn __rate(&mut self, name: &str, per_op: f64, unit: &str, base: u32) {
+        let entry = obj(vec![
+            ("per_op", Json::Float(per_op)),
+            ("unit", s(unit)),
+            ("base", Json::Int(base as i64)),
+            ("invert", Json::Bool(false)),
+        ]);
+        let mut rates = RATES.lock().unwrap_or_else(|e| e.into_inner());
+        rates.retain(|(n, _)| n != name);
+        rates.push((name.to_string(), entry));
     }
 
     /// The parameter values of this case (a compatibility layer finds its call by them).
@@ -1156,6 +1175,7 @@ impl Worker {
         }
         // a previous case that was never torn down is dropped first
         self.drop_case();
+        RATES.lock().unwrap_or_else(|e| e.into_inner()).clear();
         if self.registry.defs[di].scoped {
             return self.setup_scoped(id, di, bid, params);
         }
@@ -1300,10 +1320,8 @@ fn run_request(conn: &mut Conn, id: &Json, msg: &Json, routine: &mut dyn Routine
                 notes.push(s("code size unavailable (nm missing or binary stripped)"));
             }
             let opt = |v: Option<u64>| v.map(|x| Json::Int(x as i64)).unwrap_or(Json::Null);
-            return conn.reply(
-                id,
-                "diagnostics",
-                vec![
+            let rates = RATES.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            let mut fields = vec![
                     ("invocations", Json::Int(inv)),
                     ("iterations", Json::Int(iters)),
                     ("alloc_bytes", opt(counted.then_some(bytes))),
@@ -1313,8 +1331,11 @@ fn run_request(conn: &mut Conn, id: &Json, msg: &Json, routine: &mut dyn Routine
                     ("code_address", location.map(|(_, a, _)| Json::Int(a as i64)).unwrap_or(Json::Null)),
                     ("binary", location.map(|(_, _, exe)| s(exe)).unwrap_or(Json::Null)),
                     ("notes", Json::Arr(notes)),
-                ],
-            );
+                ];
+            if !rates.is_empty() {
+                fields.push(("rates", Json::Obj(rates)));
+            }
+            return conn.reply(id, "diagnostics", fields);
         }
         let overhead = stage == "overhead";
         let r = guarded("", || {

@@ -148,6 +148,15 @@ pub enum Throughput {
 }
 
 impl Throughput {
+    /// The `Throughput` column as criterion prints it: (unit, prefix base, amount per iteration).
+    fn rate(&self) -> (&'static str, u32, u64) {
+        match self {
+            Throughput::Bytes(n) => ("B", 1024, *n),
+            Throughput::BytesDecimal(n) => ("B", 1000, *n),
+            Throughput::Elements(n) => ("elem", 1000, *n),
+        }
+    }
+
     fn describe(&self) -> (&'static str, u64) {
         match self {
             Throughput::Bytes(n) => ("bytes", *n),
@@ -340,7 +349,12 @@ fn visit(
     });
     if let Some(b) = bencher {
         // SAFETY: the worker's Bencher outlives the setup call this runs inside (see `__register`).
-        run(unsafe { &mut *b });
+        let b = unsafe { &mut *b };
+        if let Some(t) = throughput {
+            let (unit, base, n) = t.rate();
+            b.__rate("Throughput", n as f64, unit, base);
+        }
+        run(b);
         panic::resume_unwind(Box::new(Measured));
     }
 }
@@ -591,7 +605,8 @@ impl<'a, M: Measurement> BenchmarkGroup<'a, M> {
     pub fn plot_config(&mut self, _config: PlotConfiguration) -> &mut Self {
         self
     }
-    /// Copied into the results (`meta.throughput`) of the benchmarks added after it.
+    /// The benchmarks added after it get a `Throughput` column (bytes or elements per second at
+    /// perflab's mean), and `meta.throughput` in the results.
     pub fn throughput(&mut self, throughput: Throughput) -> &mut Self {
         self.throughput = Some(throughput);
         self
