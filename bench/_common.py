@@ -96,6 +96,13 @@ def inconclusive(case: dict, doc: dict | None = None) -> bool:
     stands (perflab.stats.contention.ratio_stands; `doc` finds the baseline side)."""
     if case.get("status", "ok") != "ok" or case.get("stop_reason") not in REACHED:
         return True
+    return contention_blocks(case, doc)
+
+
+def contention_blocks(case: dict, doc: dict | None = None) -> bool:
+    """Contention leaves the case's comparison without a verdict: it was measured under heavy or
+    changing contention, and its ratio is not the paired CPU-timed one of the same code on two
+    runtimes (or revisions) that stands (perflab.stats.contention.ratio_stands)."""
     return _contended(case) and not _ratio_stands(case, doc)
 
 

@@ -7,10 +7,13 @@ Each trial makes a small git repository with two commits of one benchmark file a
 makes the benchmark do exactly `factor` times the work (1.00 = A/A: the commit changes a comment
 only). The method A/A is one commit holding a class of two identical methods, one the baseline.
 
-Verdict rule (`perflab compare`'s): "different" when the ratio's interval excludes 1.00 and the
-ratio is more than the 2 % noise threshold away; "same" when it is conclusive (the precision target
-reached, no contention that blocks the comparison) and not different; otherwise "inconclusive".
-Counted apart: an answer that is always inconclusive under load is honest but useless.
+Verdict rule. A comparison that contention blocks (bench/_common.py: a side under heavy or changing
+contention, unless the ratio is the paired CPU-timed one of the same benchmark) is "inconclusive".
+Otherwise it is "different" when the ratio's interval excludes 1.00 and the ratio is more than the 2 %
+noise threshold away — what `perflab compare` and `--fail-on-regression 2` act on, whether or not
+the case reached its precision target; "same" when the whole interval lies within that threshold
+([0.98, 1.02]: an equivalence, not just "not shown different"); otherwise "inconclusive". Counted
+apart: an answer that is always inconclusive under load is honest but useless.
 
     .venv/bin/python bench/revisions.py [--repeat 20] [--job default] [--conditions quiet,busy,stress]
         [--factors 1.00,1.10,1.30] [--no-methods]
@@ -28,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _conditions  # noqa: E402
-from _common import NO_RATIO, compared_case, inconclusive, perflab_run, ratio_of  # noqa: E402
+from _common import NO_RATIO, compared_case, contention_blocks, perflab_run, ratio_of  # noqa: E402
 
 # allocates nothing (see bench/aa_power.py): the work scales exactly with STEPS
 REVISION_SOURCE = """\
@@ -93,10 +96,15 @@ def make_repo(folder: Path, factor: float) -> tuple[Path, str, str]:
     return repo, first, _git(repo, "rev-parse", "HEAD")
 
 
-def verdict(r, undecided: bool) -> str:
-    if undecided:
+SAME_BAND = 0.02  # perflab compare's noise threshold
+
+
+def verdict(r, blocked: bool) -> str:
+    if blocked or r.value != r.value:  # contention, or no ratio (the case failed)
         return "inconclusive"
-    return "different" if r.different else "same"
+    if r.different:
+        return "different"
+    return "same" if 1 - SAME_BAND <= r.low and r.high <= 1 + SAME_BAND else "inconclusive"
 
 
 def revision_trial(folder: Path, factor: float, job: str, out: Path) -> dict:
@@ -116,9 +124,9 @@ def methods_trial(folder: Path, job: str, out: Path) -> dict:
 def _row(doc: dict, factor: float, wall: float) -> dict:
     case = compared_case(doc)
     r = ratio_of(case) or NO_RATIO
-    undecided = inconclusive(case, doc)
-    return {"factor": factor, "ratio": r.value, "low": r.low, "high": r.high, "different": r.different,
-            "inconclusive": undecided, "verdict": verdict(r, undecided), "wall": wall,
+    v = verdict(r, contention_blocks(case, doc))
+    return {"factor": factor, "ratio": r.value, "low": r.low, "high": r.high, "different": v == "different",
+            "inconclusive": v == "inconclusive", "verdict": v, "wall": wall,
             "stop_reason": case.get("stop_reason"), "contention": (case.get("contention") or {}).get("level")}
 
 
