@@ -541,3 +541,19 @@ def test_contention_leaves_a_verdict_only_to_a_paired_cpu_timed_ratio_of_one_cod
     assert contention_blocks(paired, heavy, heavy, same_code=False)        # two methods
     assert contention_blocks(paired, case("changing", True), quiet, same_code=False)
     assert contention_blocks(None, heavy, heavy, same_code=True)
+
+
+def test_a_page_opens_with_its_claims_and_ends_with_where_its_figures_come_from(tmp_path):
+    """Issue 39: the seeds open each page with the change and what it bought; the results files and
+    the notes about them (re-measured cases, often of other families) come last, not first."""
+    p = write(tmp_path, "r.json", doc(sample_cases()))
+    rep = rv.load_report([str(p)], "t")
+    rep.notes.append("re-measured <i>elsewhere</i>")
+    rendered = sr.render(rep, "plots")
+    md, page = rendered.markdown, rendered.html
+    first_section = md.index("\n### ")
+    assert md.index("## About these results") > first_section
+    assert md.index("- results file: ") > first_section and md.index("> note: re-measured") > first_section
+    assert page.index('id="about"') > page.index("<section")
+    assert page.index("re-measured &lt;i&gt;elsewhere&lt;/i&gt;") > page.index("<section")
+    assert "<i>elsewhere</i>" not in page

@@ -74,7 +74,21 @@ def _env_lines(report: Report) -> list[tuple[str, str]]:
     out.append(("Runtimes", "; ".join(rts)))
     jobs = sorted({str((d.get("job") or {}).get("name", "?")) for d in report.docs})
     out.append(("Job", ", ".join(jobs)))
-    out.append(("Results", ", ".join(report.paths)))
+    return out
+
+
+def _provenance_md(report: Report) -> list[str]:
+    """Where the figures come from, at the end of the page: the seeds open with the change and what
+    it bought, not with a page of file paths and notes (issue 39)."""
+    md = ["", "## About these results", ""] + [f"- results file: {md_cell(p)}" for p in report.paths]
+    md += [""] + [f"> note: {md_cell(n)}" for n in report.notes]
+    return md
+
+
+def _provenance_html(report: Report) -> list[str]:
+    out = ['<h2 id="about">About these results</h2><ul class="paths">'
+           + "".join(f"<li><code>{html.escape(p)}</code></li>" for p in report.paths) + "</ul>"]
+    out += [f'<p class="note">note: {html.escape(n)}</p>' for n in report.notes]
     return out
 
 
@@ -156,12 +170,10 @@ def render(report: Report, plots_dir_name: str, preamble: tuple[list[str], list[
     for k, v in _env_lines(report):
         md.append(f"- **{k}**: {md_cell(v)}")
     md += [""] + preamble[0]
+    overview_at = len(md)  # the claims at a glance go here, before how to read them
     md += ["", RATIO_DEFINITION + f" Baseline runtime: **{md_cell(report.baseline)}**; the plots show "
            f"**Ratio vs** it with its {confidence_text(report.confidence)} confidence interval. **Claims**: "
            + claim_rule(report.confidence), ""]
-    for n in report.notes:
-        md.append(f"> note: {md_cell(n)}")
-    overview_at = len(md)
     overview: list[tuple[Section, Claim]] = []
     plots: dict[str, bytes] = {}
     toc: list[str] = []
@@ -261,12 +273,10 @@ def render(report: Report, plots_dir_name: str, preamble: tuple[list[str], list[
         head.append(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>")
     head.append("</dl>")
     head += preamble[1]
-    head.append(f'<p class="how">{_md_bold_to_html(html.escape(RATIO_DEFINITION))} Baseline runtime: '
-                f"<b>{html.escape(report.baseline)}</b>; the plots show <b>Ratio vs</b> it with its "
-                f"{confidence_text(report.confidence)} confidence interval (hollow marker: no interval). "
-                f"<b>Claims</b>: {_md_bold_to_html(html.escape(claim_rule(report.confidence)))}</p>")
-    for n in report.notes:
-        head.append(f'<p class="note">note: {html.escape(n)}</p>')
+    how = (f'<p class="how">{_md_bold_to_html(html.escape(RATIO_DEFINITION))} Baseline runtime: '
+           f"<b>{html.escape(report.baseline)}</b>; the plots show <b>Ratio vs</b> it with its "
+           f"{confidence_text(report.confidence)} confidence interval (hollow marker: no interval). "
+           f"<b>Claims</b>: {_md_bold_to_html(html.escape(claim_rule(report.confidence)))}</p>")
     if ov_rows:
         head.append('<h2 id="claims">Claims at a glance</h2><table class="claims"><thead><tr>'
                     + "".join(f"<th>{html.escape(c)}</th>" for c in ov_cols) + "</tr></thead><tbody>")
@@ -277,8 +287,10 @@ def render(report: Report, plots_dir_name: str, preamble: tuple[list[str], list[
                         f'<td class="num">{r[3]}</td><td class="v-{html.escape(cls)}">'
                         f"{html.escape(r[4])}</td></tr>")
         head.append("</tbody></table>")
+    head.append(how)
     head.append('<nav><h2>Contents</h2><ul>' + "".join(toc) + "</ul></nav>")
-    page = "\n".join(head + body + ["</body></html>", ""])
+    md += _provenance_md(report)
+    page = "\n".join(head + body + _provenance_html(report) + ["</body></html>", ""])
     return Rendered("\n".join(md) + "\n", page, plots)
 
 
