@@ -33,6 +33,11 @@ def _extra(section):
 
 
 FAITHFUL = "faithful"
+# issue 39: the seed's .NET 6 claim is that FileStream.Seek stopped calling lseek; CPython's seek
+# on a file just opened (an empty buffer, or none) calls lseek on every version, so the change the
+# seed measured has no counterpart here
+SEEK_NO_COUNTERPART = ("different: CPython calls lseek on every seek of a file just opened, on every "
+                       "version; the seed's claim is that .NET 6 stopped calling it")
 
 
 def _setup(fileSize=MiB, userBufferSize=FOUR_KiB):
@@ -67,7 +72,7 @@ def _setup_async(fileSize=MiB, userBufferSize=FOUR_KiB):
 
 @perflab.params(fileSize=[KiB], buffering=[FOUR_KiB, 0])
 @perflab.benchmark(name="SeekForward", categories=["file_io", "quick"], setup=_setup,
-                   teardown=_teardown, meta=_meta("Seek/Position", FAITHFUL))
+                   teardown=_teardown, meta=_meta("Seek/Position", SEEK_NO_COUNTERPART))
 def seek_forward(fileSize, buffering):
     """Open the 1 KiB file and seek to every offset from the beginning (seed: FileStream.Seek)."""
     with open(_S["src"], "rb", buffering=buffering) as f:
