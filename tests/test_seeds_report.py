@@ -275,21 +275,31 @@ def test_claims_come_from_the_registry_for_any_language(tmp_path):
     matched by method name (Go's `BenchmarkX`, a group prefix) and by parameter values in any case."""
     meta = {"seed": "002", "section": "Preallocation"}
     cs = []
-    for rt in ("node18", "node22"):
+    for rt in ("go1.21", "go1.26"):  # Go: fallocate(2) is there
         cs.append(case("PreallocationSize", rt, 96e6, group="seed002", params={"specifyPreallocationSize": "false"},
                        meta=meta))
         cs.append(case("PreallocationSize", rt, 44e6, group="seed002", params={"specifyPreallocationSize": "true"},
                        meta=meta))
-    cs.append(case("BenchmarkHttpDownload", "node18", 9e6, meta={"seed": "003", "section": "Networking"}))
-    cs.append(case("BenchmarkHttpDownload", "node22", 5e6, meta={"seed": "003", "section": "Networking"}))
-    cs.append(case("Unclaimed", "node22", 5e6, meta={"seed": "003", "section": "Networking"}))
-    p = write(tmp_path, "r.json", doc(cs, runtimes=["node18", "node22"]))
-    md, _, _ = run_report(tmp_path, [p], family="node")
+    cs.append(case("BenchmarkHttpDownload", "go1.21", 9e6, meta={"seed": "003", "section": "Networking"}))
+    cs.append(case("BenchmarkHttpDownload", "go1.26", 5e6, meta={"seed": "003", "section": "Networking"}))
+    cs.append(case("Unclaimed", "go1.26", 5e6, meta={"seed": "003", "section": "Networking"}))
+    p = write(tmp_path, "r.json", doc(cs, runtimes=["go1.21", "go1.26"]))
+    md, _, _ = run_report(tmp_path, [p], family="go")
     rows = [l for l in md.splitlines() if l.startswith("| Ubuntu: PreallocationSize False 96.65 ms")]
     assert len(rows) == 2 and "| confirmed |" in rows[0] and "| for reference |" in rows[1]
-    assert "specifyPreallocationSize=false → true" in rows[0] and " 22 " in rows[0]
+    assert "specifyPreallocationSize=false → true" in rows[0] and " 1.26 " in rows[0]
     http = [l for l in md.splitlines() if l.startswith("| HttpDownload (10 MB)")]
-    assert len(http) == 1 and "18 → 22 HttpDownload()" in http[0] and "| confirmed |" in http[0]
+    assert len(http) == 1 and "1.21 → 1.26 HttpDownload()" in http[0] and "| confirmed |" in http[0]
+    # on Node the same PreallocationSize pair is an analogue: Node's fs has no fallocate
+    for c in cs:
+        c["runtime"].update(name=c["runtime"]["name"].replace("go1.21", "node18").replace("go1.26", "node22"))
+        c["runtime"]["label"] = c["runtime"]["name"]
+        c["key"] = c["key"].replace("go1.21", "node18").replace("go1.26", "node22")
+        c["benchmark"]["language"] = "node"
+    p = write(tmp_path, "r2.json", doc(cs, runtimes=["node18", "node22"]))
+    md, _, _ = run_report(tmp_path, [p], family="node")
+    rows = [l for l in md.splitlines() if l.startswith("| Ubuntu: PreallocationSize False 96.65 ms")]
+    assert rows and all("| analogue |" in r for r in rows[:1]) and "mechanism absent on Node" in rows[0]
 
 
 def test_every_registry_claim_names_a_benchmark_of_the_python_corpus():
@@ -369,21 +379,80 @@ def test_a_version_claim_is_not_judged_on_two_compilers_or_two_flag_sets(tmp_pat
     assert s.claims[0][1].overall == "for reference only"
 
 
-@pytest.mark.parametrize("meta, decides, mark", [
-    ({"fidelity": "different: a blocking call, not an async one"}, False, "port different: a blocking call"),
-    ({"extra": True, "fidelity": "faithful"}, False, "extra benchmark"),
-    ({"fidelity": "partial: 1 MB, not 10 MB"}, False, "port partial: 1 MB"),  # seeds README: not checked
-    ({"fidelity": "faithful"}, True, ""),
-    ({}, True, "port not audited"),
+@pytest.mark.parametrize("meta, overall, mark", [
+    ({"fidelity": "different: a blocking call, not an async one"}, "analogue", "port different: a blocking call"),
+    ({"extra": True, "fidelity": "faithful"}, "for reference only", "extra benchmark"),
+    ({"fidelity": "partial: 1 MB, not 10 MB"}, "analogue", "port partial: 1 MB"),  # seeds README: not checked
+    ({"fidelity": "faithful"}, "confirmed", ""),
+    ({}, "confirmed", "port not audited"),
 ])
-def test_only_a_port_of_the_seeds_experiment_decides(tmp_path, meta, decides, mark):
+def test_only_a_port_of_the_seeds_experiment_decides(tmp_path, meta, overall, mark):
     m = {**HTTP, **meta}
     cs = [case("HttpDownload", "node18", 10e6, meta=m), case("HttpDownload", "node24", 5e6, meta=m)]
     [(_, claim)] = _claims(tmp_path, cs, ["node18", "node24"])["node"].claims
     [check] = claim.checks
+    decides = overall == "confirmed"
     assert check.decides is decides and check.verdict == "confirmed"
-    assert claim.overall == ("confirmed" if decides else "for reference only")
+    assert claim.overall == overall and claim.decided is decides
+    assert check.shown_verdict == ("confirmed" if decides else "analogue" if overall == "analogue" else "for reference")
     assert (mark in check.note) if mark else check.note == ""
+
+
+@pytest.mark.parametrize("name, meta, rts, absent", [
+    # .NET 6 stopped calling lseek; os.File.Seek calls it on every Go version
+    ("SeekForward", {"seed": "002", "section": "Seek/Position"}, ["go1.21", "go1.26"], "mechanism absent on Go: os.File.Seek"),
+    # a Rust program has no runtime to start
+    ("HelloWorld", {"seed": "000", "section": "Startup", "scenario": True}, ["rust-stable", "rust-nightly"],
+     "mechanism absent on Rust: a Rust program has no runtime to start"),
+    # “same” on stable → nightly would hold with no change at all
+    ("Read", {"seed": "000", "section": "IO"}, ["rust-stable", "rust-nightly"], "mechanism absent on Rust: stable and nightly"),
+    # not established is not present
+    ("Read", {"seed": "000", "section": "IO"}, ["python3.8", "python3.13"], "mechanism not established on CPython"),
+])
+def test_a_faithful_port_where_the_mechanism_is_absent_is_an_analogue(tmp_path, name, meta, rts, absent):
+    m = {**meta, "fidelity": "faithful"}
+    params = {"BufferSize": "4096"} if name == "Read" else {"buffering": "4096"} if name == "SeekForward" else {}
+    cs = [case(name, rts[0], 10e6, meta=m, params=params), case(name, rts[1], 10e6 if name == "Read" else 1e6,
+                                                                 meta=m, params=params)]
+    [(_, claim)] = [(s, c) for s, c in next(iter(_claims(tmp_path, cs, rts).values())).claims]
+    [check] = claim.checks
+    assert check.verdict == "confirmed"  # as it would read…
+    assert not check.decides and check.analogue and check.shown_verdict == "analogue"  # …but never counted
+    assert claim.overall == "analogue" and not claim.decided and not claim.deciding
+    assert absent in check.note
+    assert claim.mechanism  # the page can say what the seed credits
+
+
+def test_a_faithful_port_where_the_mechanism_is_present_decides(tmp_path):
+    m = {"seed": "000", "section": "IO", "fidelity": "faithful"}  # Read: JDK 19 rewrote BufferedInputStream's lock
+    cs = [case("Read", r, 10e6, meta=m, params={"BufferSize": "4096"}) for r in ("jdk17", "jdk25")]
+    [(_, claim)] = _claims(tmp_path, cs, ["jdk17", "jdk25"])["java"].claims
+    assert claim.overall == "confirmed" and claim.decided and claim.checks[0].note == ""
+
+
+LANGUAGES = ("python", "node", "go", "java", "rust", "cpp", "csharp")
+
+
+def test_every_registry_claim_names_its_mechanism_and_where_it_is_present():
+    """One rule: each claim says what the seed credits, and for every family of the main job whether it is
+    present on its runtimes, absent or not established, each with a reason."""
+    import json
+    from importlib import resources
+    entries = json.loads(resources.files("perflab.report").joinpath("seed_claims.json").read_text("utf-8"))["claims"]
+    for e in entries:
+        mech = e["claim"].get("mechanism")
+        where = f"{e['seed']} {e['section']} {e['methods']}"
+        assert isinstance(mech, dict) and mech.get("what"), where
+        seen = [lang for kind in ("present", "absent", "unknown") for lang in mech.get(kind, {})]
+        assert sorted(seen) == sorted(LANGUAGES), f"{where}: each family exactly once, got {seen}"
+        assert all(str(v).strip() for kind in ("present", "absent", "unknown") for v in mech.get(kind, {}).values()), where
+    # the cases the issue named, checked against the ports (suites/seeds): absent where they must be
+    reg = cl.registry()
+    assert set(reg[("002", "Seek/Position", "SeekForward")]["mechanism"]["present"]) == set()
+    assert "java" in reg[("000", "Threading", "ThreadPoolStarvation")]["mechanism"]["absent"]
+    assert "rust" in reg[("000", "Startup", "HelloWorld")]["mechanism"]["absent"]
+    same = [k for k, c in reg.items() if c.get("expect") == "same"]
+    assert same and all("rust" in reg[k]["mechanism"]["absent"] for k in same)
 
 
 def test_a_methods_claim_is_checked_on_the_newest_runtime(tmp_path):
@@ -557,3 +626,18 @@ def test_a_page_opens_with_its_claims_and_ends_with_where_its_figures_come_from(
     assert page.index('id="about"') > page.index("<section")
     assert page.index("re-measured &lt;i&gt;elsewhere&lt;/i&gt;") > page.index("<section")
     assert "<i>elsewhere</i>" not in page
+
+
+def test_a_case_whose_family_lacks_the_mechanism_is_not_favoured_by_the_budget():
+    """--budget-total measures first what can decide: not a faithful SeekForward on Go (lseek on every
+    version), while GetBytes on Go (crypto/rand, Go's own) still is."""
+    from perflab.model import Benchmark, Case, Runtime
+    go21, go26 = (Runtime(name=n, language="go", version="1", executable="/bin/true") for n in ("go1.21", "go1.26"))
+    favoured = cl.decides_in([go21, go26])
+
+    def c(name, section, seed):
+        b = Benchmark(id=name, name=name, group="x", file="x_test.go", language="go",
+                      meta={"seed": seed, "section": section, "fidelity": "faithful"})
+        return Case(benchmark=b, params=(), runtime=go26)
+    assert favoured(c("GetBytes", "Cryptography", "000"))
+    assert not favoured(c("SeekForward", "Seek/Position", "002"))

@@ -15,9 +15,13 @@ parameter values) on one runtime — so each claim says which of ours stands for
 
 (The older `"compare": {"before": A, "after": B}` / `{"param": P, "before": x, "after": y}` still reads.)
 
-Only a port of the seed's experiment may decide: a benchmark whose `meta["fidelity"]` starts with
-"different" or "partial" or whose `meta["extra"]` is true is shown for reference (suites/seeds/README.md:
-a partial port's claim is not checked); a port without a fidelity (not audited yet) decides, marked."""
+ONE rule decides who may judge a claim (suites/seeds/README.md says the same): a **faithful** port, on
+the comparison the seed made (above), in a family where the **mechanism** the seed credits is present
+(the registry's `mechanism`: `what`, and per language `present` / `absent` / `unknown`). Everything else
+is shown with its figures, never counted: a partial or different port, or a family where the mechanism
+is absent or not established, as an **analogue**; another runtime or a pair that is not the seed's
+comparison, or an extra benchmark, **for reference**. A port without a fidelity (not audited yet)
+decides, marked; a claim without a `mechanism` (a benchmark's own `meta["claim"]`) is not gated on it."""
 from __future__ import annotations
 
 import json
@@ -27,7 +31,7 @@ from importlib import resources
 from typing import Any, Callable
 
 from ..judge import ClaimVerdict, claim_verdict, confidence_text, expected
-from .families import KIND_TEXT, Pair, pair_kind, pairs_of
+from .families import FAMILY_NAMES, KIND_TEXT, Pair, pair_kind, pairs_of
 from .results_view import (CONFIDENCE, SAME_BAND, Case, Ratio, Report, Section, _finite, contention_blocks, method_of,
                            runtime_ratio)
 
@@ -37,7 +41,9 @@ def claim_rule(confidence: float = CONFIDENCE) -> str:
     return (
     "Each claim is checked by ONE comparison per family — the one the seed made: for a claim about "
     "versions, the family's oldest → newest runtime (only when those are two versions of one runtime); "
-    "for a claim about two methods or two parameter values, those two on the family's newest runtime. "
+    "for a claim about two methods or two parameter values, those two on the family's newest runtime — "
+    "and only on a **faithful** port, in a family where the **mechanism** the seed credits for the change is "
+    "present (each claim names it). "
     f"Our figure is the ratio after/before of those two measurements with its {confidence_text(confidence)} confidence "
     "interval. A claim is **confirmed** when that whole interval lies on the side the seed claims "
     "(below 1 for “faster”, above 1 for “slower”, inside "
@@ -47,9 +53,9 @@ def claim_rule(confidence: float = CONFIDENCE) -> str:
     "would notice, and not surely faster); for “slower”, likewise mirrored; for “same”, entirely "
     "outside that band — and **inconclusive** otherwise — "
     "including when there is no interval (a dry run, a failed case) or either case was measured under "
-    "heavy or changing contention (its Notes say so). Every other comparison (another "
-    "runtime of the language, a pair that is not a version pair, a port whose fidelity is “different” or “partial”, "
-    "an extra benchmark) is shown **for reference**, never as a verdict. Our figures are per operation "
+    "heavy or changing contention (its Notes say so). A partial or different port, or a family where the "
+    "mechanism is absent or not established, is shown as an **analogue** with its figures; another runtime of the "
+    "language, a pair that is not a version pair or an extra benchmark **for reference**: neither is ever counted. Our figures are per operation "
     "(a seed figure may be per call of many operations: only ratios compare). Only the direction is "
     "judged: the seed measured .NET on other hardware, so its ratio is shown for reference, with "
     "whether it falls inside our interval.")
@@ -84,10 +90,11 @@ class ClaimCheck:
     seed_inside: str
     decides: bool = True
     note: str = ""       # why it is only for reference, or how far the port can be trusted
+    analogue: bool = False  # the seed's comparison, but a partial port or no mechanism: never counted
 
     @property
     def shown_verdict(self) -> str:
-        return self.verdict if self.decides else "for reference"
+        return self.verdict if self.decides else "analogue" if self.analogue else "for reference"
 
 
 @dataclass
@@ -98,6 +105,7 @@ class Claim:
     checks: list[ClaimCheck]
     note: str = ""
     kind: str = "versions"   # the comparison that stands for the claim: versions | methods | param
+    mechanism: str = ""      # what the seed credits for the change (the registry's mechanism.what)
 
     @property
     def seed_ratio(self) -> float | None:
@@ -122,6 +130,8 @@ class Claim:
         """From the deciding checks only (one per parameter case the claim covers)."""
         vs = {c.verdict for c in self.deciding}
         if not self.deciding:
+            if any(c.analogue for c in self.checks):
+                return "analogue"
             return "for reference only" if self.checks else "not checked"
         if len(vs) == 1:
             return str(vs.pop())  # confirmed, contradicted or inconclusive
@@ -138,7 +148,12 @@ class Claim:
     def checked_as(self) -> str:
         """How the claim was mapped: `checked as Node 18 → 24 SeekForward(fileSize=1024)`."""
         labels = [c.comparison for c in self.deciding]
-        return ("checked as " + "; ".join(labels)) if labels else (self.note or "no comparison of ours stands for it")
+        if labels:
+            return "checked as " + "; ".join(labels)
+        analogues = [c for c in self.checks if c.analogue]
+        if analogues:  # the seed's comparison, not counted: say why (port, mechanism)
+            return f"analogue only: {analogues[0].comparison} ({analogues[0].note})"
+        return self.note or "no comparison of ours stands for it"
 
 
 def verdict(ratio: Ratio | None, expect: str | None) -> ClaimVerdict:
@@ -192,7 +207,8 @@ def decides_in(runtimes: list) -> Callable[[Any], bool]:
     a planned case can decide its claim in the report (`claims_of`), the ones `--budget-total` measures
     first and with a full share. A claim of versions is decided only by a family whose first and last
     runtimes are two versions of one runtime, on those two; a claim of two methods or two parameter
-    values only on the family's newest runtime. A C/C++ gcc → clang pair or Mono with and without its
+    values only on the family's newest runtime; in either case only where the claim's mechanism is
+    present in the language (`mechanism_standing`). A C/C++ gcc → clang pair or Mono with and without its
     interpreter decides no version claim: their cases are shown for reference, and take a reference
     share (in the main job they were 96 of pass 1's 266 cases, at a full share)."""
     ends: dict[str, list] = {}
@@ -208,6 +224,8 @@ def decides_in(runtimes: list) -> Callable[[Any], bool]:
         if not isinstance(claim, dict):
             return False
         kind = comparison_of(claim)["kind"]
+        if not mechanism_standing(claim, case.runtime.language)[0]:
+            return False
         if kind == "versions":
             return case.runtime.label in versions.get(case.runtime.language, ())
         return kind in ("methods", "param") and case.runtime.label == newest.get(case.runtime.language)
@@ -235,6 +253,21 @@ def comparison_of(claim: dict) -> dict:
         if legacy.get("before") and legacy.get("after"):
             return {"kind": "methods", "before": str(legacy["before"]), "after": str(legacy["after"])}
     return {"kind": "versions"}
+
+
+def mechanism_standing(claim: dict, language: str) -> tuple[bool, str]:
+    """(is the mechanism the claim credits present in this language family, why not) from the claim's
+    `mechanism`; a claim that names none is not gated on it."""
+    mech = claim.get("mechanism") if isinstance(claim, dict) else None
+    if not isinstance(mech, dict):
+        return True, ""
+    family = FAMILY_NAMES.get(language, language)
+    if language in (mech.get("present") or {}):
+        return True, ""
+    if language in (mech.get("absent") or {}):
+        return False, f"mechanism absent on {family}: {mech['absent'][language]}"
+    why = (mech.get("unknown") or {}).get(language, "not examined")
+    return False, f"mechanism not established on {family}: {why}"
 
 
 def port_standing(*cases: Case) -> tuple[bool, str]:
@@ -366,12 +399,16 @@ def claims_of(report: Report, section: Section) -> list[Claim]:
             inside = ("—" if seed_r is None or r is None or not r.has_interval
                       else "yes" if r.low <= seed_r <= r.high else "no")
             may, mark = port_standing(cand.before, cand.after)
-            notes = [n for n in (cand.why_not, mark) for n in [n] if n]
+            present, absent = mechanism_standing(cl, cand.after.language)
+            extra = any(c.meta.get("extra") in (True, "true") for c in (cand.before, cand.after))
+            notes = [n for n in (cand.why_not, mark, absent) if n]
             checks.append(ClaimCheck(cand.label, cand.before, cand.after, r, v, inside,
-                                     decides=cand.decisive and may, note="; ".join(notes)))
-        checks.sort(key=lambda ch: not ch.decides)  # the deciding comparison first
+                                     decides=cand.decisive and may and present, note="; ".join(notes),
+                                     analogue=cand.decisive and not extra and not (may and present)))
+        checks.sort(key=lambda ch: (not ch.decides, not ch.analogue))  # the deciding comparison first
         note = "" if checks else "no pair of our cases to compare (not measured in these results)"
-        claims.append(Claim(text, expect, seed, checks, note, kind=comp["kind"]))
+        mech = cl.get("mechanism") if isinstance(cl.get("mechanism"), dict) else {}
+        claims.append(Claim(text, expect, seed, checks, note, kind=comp["kind"], mechanism=str(mech.get("what", ""))))
     return claims
 
 

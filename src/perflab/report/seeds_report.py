@@ -309,7 +309,7 @@ tr.first td{border-top:2px solid #bbb}
 table.claims td{max-width:320px}
 ul.count-notes{color:#555}
 .v-confirmed{background:#e6f4e6;font-weight:bold}.v-contradicted{background:#fbe3e3;font-weight:bold}
-.v-inconclusive,.v-mixed,.v-checked{background:#f6f1dc}.v-reference{color:#777}
+.v-inconclusive,.v-mixed,.v-checked{background:#f6f1dc}.v-reference{color:#777}.v-analogue{color:#555;font-style:italic}
 dl{display:grid;grid-template-columns:max-content auto;gap:2px 1em}dt{font-weight:bold}dd{margin:0}
 figure{margin:1em 0}figure img{max-width:100%}
 .meta,.note{color:#555}.how{background:#f8f8f8;padding:.6em;border-left:3px solid #ccc}
