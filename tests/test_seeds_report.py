@@ -177,7 +177,9 @@ def test_the_runs_own_paired_ratio_is_used_when_it_is_against_the_baseline_runti
 
 
 def test_html_is_one_self_contained_file(tmp_path):
-    md, page, out = run_report(tmp_path, [write(tmp_path, "r.json", doc(sample_cases()))])
+    many = [case(f"m{i}", rt, 100.0 * (i + 1), group="bench_many", meta={"seed": "002", "section": "Length"})
+            for i in range(4) for rt in RUNTIMES]  # a section of 4 cases: the one that gets a plot
+    md, page, out = run_report(tmp_path, [write(tmp_path, "r.json", doc(sample_cases() + many))])
     assert page.startswith("<!DOCTYPE html>") and "<style>" in page
     refs = re.findall(r'(?:src|href)\s*=\s*["\']([^"\']*)', page, flags=re.I)
     assert refs, "expected at least the plots and the contents links"
@@ -186,7 +188,7 @@ def test_html_is_one_self_contained_file(tmp_path):
     assert [r for r in refs if not (r.startswith("#") or r.startswith("data:"))] == ["seeds-test.html"]
     assert "<link" not in page and "<script" not in page and "@import" not in page
     imgs = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
-    assert len(imgs) >= 3
+    assert len(imgs) == 1  # plots only where they say more than the table: Length's 4 cases, not 1 or 2
     assert all(base64.b64decode(i)[:8] == b"\x89PNG\r\n\x1a\n" for i in imgs)
     # the Markdown refers to PNG files written beside it
     for rel in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md):
@@ -641,3 +643,45 @@ def test_a_case_whose_family_lacks_the_mechanism_is_not_favoured_by_the_budget()
         return Case(benchmark=b, params=(), runtime=go26)
     assert favoured(c("GetBytes", "Cryptography", "000"))
     assert not favoured(c("SeekForward", "Seek/Position", "002"))
+
+
+def _two_families(tmp_path):
+    http = {"seed": "003", "section": "Networking", "fidelity": "faithful"}
+    cs = [case("HttpDownload", "python3.8", 10e6, meta=http), case("HttpDownload", "python3.13", 5e6, meta=http),
+          case("HttpDownload", "node18", 10e6, meta=http), case("HttpDownload", "node24", 9.99e6, meta=http)]
+    return write(tmp_path, "two.json", doc(cs, runtimes=["python3.8", "python3.13", "node18", "node24"]))
+
+
+def test_a_family_page_opens_with_its_summary_and_claims_and_nothing_of_other_families(tmp_path):
+    md, page, _ = run_report(tmp_path, [_two_families(tmp_path)], family="python")
+    first = page[:page.index('<h2 id="seed-')]  # everything before the seeds' sections
+    assert first.index('id="summary"') < first.index('id="claims"')  # the summary, then the claims
+    assert first.index('id="claims"') < first.index('class="setup"')  # the set-up after them
+    assert "node" not in first.lower() and "Node" not in md[:md.index("## Seed")]
+    # each section opens with the seed's claim, our figure and the verdict, before its table
+    sec = page[page.index('<h3>Networking</h3>'):]
+    assert sec.index('<p class="lead">') < sec.index('<table class="results">')
+    lead = re.search(r'<p class="lead">(.*?)</p>', sec).group(1)
+    assert "The seed claims HttpDownload (10 MB)" in lead and "Ours: ×0.50" in lead and "<b>confirmed</b>" in lead
+    assert "CPython 3.8 → 3.13 HttpDownload()" in lead
+    assert re.search(r"^The seed claims HttpDownload.*Ours: ×0\.50.*\*\*confirmed\*\*\.$", md, flags=re.M)
+
+
+def test_provenance_names_the_results_files_relative_to_the_results_folder(tmp_path):
+    p = _two_families(tmp_path)
+    md, page, out = run_report(tmp_path, [p], family="python")
+    about = md[md.index("## About these results"):]
+    assert "results file: ../two.json" in about and str(tmp_path) not in about
+    assert str(tmp_path) not in page
+
+
+def test_a_family_mean_without_a_meaningful_interval_is_given_without_one(tmp_path):
+    cs = [case("a", "python3.8", 100.0), case("a", "python3.13", 60.0, se=10.0, df=3.0),
+          case("b", "python3.8", 100.0), case("b", "python3.13", 150.0, se=15.0, df=3.0)]
+    s = _claims(tmp_path, cs, RUNTIMES)["python"]
+    assert s.geomean is not None and s.geomean_ci is None
+    assert "no meaningful interval" in s.geomean_text() and "[0." not in s.geomean_text()
+    # a tight one is given
+    cs = [case("a", "python3.8", 100.0), case("a", "python3.13", 60.0)]
+    s = _claims(tmp_path, cs, RUNTIMES)["python"]
+    assert s.geomean_ci is not None and s.geomean_text().startswith("×0.60 [")

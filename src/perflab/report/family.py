@@ -20,6 +20,9 @@ from .families import KIND_TEXT, Pair
 from .results_view import CONFIDENCE, Case, Ratio, Report, Section, _fmt_ratio, _params_text, runtime_ratio, sections_of
 
 TOP = 5  # biggest wins and losses listed
+# A family's mean is given with its interval only when that interval places it within this factor either
+# side: [0.59–2.07] around ×1.10 cannot say whether the family got faster, so it is not printed (issue 39).
+MEAN_FACTOR = 1.25
 
 
 @dataclass
@@ -110,9 +113,12 @@ def summarize(report: Report, pair: Pair) -> FamilySummary:
         else:
             ratios.append(CaseRatio(b, a, r))
     g = judged_geometric_mean([(r.ratio.value, r.ratio.low, r.ratio.high) for r in ratios], report.confidence)
+    ci, why = ((g.low, g.high) if g.has_interval else None), g.why_none
+    if ci and (ci[1] / g.value > MEAN_FACTOR or g.value / ci[0] > MEAN_FACTOR):
+        ci, why = None, (f"no meaningful interval: these cases' intervals do not place it within ×{MEAN_FACTOR:g} "
+                         "either side")
     claims = [(s, cl) for s in sections_of(fam) for cl in claims_of(fam, s)]
-    return FamilySummary(pair, fam, len(keys), ratios, no_interval, failed, g.value,
-                         (g.low, g.high) if g.has_interval else None, g.why_none, claims)
+    return FamilySummary(pair, fam, len(keys), ratios, no_interval, failed, g.value, ci, why, claims)
 
 
 def summaries(report: Report, pairs: dict[str, Pair]) -> list[FamilySummary]:
@@ -128,6 +134,13 @@ def _ratio_rows(items: list[CaseRatio]) -> list[list[str]]:
 
 def preamble(s: FamilySummary) -> tuple[list[str], list[str]]:
     """Markdown lines and HTML fragments: the summary, the biggest wins and losses."""
+    md, out, md2, out2 = summary_parts(s)
+    return md + md2, out + out2
+
+
+def summary_parts(s: FamilySummary) -> tuple[list[str], list[str], list[str], list[str]]:
+    """(summary Markdown, summary HTML, wins-and-losses Markdown, wins-and-losses HTML): the page puts
+    its claims between the two, so that its first screen is the summary and the claims."""
     import html
     p = s.pair
     facts = [("Comparison", f"{p.title}: {KIND_TEXT[p.kind]}")]
@@ -136,7 +149,8 @@ def preamble(s: FamilySummary) -> tuple[list[str], list[str]]:
                       + (f", {s.no_interval} without (no interval)" if s.no_interval else "")
                       + (f", {s.failed} failed or measured on one side only" if s.failed else "")))
         facts.append(("Geometric mean of the ratios (newer / older)",
-                      s.geomean_text() + (f" — {confidence_text(s.report.confidence)} interval of these cases' measurement; across cases "
+                      s.geomean_text() + ((f" — {confidence_text(s.report.confidence)} interval of these cases' measurement"
+                                           if s.geomean_ci else "") + "; across cases "
                                           f"from ×{_fmt_ratio(min(r.ratio.value for r in s.ratios))} to "
                                           f"×{_fmt_ratio(max(r.ratio.value for r in s.ratios))}"
                                           if s.ratios else "")))
@@ -144,9 +158,11 @@ def preamble(s: FamilySummary) -> tuple[list[str], list[str]]:
                       f"{len(s.losses)} slower (interval above 1), "
                       f"{len(s.ratios) - len(s.wins) - len(s.losses)} not distinguishable"))
     facts.append(("Claims", s.claims_text() if s.claims else "none of this family's cases carries a claim"))
-    md = ["## Summary", ""] + [f"- **{k}**: {v}" for k, v in facts] + [""]
-    out = ['<h2 id="summary">Summary</h2><dl>'] + [
+    md0 = ["## Summary", ""] + [f"- **{k}**: {v}" for k, v in facts] + [""]
+    out0 = ['<h2 id="summary">Summary</h2><dl>'] + [
         f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in facts] + ["</dl>"]
+    md: list[str] = []
+    out: list[str] = []
     cols = ["Case", f"Mean on {p.old}", f"Mean on {p.new}", f"Ratio ({confidence_text(s.report.confidence)} CI)"]
     for title, items in (("Biggest wins", s.wins[:TOP]), ("Biggest losses", s.losses[:TOP])):
         if not p.new:
@@ -165,4 +181,4 @@ def preamble(s: FamilySummary) -> tuple[list[str], list[str]]:
                        "<tr>" + "".join(f'<td class="{"num" if j else ""}">{html.escape(x)}</td>'
                                         for j, x in enumerate(r)) + "</tr>" for r in rows)
                    + "</tbody></table>")
-    return md, out
+    return md0, out0, md, out
