@@ -152,7 +152,8 @@ class Claim:
             return "checked as " + "; ".join(labels)
         analogues = [c for c in self.checks if c.analogue]
         if analogues:  # the seed's comparison, not counted: say why (port, mechanism)
-            return f"analogue only: {analogues[0].comparison} ({analogues[0].note})"
+            a = analogues[0]  # the reason's head; the section's claims table gives all of it
+            return f"analogue only: {a.comparison} ({'; '.join(n.split(':')[0] for n in a.note.split('; '))})"
         return self.note or "no comparison of ours stands for it"
 
 

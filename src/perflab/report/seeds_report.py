@@ -125,10 +125,10 @@ def section_sentence(claims: list[Claim]) -> str:
         return "The seed states no figure here that we check: the table compares the family's runtimes."
     parts = []
     for cl in claims:
-        seed = f" ({cl.seed_text()})" if cl.seed else ""
+        seed = f" (×{cl.seed_ratio:.2f})" if cl.seed_ratio else ""
         head = f"The seed claims {cl.text.rstrip('.')}{seed}"
         if cl.mechanism:
-            head += f", crediting {cl.mechanism.split(':')[0].rstrip('.')}"
+            head += f", crediting {cl.mechanism.rstrip('.')}"
         deciding = cl.deciding
         if deciding:
             ch = deciding[0]
@@ -316,7 +316,7 @@ def render(report: Report, plots_dir_name: str, preamble: tuple[list[str], list[
             cls = _verdict_class(r[4])
             head.append(f"<tr><td>{html.escape(r[0])}</td><td><a href=\"#{s.anchor}\">"
                         f"{html.escape(r[1])}</a></td><td>{html.escape(r[2])}</td>"
-                        f'<td class="num">{r[3]}</td><td class="v-{html.escape(cls)}">'
+                        f'<td>{html.escape(r[3])}</td><td class="v-{html.escape(cls)}">'
                         f"{html.escape(r[4])}</td></tr>")
         head.append("</tbody></table>")
     head.append('<dl class="setup">' + "".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>"
