@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Extract the seed documents' own C# benchmarks into suites/seeds/<folder>/csharp/, as they stand.
 
-The seeds (../shared/seeds/*.txt, plain text) show BenchmarkDotNet code in one of two forms:
+The seeds (NNN_*.txt, plain text; not in the repository: suites/seeds/README.md names them) show BenchmarkDotNet code in one of two forms:
 
 * a whole program (seed 001: usings, a top-level `BenchmarkSwitcher…Run(args);`, a `Tests` class) —
   written out unchanged;
@@ -17,13 +17,14 @@ brace depth 0 (a declaration, attribute, brace or statement end, not a sentence 
 Every file starts with a `// perflab: {json}` header — seed, section, seed file, line range, the
 category of its folder, a group name — that the C# worker reads; nothing else in the file is ours.
 
-Usage: scripts/extract_csharp_seeds.py [--seeds ../shared/seeds] [--out suites/seeds]
+Usage: scripts/extract_csharp_seeds.py --seeds DIR [--out suites/seeds]   (or PERFLAB_SEED_DOCS=DIR)
 Re-running rewrites the same files (and removes stale ones in the csharp/ folders).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -484,13 +485,18 @@ def status(files: list[Path], runtime_spec: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    default = next((d for d in (REPO.parent / "shared" / "seeds", REPO.parents[1] / "shared" / "seeds")
-                    if d.is_dir()), REPO.parent / "shared" / "seeds")
-    ap.add_argument("--seeds", type=Path, default=default)
+    # the documents are not in the repository (suites/seeds/README.md names them): say where they are
+    default = os.environ.get("PERFLAB_SEED_DOCS")
+    ap.add_argument("--seeds", type=Path, default=Path(default) if default else None,
+                    help="folder of the seed documents (NNN_*.txt); default: $PERFLAB_SEED_DOCS")
     ap.add_argument("--out", type=Path, default=REPO / "suites" / "seeds")
     ap.add_argument("--status", metavar="RUNTIME", help="also compile every file with this Mono runtime "
                     "(e.g. mono) and print a Markdown table of those that fail")
     args = ap.parse_args(argv)
+    if args.seeds is None:
+        print("extract_csharp_seeds: give --seeds DIR (the folder of the seed documents) or set PERFLAB_SEED_DOCS",
+              file=sys.stderr)
+        return 2
     if not args.seeds.is_dir():
         print(f"extract_csharp_seeds: no seed folder at {args.seeds} (give --seeds DIR)", file=sys.stderr)
         return 2

@@ -1,12 +1,13 @@
 """scripts/extract_csharp_seeds.py on a small synthetic seed: code blocks found around `[Benchmark]` by
 brace balance and what a line looks like (prose, result tables and disassembly stay out), member
 snippets wrapped in the seed's Program boilerplate, whole programs kept as they are, headers that the
-worker reads, and the committed corpus matching what the script writes from ../shared/seeds."""
+worker reads, and the committed corpus matching what the script writes from the seed documents."""
 from __future__ import annotations
 
 import hashlib
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -151,8 +152,10 @@ def _manifest_lines() -> list[str]:
 
 
 def _seeds() -> Path | None:
-    return next((d for d in (SCRIPT.parents[2] / "shared" / "seeds", SCRIPT.parents[3] / "shared" / "seeds")
-                 if d.is_dir()), None)
+    """The seed documents only where a maintainer points at them (PERFLAB_SEED_DOCS): a test never looks
+    for them beside the checkout."""
+    folder = os.environ.get("PERFLAB_SEED_DOCS")
+    return Path(folder) if folder and Path(folder).is_dir() else None
 
 
 def test_the_committed_corpus_is_the_one_the_manifest_records():
@@ -165,7 +168,7 @@ def test_the_committed_corpus_is_the_one_the_manifest_records():
 
 
 def test_the_committed_corpus_is_what_the_script_writes(tmp_path):
-    """With the seed documents beside the checkout (../shared/seeds), the script's output is the
+    """With the seed documents given (PERFLAB_SEED_DOCS), the script's output is the
     committed corpus byte for byte; without them, the committed corpus is checked against the
     manifest (above), which this same comparison wrote."""
     mod = load()

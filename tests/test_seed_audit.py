@@ -1,13 +1,16 @@
-"""The seed corpus's audit rules (tests/seed_audit.py) on made-up benchmarks and a made-up seed text."""
+"""The seed corpus's audit rules (tests/seed_audit.py) on made-up benchmarks and made-up seed methods,
+and the seed methods read from the committed C# corpus."""
 import seed_audit
 
-TEXTS = {"000": "[Benchmark]\npublic void GetBytes() { }\npublic byte[] New() => Rfc2898DeriveBytes.Pbkdf2(x);"}
+METHODS = {("000", "Cryptography"): {"GetBytes": {}, "Old": {}, "New": {}},
+           ("000", "IO"): {"Read": {"BufferSize": {"1", "4096"}, "IsAsync": {"false", "true"}}},
+           ("000", "Threading"): {"ThreadPoolStarvation": {}, "CreateTokenDispose": {}}}
 CLAIMED = {("000", "Cryptography", "GetBytes")}
 SEED = {"seed": "000", "section": "Cryptography"}
 
 
-def problems(name, meta, categories=(), texts=TEXTS):
-    return seed_audit.problems(name, meta, list(categories), texts, CLAIMED)
+def problems(name, meta, categories=(), methods=METHODS, params=None):
+    return seed_audit.problems(name, meta, list(categories), methods, CLAIMED, params)
 
 
 def test_a_faithful_port_of_a_seed_method_passes():
@@ -29,21 +32,52 @@ def test_a_claimed_method_needs_a_fidelity_tag():
 
 
 def test_the_quick_slice_is_audited():
-    [p] = problems("Pbkdf2", {**SEED, "section": "Other", "seed_method": "New"}, ["quick"])
+    [p] = problems("Pbkdf2", {**SEED, "seed_method": "New"}, ["quick"])
     assert "quick" in p
 
 
-def test_a_seed_tagged_name_must_be_a_method_of_the_seed():
-    [p] = problems("RandomAccessRead", {**SEED, "section": "Other"})
-    assert "RandomAccessRead( does not occur in seed 000" in p
-    # the seed's Old/New pair ported under the API's name says which method it is
-    assert problems("Pbkdf2", {**SEED, "section": "Other", "seed_method": "New"}) == []
-    # a console-app scenario has no method to find
-    assert problems("ThreadPoolStarvation", {**SEED, "section": "Other", "scenario": True}) == []
+def test_a_seed_tagged_name_must_be_a_benchmark_method_of_the_seeds_section():
+    [p] = problems("RandomAccessRead", SEED)
+    assert "RandomAccessRead is not a [Benchmark] method of seed 000 · Cryptography" in p
+    # an API the seed calls is not its method (Rfc2898DeriveBytes.Pbkdf2 inside the seed's New)…
+    [p] = problems("Pbkdf2", SEED)
+    assert "Pbkdf2 is not a [Benchmark] method" in p
+    # …unless the port says which seed method it stands for
+    assert problems("Pbkdf2", {**SEED, "seed_method": "New"}) == []
+    # a method of another section of the same seed is not one of this section's
+    [p] = problems("CreateTokenDispose", SEED)
+    assert "not a [Benchmark] method" in p
+    # a console-app scenario is one of the seed's programs, and a BenchmarkDotNet method is not a scenario
+    assert problems("ThreadPoolStarvation", {"seed": "000", "section": "Threading", "scenario": True}) == []
+    [p] = problems("CreateTokenDispose", {"seed": "000", "section": "Threading", "scenario": True})
+    assert "scenario" in p
 
 
-def test_without_the_seed_texts_only_the_tags_are_checked():
-    assert problems("RandomAccessRead", {**SEED, "section": "Other"}, texts={}) == []
+def test_parameter_values_are_the_seeds():
+    io = {"seed": "000", "section": "IO", "fidelity": "faithful"}
+    assert problems("Read", io, params={"BufferSize": ["1", "4096"]}) == []
+    [p] = problems("Read", io, params={"BufferSize": ["1", "8192"]})
+    assert "BufferSize=8192" in p
+    assert problems("Read", io, params={"how": ["x"]}) == []  # not a parameter of the seed's
+
+
+def test_the_seeds_rows_are_run_all_and_only():
+    meta = {"seed": "002", "section": "WriteAsync", "fidelity": "faithful"}
+    grid = {"fileSize": ["1048576"], "userBufferSize": ["512", "4096"]}
+    rows = [("a", "WriteAsync", meta, grid),
+            ("b", "WriteAsync", meta, {"fileSize": ["104857600"], "userBufferSize": ["4096"]}),
+            ("c", "WriteAsync", meta, {"fileSize": ["1024"], "userBufferSize": ["1024"]})]
+    assert seed_audit.row_problems(rows) == []
+    [p] = seed_audit.row_problems(rows[:2])
+    assert "misses the seed's rows (1024, 1024)" in p
+    [p] = seed_audit.row_problems(rows + [("d", "WriteAsync", meta, {"fileSize": ["1024"], "userBufferSize": ["512"]})])
+    assert "runs rows the seed did not ((1024, 512)" in p
+    # extras carry no seed tags: never checked
+    assert seed_audit.row_problems([("e", "Write_NoBuffering", {"extra": True}, grid)]) == []
+
+
+def test_without_seed_methods_only_the_tags_are_checked():
+    assert problems("RandomAccessRead", SEED, methods={}) == []
 
 
 def test_an_extra_has_no_seed_tags_and_says_where_it_belongs():
@@ -58,12 +92,11 @@ def test_neither_seed_tags_nor_extra_is_an_error():
     assert problems("Foo", {}) == ["neither seed tags nor extra=True"]
 
 
-def test_seeds_folder_is_found_beside_the_checkout_or_its_parent(tmp_path):
-    checkout = tmp_path / "wt" / "ports"
-    checkout.mkdir(parents=True)
-    assert seed_audit.seeds_folder(checkout) is None
-    seeds = tmp_path / "shared" / "seeds"
-    seeds.mkdir(parents=True)
-    (seeds / "000_abc.txt").write_text("public void X() {}", encoding="utf-8")
-    assert seed_audit.seeds_folder(checkout) == seeds
-    assert seed_audit.seed_texts(seeds) == {"000": "public void X() {}"}
+def test_seed_methods_come_from_the_committed_csharp():
+    """No seed document is read: the methods and [Params] are the committed C# corpus's."""
+    m = seed_audit.seed_methods()
+    assert {"SeekForward", "SeekBackward"} <= set(m[("002", "Seek/Position")])
+    assert m[("000", "IO")]["Read"]["BufferSize"] == {"1", "4096"}
+    assert {"Old", "New"} <= set(m[("000", "Cryptography")]) and "Pbkdf2" not in m[("000", "Cryptography")]
+    assert "Hash" in m[("000", "Blazor and mono")] and "HashData" not in m[("000", "Blazor and mono")]
+    assert "ThreadPoolStarvation" in m[("000", "Threading")]

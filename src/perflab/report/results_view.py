@@ -27,7 +27,7 @@ SEED_TITLES = {
     "003": "Performance Improvements in .NET Core 3.0",
     "004": "Performance improvements in ASP.NET Core 6",
 }
-# Section order of each seed document (from ../shared/seeds/README.md, beside the repository); unknown sections follow.
+# Section order of each seed document (committed data: the documents' headings, in order); unknown sections follow.
 SEED_SECTIONS = {
     "000": ["Benchmarking Setup", "JIT", "GC", "Threading", "System Types", "Arrays, Strings, Spans",
             "Buffering", "IO", "Networking", "Reflection", "Collections and LINQ", "Cryptography",

@@ -51,6 +51,7 @@ PERFLAB_BENCH(IndexOf, perflab::category("arrays_strings"), perflab::category("q
 
 // Span<byte>.IndexOfAny('.', '?') ↔ std::string_view::find_first_of(".?").
 PERFLAB_BENCH(IndexOfAny, perflab::category("arrays_strings"), SEED_META("003", "Span and Friends"),
+              perflab::meta("seed_method", "IndexOf"),  // the seed's IndexOf calls IndexOfAny
               perflab::meta("fidelity", "faithful")) {
     std::string_view s = BYTES;
     perflab::do_not_optimize(s);
@@ -159,7 +160,8 @@ PERFLAB_BENCH(SpanFill, perflab::category("arrays_strings"), SEED_META("000", S0
 }
 
 // Array.Clear(int[10]) ↔ std::fill_n with zeros.
-PERFLAB_BENCH(Clear, perflab::category("arrays_strings"), SEED_META("000", S000), perflab::meta("fidelity", "faithful")) {
+PERFLAB_BENCH(Clear, perflab::category("arrays_strings"), SEED_META("000", S000), perflab::meta("seed_method", "New"),
+              perflab::meta("fidelity", "faithful")) {  // the seed's New: Array.Clear(array)
     std::fill_n(s_ints10.data(), s_ints10.size(), 0);
     perflab::clobber_memory();
 }

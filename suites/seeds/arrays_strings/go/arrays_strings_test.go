@@ -113,7 +113,7 @@ func init() {
 		perflab.Categories("arrays_strings", "quick"), meta("003", s003), perflab.Meta("fidelity", "faithful"),
 		perflab.Description("string.IndexOf('.') ↔ strings.IndexByte"))
 	perflab.Func("IndexOfAny", func() int { return bytes.IndexAny(anyBytes, ".?") },
-		arraysStrings, meta("003", span), perflab.Meta("fidelity", "faithful"),
+		arraysStrings, meta("003", span), perflab.Meta("fidelity", "faithful", "seed_method", "IndexOf"), // the seed's IndexOf calls IndexOfAny
 		perflab.Description("Span<byte>.IndexOfAny('.', '?') ↔ bytes.IndexAny"))
 	perflab.Func("Join", func() string { return strings.Join(joinParts, ", ") },
 		arraysStrings, meta("000", s000), perflab.Meta("fidelity", "faithful"),
@@ -161,7 +161,7 @@ func init() {
 			clear(ints10)
 		}
 		perflab.Sink(ints10[9])
-	}, arraysStrings, meta("000", s000), perflab.Meta("fidelity", "faithful"),
+	}, arraysStrings, meta("000", s000), perflab.Meta("fidelity", "faithful", "seed_method", "New"), // the seed's New: Array.Clear(array)
 		perflab.Description("Array.Clear(int[10]) ↔ the clear builtin"))
 	perflab.Bench("Reverse", func(n int) {
 		for i := 0; i < n; i++ {

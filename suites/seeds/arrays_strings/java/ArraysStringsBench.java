@@ -63,7 +63,7 @@ public class ArraysStringsBench {
 
         /** Span&lt;byte&gt;.IndexOfAny('.', '?'): Java has no IndexOfAny; the loop it stands for. */
         @Benchmark(categories = {"arrays_strings"}, description = "First index of '.' or '?' in a byte[] (loop)")
-        @Meta("fidelity=partial: no IndexOfAny for a byte[] in the JDK; the port's loop over the bytes")
+        @Meta({"seed_method=IndexOf", "fidelity=partial: no IndexOfAny for a byte[] in the JDK; the port's loop over the bytes"})
         public int IndexOfAny() {
             byte[] b = bytes;
             for (int i = 0; i < b.length; i++) {
@@ -211,7 +211,7 @@ public class ArraysStringsBench {
 
         /** Array.Clear(int[10]): Java has no clear; filling with 0 is its idiom (and its memset intrinsic). */
         @Benchmark(categories = {"arrays_strings"}, description = "Array.Clear(int[10]) ↔ Arrays.fill(…, 0)")
-        @Meta("fidelity=faithful")
+        @Meta({"seed_method=New", "fidelity=faithful"})   // the seed's New: Array.Clear(array)
         public void Clear() {
             Arrays.fill(ints10, 0);
         }

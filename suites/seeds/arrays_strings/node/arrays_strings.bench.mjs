@@ -32,7 +32,7 @@ bench('IndexOfAny', ({ bytes }) => {
   return a < 0 ? b : b < 0 ? a : Math.min(a, b);
 }, {
   setup: state({ bytes: Buffer.from("This is a test to see improvements to IndexOfAny. How'd they work?") }),
-  categories: ['arrays_strings'], meta: { ...SPAN,
+  categories: ['arrays_strings'], meta: { ...SPAN, seed_method: 'IndexOf', // the seed's IndexOf calls IndexOfAny
     fidelity: 'partial: Buffer has no IndexOfAny; two Buffer.indexOf and the smaller index' },
 });
 
@@ -83,7 +83,8 @@ bench('SpanFill', ({ chars }) => { chars.subarray(0).fill(0x63); }, {
 
 // Array.Clear(int[10]) ↔ Int32Array.prototype.fill(0) (a typed array has no clear: fill(0) is its memset).
 bench('Clear', ({ ints }) => { ints.fill(0); }, {
-  setup: () => ({ ints: new Int32Array(10) }), categories: ['arrays_strings'], meta: { ...S000, fidelity: 'faithful' },
+  setup: () => ({ ints: new Int32Array(10) }), categories: ['arrays_strings'],
+  meta: { ...S000, seed_method: 'New', fidelity: 'faithful' }, // the seed's New: Array.Clear(array)
 });
 
 // Array.Reverse(int[256]) ↔ Array.prototype.reverse (in place).

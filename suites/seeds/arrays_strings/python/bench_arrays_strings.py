@@ -33,8 +33,9 @@ def index_of():
 _BYTES = ("This is a test to see improvements to IndexOfAny. How'd they work?").encode()
 
 
-@perflab.benchmark(name="IndexOfAny", categories=["arrays_strings"], meta=_meta(
-    "003", "Span and Friends", "partial: no IndexOfAny in Python; two bytes.find and their min"))
+@perflab.benchmark(name="IndexOfAny", categories=["arrays_strings"], meta=dict(_meta(
+    "003", "Span and Friends", "partial: no IndexOfAny in Python; two bytes.find and their min"),
+    seed_method="IndexOf"))  # the seed's method is IndexOf, calling Span.IndexOfAny
 def index_of_any():
     """Span<byte>.IndexOfAny('.', '?') ↔ min of two bytes.find (no IndexOfAny in Python)."""
     a, b = _BYTES.find(b"."), _BYTES.find(b"?")
@@ -113,8 +114,8 @@ def span_fill():
     return ["c"] * 128
 
 
-@perflab.benchmark(name="Clear", categories=["arrays_strings"], meta=_meta(
-    "000", S000, "partial: no clear API; slice assignment from a new list of 10 zeros"))
+@perflab.benchmark(name="Clear", categories=["arrays_strings"], meta=dict(_meta(
+    "000", S000, "partial: no clear API; slice assignment from a new list of 10 zeros"), seed_method="New"))  # the seed's New: Array.Clear(array) of an int[10]
 def clear():
     """Array.Clear(int[10]) ↔ slice assignment of zeros."""
     _INTS10[:] = [0] * 10

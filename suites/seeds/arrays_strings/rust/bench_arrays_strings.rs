@@ -170,6 +170,7 @@ pub fn register(r: &mut Registry) {
         .category("arrays_strings")
         .meta("seed", "003")
         .meta("section", SPAN)
+        .meta("seed_method", "IndexOf") // the seed's IndexOf calls IndexOfAny
         .meta("fidelity", "partial: std has no IndexOfAny for bytes; iter().position with either byte (no vectorised search)");
     r.func("Join", join).category("arrays_strings").meta("seed", "000").meta("section", S000).meta("fidelity", "faithful");
     for (name, setup) in [
@@ -199,7 +200,8 @@ pub fn register(r: &mut Registry) {
         .meta("related", format!("000 · {S000}"));
     r.bench("ArrayFill", array_fill).category("arrays_strings").meta("seed", "000").meta("section", S000).meta("fidelity", "faithful");
     r.bench("SpanFill", span_fill).category("arrays_strings").meta("seed", "000").meta("section", S000).meta("fidelity", "faithful");
-    r.bench("Clear", clear).category("arrays_strings").meta("seed", "000").meta("section", S000).meta("fidelity", "faithful");
+    // the seed's New: Array.Clear(array)
+    r.bench("Clear", clear).category("arrays_strings").meta("seed", "000").meta("section", S000).meta("seed_method", "New").meta("fidelity", "faithful");
     r.bench("Reverse", reverse).category("arrays_strings").meta("seed", "003").meta("section", S003).meta("fidelity", "faithful");
     r.bench("CompareSame", compare_same)
         .param("Length", &[16, 256])

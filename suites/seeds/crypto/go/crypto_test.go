@@ -107,7 +107,7 @@ So long lives this, and this gives life to thee.`)
 
 func init() {
 	perflab.Func("Pbkdf2", func() []byte { return pbkdf2SHA256(password, salt, 1000, 16) },
-		perflab.Categories("crypto", "quick"), meta(),
+		perflab.Categories("crypto", "quick"), meta(), perflab.Meta("seed_method", "New"), // the seed's New (L3264)
 		perflab.Meta("fidelity", "partial: PBKDF2 hand-written over crypto/hmac (crypto/pbkdf2 is Go >= 1.24)"),
 		perflab.Description("Rfc2898DeriveBytes.Pbkdf2(password, salt, 1000, SHA256, 16), hand-written over crypto/hmac"))
 	perflab.Func("GetBytes", func() []byte {
@@ -145,13 +145,13 @@ func init() {
 			panic(err)
 		}
 		return p
-	}, perflab.Categories("crypto"), meta(),
+	}, perflab.Categories("crypto"), meta(), perflab.Meta("seed_method", "New"), // the seed's New (L3179)
 		perflab.Meta("fidelity", "partial: crypto/cipher has no PKCS#7 padding; the port checks and strips it itself"),
 		perflab.Description("Aes.DecryptCbc one-shot (the seed's New) ↔ aes.NewCipher + cipher.NewCBCDecrypter + PKCS#7 unpadding"))
 
 	perflab.Func("HashData", func() [sha256.Size]byte { return sha256.Sum256(sonnet18) },
 		perflab.Group("Sha256"), perflab.Categories("crypto"),
-		perflab.Meta("seed", "000", "section", "Blazor and mono", "fidelity", "faithful"),
+		perflab.Meta("seed", "000", "section", "Blazor and mono", "fidelity", "faithful", "seed_method", "Hash"),
 		perflab.Description("SHA256.HashData(UTF-8 of Sonnet 18) ↔ sha256.Sum256"))
 }
 

@@ -36,7 +36,7 @@ public class CryptoBench {
 
         @Benchmark(categories = {"crypto", "quick"},
                 description = "Rfc2898DeriveBytes.Pbkdf2(password, salt, 1000, SHA256, 16) ↔ SecretKeyFactory PBKDF2WithHmacSHA256")
-        @Meta("fidelity=faithful")
+        @Meta({"seed_method=New", "fidelity=faithful"})   // the seed's New (L3264) calls Rfc2898DeriveBytes.Pbkdf2
         public byte[] Pbkdf2() throws GeneralSecurityException {
             SecretKeyFactory f = SecretKeyFactory.getInstance("PBKDF2WithHmacSHA256");
             return f.generateSecret(new PBEKeySpec(password, salt, 1000, 16 * 8)).getEncoded();
@@ -117,7 +117,7 @@ public class CryptoBench {
         }
 
         @Benchmark(categories = {"crypto"}, description = "The seed's New (Aes.DecryptCbc): one-shot Cipher.doFinal")
-        @Meta("fidelity=faithful")
+        @Meta({"seed_method=New", "fidelity=faithful"})   // the seed's New (L3179): Aes.DecryptCbc
         public byte[] DecryptCbc() throws GeneralSecurityException {
             Cipher c = Cipher.getInstance("AES/CBC/PKCS5Padding");
             c.init(Cipher.DECRYPT_MODE, key, iv);
@@ -153,7 +153,7 @@ public class CryptoBench {
         }
 
         @Benchmark(categories = {"crypto"}, description = "MessageDigest.getInstance(\"SHA-256\").digest(UTF-8 of Sonnet 18)")
-        @Meta("fidelity=faithful")
+        @Meta({"seed_method=Hash", "fidelity=faithful"})  // one of the 2000 SHA256.HashData calls of the page's Hash
         public byte[] HashData() throws GeneralSecurityException {
             return MessageDigest.getInstance("SHA-256").digest(data);
         }

@@ -9,7 +9,7 @@ const META = { seed: '000', section: 'Cryptography' };
 // Rfc2898DeriveBytes.Pbkdf2("my super strong password", salt, 1000, SHA256, 16).
 bench('Pbkdf2', ({ password, salt }) => crypto.pbkdf2Sync(password, salt, 1000, 16, 'sha256'), {
   setup: () => ({ password: 'my super strong password', salt: Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]) }),
-  categories: ['crypto', 'quick'], meta: { ...META, fidelity: 'faithful' },
+  categories: ['crypto', 'quick'], meta: { ...META, seed_method: 'New', fidelity: 'faithful' }, // the seed's New
 });
 
 // RandomNumberGenerator.GetBytes(8) ↔ crypto.randomBytes(8) (a new 8-byte buffer each time).
@@ -43,7 +43,7 @@ bench('DecryptCbc', ({ key, iv, ciphertext }) => {
     const ciphertext = Buffer.concat([e.update('This is a test.  This is only a test.', 'utf8'), e.final()]);
     return { key, iv, ciphertext };
   },
-  categories: ['crypto'], meta: { ...META, fidelity: 'faithful' },
+  categories: ['crypto'], meta: { ...META, seed_method: 'New', fidelity: 'faithful' }, // the seed's New (L3179)
 });
 
 // The seed's Blazor page hashes Shakespeare's Sonnet 18 (632 bytes of UTF-8) 2000 times under a
@@ -67,7 +67,7 @@ So long lives this, and this gives life to thee.`;
 group('Sha256', () => {
   bench('HashData', ({ data }) => crypto.createHash('sha256').update(data).digest(), {
     setup: () => ({ data: Buffer.from(SONNET_18, 'utf8') }), categories: ['crypto'],
-    meta: { seed: '000', section: 'Blazor and mono', fidelity: 'partial: createHash().update().digest() makes a Hash object per call (the one-shot crypto.hash is Node >= 21.7)' },
+    meta: { seed: '000', section: 'Blazor and mono', seed_method: 'Hash', fidelity: 'partial: createHash().update().digest() makes a Hash object per call (the one-shot crypto.hash is Node >= 21.7)' },
   });
 });
 

@@ -1,7 +1,7 @@
 // Seed 002 "File IO improvements in .NET 6", ported to C++17's <fstream> and POSIX file APIs.
 //
 // Every benchmark is named after the seed's method and keeps its workload and parameters:
-// fileSize ∈ {1 KiB, 1 MiB, 100 MiB}, userBufferSize ∈ {512, 4096, 16384}. The seed's FileStream with its
+// the seed's (fileSize, userBufferSize) rows (GRID below). The seed's FileStream with its
 // 4096-byte buffer ↔ std::ifstream/std::ofstream whose std::filebuf is given a 4096-byte buffer
 // (pubsetbuf before open); the seed's `*_NoBuffering` (bufferSize 1) ↔ an unbuffered filebuf
 // (pubsetbuf(nullptr, 0): libstdc++ then reads/writes the user buffer with one system call).
@@ -232,7 +232,10 @@ void prealloc(long long total, bool specify) {
 #define EXTRA002(section) perflab::meta("extra", true), perflab::meta("related", "002 · " section)
 #define FIXTURE perflab::setup(setup), perflab::teardown(teardown)
 #define FIXTURE_ASYNC perflab::setup(setup_async), perflab::teardown(teardown)
-#define GRID perflab::param("fileSize", {KiB, MiB}), perflab::param("userBufferSize", {512, 4096, 16384})
+// The seed's rows (its result tables; it does not show SyncArguments/AsyncArguments): 1 MiB with a 512- or
+// 4096-byte user buffer, 16384 for the unbuffered forms, and for WriteAsync also 1 KiB x 1 KiB.
+#define GRID perflab::param("fileSize", {MiB}), perflab::param("userBufferSize", {512, 4096})
+#define GRID_NOBUFFERING perflab::param("fileSize", {MiB}), perflab::param("userBufferSize", {16384})
 
 // -- Seek/Position ---------------------------------------------------------------------------------
 
@@ -310,15 +313,21 @@ PERFLAB_BENCH(Write_NoBuffering, GRID, perflab::category("file_io"), FIXTURE, EX
 PERFLAB_BENCH(ReadAsync, GRID, perflab::category("file_io"), FIXTURE_ASYNC, SEED002("ReadAsync"), OWN_POOL) {
     perflab::do_not_optimize(read_all_async(state.range(0), FOUR_KiB));
 }
-PERFLAB_BENCH(ReadAsync_NoBuffering, GRID, perflab::category("file_io"), FIXTURE_ASYNC, SEED002("ReadAsync"), OWN_POOL) {
+PERFLAB_BENCH(ReadAsync_NoBuffering, GRID_NOBUFFERING, perflab::category("file_io"), FIXTURE_ASYNC, SEED002("ReadAsync"), OWN_POOL) {
     perflab::do_not_optimize(read_all_async(state.range(0), 0));
 }
 // Write the whole file, each write run on a pool thread and awaited through its std::future.
 PERFLAB_BENCH(WriteAsync, GRID, perflab::category("file_io"), FIXTURE_ASYNC, SEED002("WriteAsync"), OWN_POOL) {
     write_all_async(state.range(0), state.range(1), FOUR_KiB);
 }
-PERFLAB_BENCH(WriteAsync_NoBuffering, GRID, perflab::category("file_io"), FIXTURE_ASYNC, SEED002("WriteAsync"), OWN_POOL) {
+PERFLAB_BENCH(WriteAsync_NoBuffering, GRID_NOBUFFERING, perflab::category("file_io"), FIXTURE_ASYNC, SEED002("WriteAsync"), OWN_POOL) {
     write_all_async(state.range(0), state.range(1), 0);
+}
+// The seed's one 1 KiB row: a single 1 KiB write per call.
+PERFLAB_BENCH(WriteAsync_small, perflab::name("WriteAsync"), perflab::param("fileSize", {KiB}),
+              perflab::param("userBufferSize", {KiB}), perflab::group("bench_file_io_small"), perflab::category("file_io"),
+              FIXTURE_ASYNC, SEED002("WriteAsync"), OWN_POOL) {
+    write_all_async(state.range(0), state.range(1), FOUR_KiB);
 }
 
 // The seed's 100 MiB rows: 4096-byte user buffer buffered, 16384 unbuffered. Category "large" only.

@@ -3,7 +3,7 @@ package fileio
 // Seed 002 "File IO improvements in .NET 6", ported to Go's os, bufio and io packages.
 //
 // Every benchmark is named after the seed's method and keeps its workload and parameters:
-// fileSize ∈ {1 KiB, 1 MiB, 100 MiB}, userBufferSize ∈ {512, 4096, 16384}. The seed's stream buffer
+// the seed's (fileSize, userBufferSize) rows (rwGrid below). The seed's stream buffer
 // (4096 bytes) ↔ a bufio.Reader/bufio.Writer of 4096 bytes over the *os.File; the seed's
 // *_NoBuffering (bufferSize 1) ↔ the *os.File itself (one read(2)/write(2) per call). Go has no
 // asynchronous file API: the "Async" forms run every read or write on a goroutine of its own and
@@ -267,8 +267,13 @@ func rwBench(read bool, buffering int, async bool) func(p map[string]string) fun
 	}
 }
 
-var rwGrid = []perflab.Axis{{Name: "fileSize", Values: []string{"1024", "1048576"}},
-	{Name: "userBufferSize", Values: []string{"512", "4096", "16384"}}}
+// The seed's rows (its result tables; it does not show SyncArguments/AsyncArguments): 1 MiB with a 512-
+// or 4096-byte user buffer, 16384 for the unbuffered forms, and for WriteAsync also 1 KiB × 1 KiB.
+var (
+	rwGrid          = []perflab.Axis{{Name: "fileSize", Values: []string{"1048576"}}, {Name: "userBufferSize", Values: []string{"512", "4096"}}}
+	unbufferedGrid  = []perflab.Axis{{Name: "fileSize", Values: []string{"1048576"}}, {Name: "userBufferSize", Values: []string{"16384"}}}
+	writeAsyncSmall = []perflab.Axis{{Name: "fileSize", Values: []string{"1024"}}, {Name: "userBufferSize", Values: []string{"1024"}}}
+)
 
 // The seed's 100 MiB rows: a 4096-byte user buffer with the stream buffer, 16384 without it.
 var (
@@ -436,13 +441,16 @@ func init() {
 	perflab.Register(perflab.Benchmark{Name: "ReadAsync", Categories: fileIO, Meta: ra, Params: rwGrid,
 		Description: "As Read, every Read on a goroutine of its own, awaited on a channel",
 		Setup:       rwBench(true, fourKiB, true), Teardown: teardown002})
-	perflab.Register(perflab.Benchmark{Name: "ReadAsync_NoBuffering", Categories: fileIO, Meta: ra, Params: rwGrid,
+	perflab.Register(perflab.Benchmark{Name: "ReadAsync_NoBuffering", Categories: fileIO, Meta: ra, Params: unbufferedGrid,
 		Setup: rwBench(true, 0, true), Teardown: teardown002})
 	perflab.Register(perflab.Benchmark{Name: "WriteAsync", Categories: fileIO, Meta: wa, Params: rwGrid,
 		Description: "As Write, every Write on a goroutine of its own, awaited on a channel",
 		Setup:       rwBench(false, fourKiB, true), Teardown: teardown002})
-	perflab.Register(perflab.Benchmark{Name: "WriteAsync_NoBuffering", Categories: fileIO, Meta: wa, Params: rwGrid,
+	perflab.Register(perflab.Benchmark{Name: "WriteAsync_NoBuffering", Categories: fileIO, Meta: wa, Params: unbufferedGrid,
 		Setup: rwBench(false, 0, true), Teardown: teardown002})
+	perflab.Register(perflab.Benchmark{Name: "WriteAsync", ID: "WriteAsync_small", Categories: fileIO, Meta: wa,
+		Params: writeAsyncSmall, Description: "The seed's 1 KiB row: one 1 KiB write per call, on a goroutine",
+		Setup: rwBench(false, fourKiB, true), Teardown: teardown002})
 
 	// The 100 MiB rows (category "large" only). Same names, so they need their own ids.
 	perflab.Register(perflab.Benchmark{Name: "Read", ID: "Read_large", Categories: large, Meta: rw,

@@ -27,7 +27,7 @@ import perflab.TearDown;
  * Seed 002 "File IO improvements in .NET 6", ported to java.io and java.nio.
  *
  * <p>Every benchmark is named after the seed's method and keeps its workload and parameters
- * (fileSize 1 KiB / 1 MiB / 100 MiB, userBufferSize 512 / 4096 / 16384). The seed's 4096-byte stream
+ * (the seed's (fileSize, userBufferSize) rows: see ReadWrite). The seed's 4096-byte stream
  * buffer is a {@code BufferedInputStream}/{@code BufferedOutputStream} of 4096 bytes; its
  * {@code *_NoBuffering} (bufferSize 1) is the bare {@code FileInputStream}/{@code FileOutputStream}.
  * The {@code *Async} forms use {@code AsynchronousFileChannel} (on Linux: positional reads/writes on an
@@ -268,10 +268,11 @@ public class FileIoBench {
         @TearDown public void teardown() throws IOException { files.delete(); }
     }
 
-    /** fileSize × userBufferSize, read and written synchronously (section "Read & Write"). */
+    /** The seed's rows (its result tables; it does not show SyncArguments/AsyncArguments): 1 MiB with a 512-
+     *  or 4096-byte user buffer, 16384 for the unbuffered async forms, and for WriteAsync also 1 KiB × 1 KiB. */
     public static class ReadWrite extends ReadWriteBase {
-        @Param({"1024", "1048576"}) int fileSize;
-        @Param({"512", "4096", "16384"}) int userBufferSize;
+        @Param({"1048576"}) int fileSize;
+        @Param({"512", "4096"}) int userBufferSize;
 
         long size() { return fileSize; }
         int userBuffer() { return userBufferSize; }
@@ -296,8 +297,8 @@ public class FileIoBench {
 
     @Meta({"seed=002", "section=ReadAsync"})
     public static class ReadAsync extends ReadWriteBase {
-        @Param({"1024", "1048576"}) int fileSize;
-        @Param({"512", "4096", "16384"}) int userBufferSize;
+        @Param({"1048576"}) int fileSize;
+        @Param({"512", "4096"}) int userBufferSize;
 
         long size() { return fileSize; }
         int userBuffer() { return userBufferSize; }
@@ -305,6 +306,15 @@ public class FileIoBench {
         @Benchmark(categories = {"file_io"}, description = "AsynchronousFileChannel reads awaited one by one, through a 4 KiB buffer")
         @Meta("fidelity=partial: the 4096-byte buffer over AsynchronousFileChannel is the port's own (the JDK has no buffered async stream); user buffers of 4096 and more bypass it")
         public long ReadAsync() throws Exception { return readAsync(files, buf, FOUR_KiB); }
+    }
+
+    @Meta({"seed=002", "section=ReadAsync"})
+    public static class ReadAsyncNoBuffering extends ReadWriteBase {
+        @Param({"1048576"}) int fileSize;
+        @Param({"16384"}) int userBufferSize;
+
+        long size() { return fileSize; }
+        int userBuffer() { return userBufferSize; }
 
         @Benchmark(categories = {"file_io"}, description = "As ReadAsync, one channel read per user buffer")
         @Meta("fidelity=faithful")
@@ -313,8 +323,8 @@ public class FileIoBench {
 
     @Meta({"seed=002", "section=WriteAsync"})
     public static class WriteAsync extends ReadWriteBase {
-        @Param({"1024", "1048576"}) int fileSize;
-        @Param({"512", "4096", "16384"}) int userBufferSize;
+        @Param({"1048576"}) int fileSize;
+        @Param({"512", "4096"}) int userBufferSize;
 
         long size() { return fileSize; }
         int userBuffer() { return userBufferSize; }
@@ -322,6 +332,29 @@ public class FileIoBench {
         @Benchmark(categories = {"file_io"}, description = "AsynchronousFileChannel writes awaited one by one, through a 4 KiB buffer")
         @Meta("fidelity=partial: the 4096-byte buffer over AsynchronousFileChannel is the port's own (the JDK has no buffered async stream); user buffers of 4096 and more bypass it")
         public void WriteAsync() throws Exception { writeAsync(files, buf, fileSize, FOUR_KiB); }
+    }
+
+    /** The seed's one 1 KiB row: a single 1 KiB write per call. */
+    @Meta({"seed=002", "section=WriteAsync"})
+    public static class WriteAsyncSmall extends ReadWriteBase {
+        @Param({"1024"}) int fileSize;
+        @Param({"1024"}) int userBufferSize;
+
+        long size() { return fileSize; }
+        int userBuffer() { return userBufferSize; }
+
+        @Benchmark(categories = {"file_io"}, description = "One 1 KiB AsynchronousFileChannel write through a 4 KiB buffer")
+        @Meta("fidelity=partial: the 4096-byte buffer over AsynchronousFileChannel is the port's own (the JDK has no buffered async stream)")
+        public void WriteAsync() throws Exception { writeAsync(files, buf, fileSize, FOUR_KiB); }
+    }
+
+    @Meta({"seed=002", "section=WriteAsync"})
+    public static class WriteAsyncNoBuffering extends ReadWriteBase {
+        @Param({"1048576"}) int fileSize;
+        @Param({"16384"}) int userBufferSize;
+
+        long size() { return fileSize; }
+        int userBuffer() { return userBufferSize; }
 
         @Benchmark(categories = {"file_io"}, description = "As WriteAsync, one channel write per user buffer")
         @Meta("fidelity=faithful")

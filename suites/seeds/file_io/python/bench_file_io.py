@@ -1,7 +1,8 @@
 """Seed 002 "File IO improvements in .NET 6", ported to Python's standard library.
 
 Every benchmark is named after the seed's method and keeps its workload and parameters:
-fileSize ∈ {1 KiB, 1 MiB, 100 MiB}, userBufferSize ∈ {512, 4096, 16384}; the seed's stream buffer
+the seed's rows (fileSize, userBufferSize): (1 MiB, 512), (1 MiB, 4096), (100 MiB, 4096), WriteAsync also
+(1 KiB, 1 KiB), the *_NoBuffering forms (1 MiB, 16384) and (100 MiB, 16384); the seed's stream buffer
 (4096 bytes) ↔ `open(..., buffering=4096)`, the seed's `*_NoBuffering` (bufferSize 1) ↔ `buffering=0`.
 "Async" forms run the same reads/writes through asyncio's `run_in_executor` (what .NET does on Unix:
 a blocking call on a thread-pool thread). The 100 MiB cases are in category "large".
@@ -137,8 +138,11 @@ def _write(fileSize, userBufferSize, buffering):
             write(buf)
 
 
-SIZES = [KiB, MiB]
-BUFFERS = [512, 4096, 16384]
+# the seed's rows (its result tables; it does not show SyncArguments/AsyncArguments): 1 MiB with a
+# 512- or 4096-byte user buffer, 16384 for the unbuffered forms; the 100 MiB rows are in "large" below
+SIZES = [MiB]
+BUFFERS = [512, 4096]
+NOBUFFERING = [16384]
 RW_META = _meta("Read & Write", FAITHFUL)
 RW_EXTRA = _extra("Read & Write")  # the seed has _NoBuffering only for ReadAsync/WriteAsync
 
@@ -206,7 +210,7 @@ def read_async(fileSize, userBufferSize):
     return _S["loop"].run_until_complete(_read_async(fileSize, FOUR_KiB))
 
 
-@perflab.params(fileSize=SIZES, userBufferSize=BUFFERS)
+@perflab.params(fileSize=SIZES, userBufferSize=NOBUFFERING)
 @perflab.benchmark(name="ReadAsync_NoBuffering", categories=["file_io"], setup=_setup_async,
                    teardown=_teardown, meta=_meta("ReadAsync", FAITHFUL))
 def read_async_nobuffering(fileSize, userBufferSize):
@@ -221,11 +225,18 @@ def write_async(fileSize, userBufferSize):
     _S["loop"].run_until_complete(_write_async(fileSize, userBufferSize, FOUR_KiB))
 
 
-@perflab.params(fileSize=SIZES, userBufferSize=BUFFERS)
+@perflab.params(fileSize=SIZES, userBufferSize=NOBUFFERING)
 @perflab.benchmark(name="WriteAsync_NoBuffering", categories=["file_io"], setup=_setup_async,
                    teardown=_teardown, meta=_meta("WriteAsync", FAITHFUL))
 def write_async_nobuffering(fileSize, userBufferSize):
     _S["loop"].run_until_complete(_write_async(fileSize, userBufferSize, 0))
+
+
+@perflab.params(fileSize=[KiB], userBufferSize=[KiB])  # the seed's one 1 KiB row: one write per call
+@perflab.benchmark(name="WriteAsync", categories=["file_io"], setup=_setup_async,
+                   teardown=_teardown, meta=_meta("WriteAsync", FAITHFUL))
+def write_async_small(fileSize, userBufferSize):
+    _S["loop"].run_until_complete(_write_async(fileSize, userBufferSize, FOUR_KiB))
 
 
 # The seed's 100 MiB rows: 4096-byte user buffer buffered, 16384 unbuffered. Category "large".
