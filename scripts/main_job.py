@@ -15,8 +15,13 @@ runtime, side by side, within ONE total budget, and a report per family.
 4. The report (index + a page per family) and, on the console, one line per family; the claims'
    tally (and the wall time) goes to `<out>/main-job.json` too (bench/main_job.py reads it).
 
-    python scripts/main_job.py [--budget-total SECONDS] [--category quick] [--families node,go]
+    python scripts/main_job.py [--budget-total SECONDS] [--category quick | --full] [--families node,go]
                                [--out DIR] [--no-provision] [extra `perflab run` arguments…]
+
+`--full` (`./run.sh --full`): the whole corpus — every seed section, the 100 MB/100 MiB rows included —
+on every family, not the quick slice. Before it measures anything it counts the cases (loading the
+corpus on each family's newest runtime) and says how long the job will take: pass 1 at the short job's
+budget per case, and, unless --budget-total is given, a total that leaves pass 2 its usual share.
 """
 from __future__ import annotations
 
@@ -57,7 +62,9 @@ ROUND_SHARE = 0.5
 # 8 s) until pass 2's own runs say
 RUN_COST_GUESS = 3.0
 INTERRUPTED = 130             # perflab's status after Ctrl-C: the job stops measuring, still reports
-PASS1_ARGS = ["--job", "short"]  # the short job gives Java its own 6 s (a JVM process costs 0.3 s)
+PASS1_ARGS = ["--job", "short"]
+# a case of the short job beyond its budget: the launch of its worker processes and their warm-up
+CASE_COST = 0.4  # the short job gives Java its own 6 s (a JVM process costs 0.3 s)
 
 
 @dataclass
@@ -117,9 +124,36 @@ def _newest_json(folder: Path) -> Path | None:
     return found[-1] if found else None
 
 
+def count_cases(suite: str, specs: list[str]) -> dict[str, int]:
+    """Cases per runtime spec of the corpus (`--full`: every category), loading it once per spec."""
+    import tempfile
+
+    from perflab.commands.common import prepare_all
+    out = {}
+    with tempfile.TemporaryDirectory(prefix="perflab-count-") as work:
+        for spec in specs:
+            for prep in prepare_all([Path(suite)], spec, 300, Path(work)):
+                n = 0
+                for b in prep.benchmarks:
+                    k = 1
+                    for axis in b.params:
+                        k *= max(1, len(axis.values))
+                    n += k
+                out[spec] = n
+    return out
+
+
+def full_estimate(cases: dict[str, int], languages: dict[str, str]) -> float:
+    """Seconds pass 1 needs for `cases` (spec → cases) at the short job: each case's budget in its
+    language (Java's is longer: a JVM process costs 0.3 s) plus CASE_COST."""
+    from perflab.jobs import get_job
+    job = get_job(PASS1_ARGS[1])
+    return sum(n * (job.budget_for(languages.get(spec, "")) + CASE_COST) for spec, n in cases.items())
+
+
 def main(argv: list[str] | None = None, run: Callable[[list[str]], int] | None = None,
          clock: Callable[[], float] = time.monotonic, say: Callable[[str], None] | None = None,
-         choose=None) -> int:
+         choose=None, count: Callable[[str, list[str]], dict[str, int]] | None = None) -> int:
     say = say or (lambda m: print(m, file=sys.stderr, flush=True))
     run = run or (lambda cmd: subprocess.call(cmd, cwd=str(ROOT)))
     ap = argparse.ArgumentParser(prog="main_job", description=__doc__.split("\n\n")[0])
@@ -127,18 +161,24 @@ def main(argv: list[str] | None = None, run: Callable[[list[str]], int] | None =
                     help=f"seconds for the whole job, provisioning and builds included (default "
                          f"{DEFAULT_BUDGET_TOTAL:g}): a target, not a hard stop")
     ap.add_argument("--category", action="append", default=None, help="corpus slice (default: quick)")
+    ap.add_argument("--full", action="store_true",
+                    help="the whole corpus (every section, the large rows too), with an estimate of its time first")
     ap.add_argument("--families", default=None, help="only these languages, e.g. node,go")
     ap.add_argument("--out", default=None, help="folder (default perflab-results/seeds-<UTC time>)")
     ap.add_argument("--no-provision", action="store_true", help="use only the runtimes installed")
     ap.add_argument("--suite", default=str(ROOT / "suites" / "seeds"), help=argparse.SUPPRESS)
+    budget_given = any(a == "--budget-total" or a.startswith("--budget-total=") for a in (argv or sys.argv[1:]))
     args, extra = ap.parse_known_args(argv)
+    if args.full and args.category:
+        say("error: --full runs every category; give --full or --category, not both")
+        return 2
     if not args.budget_total > 0:
         say(f"error: --budget-total {args.budget_total:g}: give a number of seconds above 0")
         return 2
     started = clock()
     left = lambda: args.budget_total - (clock() - started)  # noqa: E731
     out = Path(args.out or ROOT / "perflab-results" / f"seeds-{dt.datetime.now(dt.timezone.utc):%Y%m%d-%H%M%S}")
-    categories = [x for c in (args.category or ["quick"]) for x in ("--category", c)]
+    categories = [] if args.full else [x for c in (args.category or ["quick"]) for x in ("--category", c)]
     languages = [x.strip() for x in args.families.split(",")] if args.families else None
 
     # 1. runtimes
@@ -155,6 +195,19 @@ def main(argv: list[str] | None = None, run: Callable[[list[str]], int] | None =
     if not specs:
         say("error: no runtime to run (see above)")
         return 2
+    if args.full:  # count before measuring, and say how long it will take
+        newest = {c.language: c.specs[-1] for c in choices}
+        counted = (count or count_cases)(args.suite, list(newest.values()))
+        per_spec = {s: counted.get(newest[c.language], 0) for c in choices for s in c.specs}
+        pass1 = full_estimate(per_spec, {s: c.language for c in choices for s in c.specs})
+        if not budget_given:  # pass 1 gets its estimate, pass 2 its usual share beside it
+            args.budget_total = (clock() - started) + pass1 / PASS1_SHARE + REPORT_RESERVE
+        say(f"--full: {sum(per_spec.values())} cases on {len(per_spec)} runtimes (counted on each family's newest: "
+            + ", ".join(f"{lang} {counted.get(spec, 0)}" for lang, spec in newest.items())
+            + f"); pass 1 needs about {pass1 / 60:.0f} min, the whole job about "
+            f"{args.budget_total / 60:.0f} min (--budget-total {args.budget_total:.0f} s)"
+            + ("; pass 1 will not cover every case at the short job's budget in that total"
+               if pass1 > (left() - REPORT_RESERVE) * PASS1_SHARE + 1 else ""))
 
     # 2. pass 1
     pass1_total = max(1.0, (left() - REPORT_RESERVE) * PASS1_SHARE)
@@ -232,7 +285,8 @@ def main(argv: list[str] | None = None, run: Callable[[list[str]], int] | None =
                 break
 
     # 4. the report
-    title = "perflab seed corpus — " + ", ".join(args.category or ["quick"]) + " slice"
+    title = "perflab seed corpus — " + ("the whole corpus" if args.full
+                                          else ", ".join(args.category or ["quick"]) + " slice")
     nc = [x for n in not_compared for x in ("--not-compared", n)]
     rc_report = run(_perflab("report", *map(str, files), "--title", title, "--out", str(out / "report"), *nc))
     t = tally(load_report([str(f) for f in files], title))

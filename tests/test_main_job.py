@@ -347,3 +347,44 @@ def test_a_round_that_another_can_follow_spends_at_most_its_share_of_the_time_le
     time_left = 250 - 10 - mj.REPORT_RESERVE  # after pass 1
     assert float(_arg(runs[0], "--budget-total")) <= time_left * mj.ROUND_SHARE  # the check needs 120 s
     assert len(runs) >= 2  # and a second round had the rest
+
+
+def test_full_runs_every_category_and_says_how_long_before_it_starts(tmp_path):
+    """`./run.sh --full`: no --category filter (every section, the large rows too); the cases are counted
+    on each family's newest runtime and the time is said before pass 1 starts; without --budget-total
+    the total gives pass 1 its estimate and pass 2 its usual share."""
+    mj_rt, mj = load("main_job_runtimes"), load("main_job")
+    clock = SimpleNamespace(now=0.0)
+    perflab = FakePerflab(clock)
+    said, counted = [], []
+
+    def count(suite, specs):
+        counted.append(list(specs))
+        return {"node24": 300, "jdk17": 100}
+    rc = mj.main(["--full", "--out", str(tmp_path / "out")], run=perflab, clock=lambda: clock.now,
+                 say=said.append, choose=choices(mj_rt), count=count)
+    assert rc == 0
+    assert counted == [["node24", "jdk17"]]  # each family's newest runtime, once
+    [line] = [s for s in said if s.startswith("--full:")]
+    # node: 2 runtimes × 300 cases × (2 s + 0.4 s); jdk17: 100 × (6 s + 0.4 s) → 2080 s of pass 1
+    assert "700 cases on 3 runtimes" in line and "pass 1 needs about 35 min" in line
+    assert said.index(line) < next(i for i, s in enumerate(said) if s.startswith("pass 1:"))
+    pass1 = perflab.calls[0]
+    assert "--category" not in pass1  # every category
+    total = 2080 / mj.PASS1_SHARE + mj.REPORT_RESERVE
+    assert f"--budget-total {total:.0f} s" in line
+    assert float(_arg(pass1, "--budget-total")) == pytest.approx(2080, abs=1)
+    # a total given on the command line is kept, and the estimate says when it is too short
+    said.clear()
+    clock.now = 0.0
+    mj.main(["--full", "--budget-total", "1200", "--out", str(tmp_path / "out2")], run=FakePerflab(clock),
+            clock=lambda: clock.now, say=said.append, choose=choices(mj_rt), count=count)
+    [line] = [s for s in said if s.startswith("--full:")]
+    assert "--budget-total 1200 s" in line and "will not cover every case" in line
+
+
+def test_full_and_a_category_are_not_both_given(tmp_path):
+    mj = load("main_job")
+    said = []
+    assert mj.main(["--full", "--category", "quick"], say=said.append) == 2
+    assert "give --full or --category, not both" in said[0]
