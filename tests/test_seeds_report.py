@@ -643,6 +643,9 @@ def test_a_case_whose_family_lacks_the_mechanism_is_not_favoured_by_the_budget()
         return Case(benchmark=b, params=(), runtime=go26)
     assert favoured(c("GetBytes", "Cryptography", "000"))
     assert not favoured(c("SeekForward", "Seek/Position", "002"))
+    partial = c("GetBytes", "Cryptography", "000")
+    partial.benchmark.meta["fidelity"] = "partial: the port's own generator"
+    assert not favoured(partial)  # an analogue takes a reference share
 
 
 def _two_families(tmp_path):

@@ -209,7 +209,8 @@ def decides_in(runtimes: list) -> Callable[[Any], bool]:
     first and with a full share. A claim of versions is decided only by a family whose first and last
     runtimes are two versions of one runtime, on those two; a claim of two methods or two parameter
     values only on the family's newest runtime; in either case only where the claim's mechanism is
-    present in the language (`mechanism_standing`). A C/C++ gcc → clang pair or Mono with and without its
+    present in the language (`mechanism_standing`) and on a port that may decide (not partial,
+    different or an extra: `port_standing`). A C/C++ gcc → clang pair or Mono with and without its
     interpreter decides no version claim: their cases are shown for reference, and take a reference
     share (in the main job they were 96 of pass 1's 266 cases, at a full share)."""
     ends: dict[str, list] = {}
@@ -225,8 +226,10 @@ def decides_in(runtimes: list) -> Callable[[Any], bool]:
         if not isinstance(claim, dict):
             return False
         kind = comparison_of(claim)["kind"]
-        if not mechanism_standing(claim, case.runtime.language)[0]:
-            return False
+        meta = case.benchmark.meta or {}
+        if not mechanism_standing(claim, case.runtime.language)[0] or meta.get("extra") in (True, "true") \
+                or str(meta.get("fidelity", "")).startswith(("partial", "different", "not run")):
+            return False  # an analogue or an extra: shown, never counted (port_standing)
         if kind == "versions":
             return case.runtime.label in versions.get(case.runtime.language, ())
         return kind in ("methods", "param") and case.runtime.label == newest.get(case.runtime.language)
