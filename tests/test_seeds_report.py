@@ -688,3 +688,10 @@ def test_a_family_mean_without_a_meaningful_interval_is_given_without_one(tmp_pa
     cs = [case("a", "python3.8", 100.0), case("a", "python3.13", 60.0)]
     s = _claims(tmp_path, cs, RUNTIMES)["python"]
     assert s.geomean_ci is not None and s.geomean_text().startswith("×0.60 [")
+
+
+def test_the_index_opens_with_its_families_and_the_claims(tmp_path):
+    md, page, out = run_report(tmp_path, [_two_families(tmp_path)], family=None)
+    assert md.index("## Families") < md.index("## Claims at a glance") < md.index("**Claims**: Each claim")
+    assert md.index("## Claims at a glance") < md.index("## Set-up")
+    assert page.index('id="families"') < page.index('id="claims"') < page.index('class="how"') < page.index('id="setup"')
