@@ -25,21 +25,22 @@ from pathlib import Path
 
 import numpy as np
 
-from .count_verdicts import DEFAULT_COUNT_THRESHOLD, CountVerdict, format_count, judge_counts
+from .count_verdicts import CountVerdict, format_count, judge_counts
 from .environment import fingerprint_parts
 from .machines import case_machine_parts, has_machines
 from .errors import UsageError
 from .importers.common import is_imported, side_estimate
 from .results import DocumentError, launches_from_json, load_document
 from .model import Status
+from .policy import DEFAULT
 from .judge import Thresholds, Verdict, adjust, compare, confidence_text, decide_change, geometric_mean
 from .stats.contention import contention_differs
 from .stats.estimate import Estimate, estimate
 
-DEFAULT_THRESHOLD = 0.02
-DEFAULT_CONFIDENCE = 0.99
+RULES = DEFAULT.change  # compare's numbers, each with why: perflab.policy.Change
+DEFAULT_THRESHOLD = RULES.threshold
+DEFAULT_CONFIDENCE = RULES.confidence
 DEFAULT_ALPHA = round(1 - DEFAULT_CONFIDENCE, 10)  # one confidence: α is 1 − the interval's
-MIN_SAMPLES = 5  # per side; below that there is nothing to judge
 
 
 @dataclass
@@ -74,7 +75,7 @@ class Comparison:
     forced_mismatch: list[str] = field(default_factory=list)
     threshold: float = DEFAULT_THRESHOLD
     contention: str = ""  # why the two runs' contention differs clearly (empty: it does not)
-    count_threshold: float = DEFAULT_COUNT_THRESHOLD
+    count_threshold: float = RULES.count_threshold
     count_geomean: float | None = None  # of the New/Old Ir ratios judged
     imported: list[str] = field(default_factory=list)  # "run #3: imported from hyperfine (file)"
     confidence: float = DEFAULT_CONFIDENCE  # of every interval, and α = 1 − it for every p
@@ -124,7 +125,7 @@ def log_ratio_test(new: Estimate, old: Estimate, confidence: float) -> tuple[flo
 
 def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float = DEFAULT_THRESHOLD,
                  alpha: float = DEFAULT_ALPHA, confidence: float = DEFAULT_CONFIDENCE,
-                 force: bool = False, count_threshold: float = DEFAULT_COUNT_THRESHOLD) -> Comparison:
+                 force: bool = False, count_threshold: float = RULES.count_threshold) -> Comparison:
     (old_label, a), (new_label, b) = old, new
     result = Comparison(old_label, new_label, threshold=threshold, count_threshold=count_threshold,
                         confidence=confidence)
@@ -213,7 +214,7 @@ def measure_case(x: dict, y: dict, overhead_old: bool = True, overhead_new: bool
     # the columns print the same estimates the ratio is made of
     cc.old_mean = ea.mean if ea else None
     cc.new_mean = eb.mean if eb else None
-    if ea is None or eb is None or min(na, nb) < MIN_SAMPLES:
+    if ea is None or eb is None or min(na, nb) < RULES.min_samples:
         cc.verdict, cc.note = Verdict.NA, "too few samples (a dry run?)"
         return cc
     if ea.df < 1 or eb.df < 1:
@@ -264,7 +265,7 @@ def _judge_imported(cc: CaseComparison, x: dict, y: dict, over_a: bool, over_b: 
                 continue
         else:
             est, n = _side(c, over)
-            if est is None or n < MIN_SAMPLES or est.df < 1 or est.ci_low <= 0:
+            if est is None or n < RULES.min_samples or est.df < 1 or est.ci_low <= 0:
                 sides.append((est.mean if est else None, None, "no interval (one process, or too few samples)"))
                 continue
         sides.append((est.mean, est, ""))

@@ -15,6 +15,7 @@ from typing import Any, Iterator
 from . import __version__
 from .analysis import Row
 from .jobs import Job
+from .policy import DEFAULT, Policy, for_confidence
 from .model import Status
 from .report import rates
 from .stats.contention import run_contention
@@ -78,8 +79,20 @@ def document_head(results: list, job: Job, environment: dict, command: list[str]
         "complete": complete, "command": command,
         # the run's contention summary beside the machine it describes (stats/contention.py)
         "job": job.__dict__, "environment": {**environment, "contention": run_contention(results)},
+        # every tuned number that judged this run (perflab.policy): a result says which numbers decided it
+        "policy": job.policy.to_json(),
         "errors": errors or [],
     }
+
+
+def policy_of(doc: dict[str, Any]) -> Policy:
+    """The policy a results document was judged with: the one it saved, or (a document from before
+    policies were saved) today's numbers at its job's confidence and target."""
+    if isinstance(doc.get("policy"), dict):
+        return Policy.from_json(doc["policy"])
+    job = doc.get("job") or {}
+    return for_confidence(float(job.get("confidence", DEFAULT.stop.confidence)),
+                          float(job.get("target_rel_error", DEFAULT.stop.target_rel_error)))
 
 
 def _compact(value) -> str:
@@ -178,7 +191,7 @@ def load_document(path: Path) -> dict[str, Any]:
                             f"this perflab reads version {SCHEMA_VERSION}; upgrade perflab")
     if not isinstance(doc.get("cases"), list):
         raise DocumentError(f"{path}: has no 'cases' list; the file is truncated or damaged")
-    for name in ("environment", "job"):
+    for name in ("environment", "job", "policy"):
         if not isinstance(doc.get(name, {}), dict):
             raise DocumentError(f"{path}: '{name}' must be an object")
     from .model import case_key_of

@@ -14,11 +14,11 @@ from ..errors import UsageError
 from ..ratios import METHOD_COLUMN, Identity, format_ratio, pair, runtime_column
 from ..judge import contention_reason
 from ..model import Status
+from ..policy import DEFAULT
 from ..judge.interval import delta
+from ..results import SCHEMA as RESULTS_SCHEMA, SCHEMA_VERSION as RESULTS_VERSION  # one schema: results.py's
 from ..units import TIME_UNITS, format_in, format_size, pick_unit
 
-RESULTS_SCHEMA = "perflab.results"
-RESULTS_VERSION = 1
 OTHER = "Other"
 SEED_TITLES = {
     "000": "Performance Improvements in .NET 6",
@@ -40,9 +40,9 @@ SEED_SECTIONS = {
             "Process", "LINQ", "Interop", "Peanut butter", "GC", "JIT"],
     "004": ["Benchmarking Setup", "Span<T>", "Idle Connections", "EF Core", "Blazor", "Hodgepodge"],
 }
-CONFIDENCE = 0.999
+CONFIDENCE = DEFAULT.stop.confidence  # perflab run's, when a document does not say its own
 MAX_LISTED = 6  # cases named in a note before "and N more"
-SAME_BAND = (0.95, 1.05)
+SAME_BAND = DEFAULT.claims.same_band
 
 # -- loading ------------------------------------------------------------------------------------
 
