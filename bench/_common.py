@@ -77,9 +77,11 @@ def ratio_of(case: dict) -> Ratio | None:
     """The case's ratio to its baseline, or None for a baseline or a case without one. Two runtimes of a
     benchmark: its "runtime_ratio" (Ratio vs the first runtime); else the methods of a group with a
     baseline method: its "ratio" (perflab.ratios keeps the two apart)."""
+    from perflab.results import CaseRecord  # the one typed model of a results document
+    record = CaseRecord(0, "", case)
     for key, baseline in (("runtime_ratio", "is_runtime_baseline"), ("ratio", "is_baseline")):
-        r = case.get(key)
-        if r and r.get("value") is not None and not case.get(baseline):
+        r = record.stored_ratio(key)
+        if r is not None and not case.get(baseline):
             return Ratio(r["value"], r["ci_low"], r["ci_high"])
     return None
 
@@ -107,11 +109,12 @@ def contention_blocks(case: dict, doc: dict | None = None) -> bool:
     finds — was measured under heavy or changing contention, and the ratio is not the paired
     CPU-timed one of the same code on two runtimes (or revisions) that stands."""
     from perflab.judge import contention_reason
-    base = next((c for c in (doc or {}).get("cases", []) if c.get("key") == case.get("runtime_baseline")), None)
-    level = lambda c: ((c or {}).get("contention") or {}).get("level")  # noqa: E731
-    cpu = lambda c: ((c or {}).get("estimate") or {}).get("cpu_timed") is True  # noqa: E731
-    paired = base is not None and (case.get("runtime_ratio") or {}).get("paired") is True
-    return bool(contention_reason(level(case), level(base), paired, True, cpu(case), cpu(base)))
+    from perflab.results import CaseRecord  # the one typed model of a results document
+    found = next((c for c in (doc or {}).get("cases", []) if c.get("key") == case.get("runtime_baseline")), None)
+    this, base = CaseRecord(0, "", case), CaseRecord(0, "", found or {})
+    paired = found is not None and (this.stored_ratio("runtime_ratio") or {}).get("paired") is True
+    return bool(contention_reason(this.contention_level, base.contention_level, paired, True,
+                                  this.cpu_timed, base.cpu_timed))
 
 
 def compared_case(doc: dict) -> dict:
