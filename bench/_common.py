@@ -45,10 +45,12 @@ def perflab_run(path: Path, *args: str, out: Path | None = None,
 
 
 def called_different(value: float, ci_low: float, ci_high: float) -> bool:
-    """A ratio's verdict as `perflab compare` gives one: its interval excludes 1.00 and it is more than
-    compare's noise threshold (2 %) away from 1.00."""
-    from perflab.compare import DEFAULT_THRESHOLD
-    return not (ci_low <= 1.0 <= ci_high) and abs(value - 1.0) > DEFAULT_THRESHOLD
+    """A ratio's verdict as `perflab compare` gives one, from the judge (perflab.judge): its interval
+    excludes 1.00 and it is more than compare's noise threshold (Change.threshold, 2 %) away from 1.00."""
+    from perflab.judge import Thresholds, Verdict, verdict_from_interval
+    from perflab.policy import DEFAULT
+    verdict = verdict_from_interval(value, ci_low, ci_high, Thresholds(min_change=DEFAULT.change.threshold))
+    return verdict in (Verdict.FASTER, Verdict.SLOWER)
 
 
 @dataclass(frozen=True)
@@ -75,9 +77,11 @@ def ratio_of(case: dict) -> Ratio | None:
     """The case's ratio to its baseline, or None for a baseline or a case without one. Two runtimes of a
     benchmark: its "runtime_ratio" (Ratio vs the first runtime); else the methods of a group with a
     baseline method: its "ratio" (perflab.ratios keeps the two apart)."""
+    from perflab.results import CaseRecord  # the one typed model of a results document
+    record = CaseRecord(0, "", case)
     for key, baseline in (("runtime_ratio", "is_runtime_baseline"), ("ratio", "is_baseline")):
-        r = case.get(key)
-        if r and r.get("value") is not None and not case.get(baseline):
+        r = record.stored_ratio(key)
+        if r is not None and not case.get(baseline):
             return Ratio(r["value"], r["ci_low"], r["ci_high"])
     return None
 
@@ -91,33 +95,26 @@ REACHED = ("target reached", "ratio target reached")
 
 def inconclusive(case: dict, doc: dict | None = None) -> bool:
     """The run says its figure is not to be trusted: its precision target was not reached (it stopped
-    at its budget), the case failed, or it was measured under heavy or changing contention — save
-    the paired ratio of the same code on two runtimes with both sides CPU-timed, whose verdict
-    stands (perflab.stats.contention.ratio_stands; `doc` finds the baseline side)."""
+    at its budget), the case failed, or contention leaves its comparison without a verdict: heavy
+    or changing contention on either side, as the judge rules for the run's table
+    (`contention_blocks`; `doc` finds the baseline side)."""
     if case.get("status", "ok") != "ok" or case.get("stop_reason") not in REACHED:
         return True
     return contention_blocks(case, doc)
 
 
 def contention_blocks(case: dict, doc: dict | None = None) -> bool:
-    """Contention leaves the case's comparison without a verdict: it was measured under heavy or
-    changing contention, and its ratio is not the paired CPU-timed one of the same code on two
-    runtimes (or revisions) that stands (perflab.stats.contention.ratio_stands)."""
-    return _contended(case) and not _ratio_stands(case, doc)
-
-
-def _contended(case: dict) -> bool:
-    contention = case.get("contention") if isinstance(case.get("contention"), dict) else {}
-    return contention.get("level") in ("heavy", "changing")
-
-
-def _ratio_stands(case: dict, doc: dict | None) -> bool:
-    from perflab.stats.contention import ratio_stands
-    base = next((c for c in (doc or {}).get("cases", []) if c.get("key") == case.get("runtime_baseline")), None)
-    if base is None:
-        return False
-    cpu = lambda c: (c.get("estimate") or {}).get("cpu_timed") is True  # noqa: E731
-    return ratio_stands((case.get("runtime_ratio") or {}).get("paired") is True, True, cpu(case), cpu(base))
+    """Contention leaves the case's comparison without a verdict, as the judge rules for the run's
+    table (perflab.judge.contention_reason): either side — the case or its baseline, which `doc`
+    finds — was measured under heavy or changing contention, and the ratio is not the paired
+    CPU-timed one of the same code on two runtimes (or revisions) that stands."""
+    from perflab.judge import contention_reason
+    from perflab.results import CaseRecord  # the one typed model of a results document
+    found = next((c for c in (doc or {}).get("cases", []) if c.get("key") == case.get("runtime_baseline")), None)
+    this, base = CaseRecord(0, "", case), CaseRecord(0, "", found or {})
+    paired = found is not None and (this.stored_ratio("runtime_ratio") or {}).get("paired") is True
+    return bool(contention_reason(this.contention_level, base.contention_level, paired, True,
+                                  this.cpu_timed, base.cpu_timed))
 
 
 def compared_case(doc: dict) -> dict:

@@ -23,15 +23,17 @@ from perflab.report.claims import claims_of
 from perflab.report.families import pairs_of
 from perflab.report.family import summarize
 from perflab.report.results_view import report_from_docs, sections_of
-from perflab.results import case_result_from_json, load_document
+from perflab.results import ResultsDocument, case_result_from_json, load_document
 
 
 def run_lines(path: str) -> list[str]:
-    doc = load_document(Path(path))
-    job = doc.get("job") or {}
-    order = [rt.get("label") for rt in (doc.get("environment") or {}).get("runtimes") or [] if isinstance(rt, dict)]
-    rows = analyse([case_result_from_json(c) for c in doc["cases"]], job.get("confidence", 0.999),
-                   job.get("target_rel_error", 0.02), job.get("overhead", True), order)
+    results = ResultsDocument.read(Path(path))
+    doc = results.raw
+    order = [rt.get("label") for rt in results.environment.get("runtimes") or [] if isinstance(rt, dict)]
+    # the numbers it was judged with: the policy it saved, or its job's confidence and target
+    stop = results.policy.stop
+    rows = analyse([case_result_from_json(c) for c in doc["cases"]], stop.confidence,
+                   stop.target_rel_error, results.overhead, order)
     out = []
     for r in rows:
         for name, rat in (("ratio", r.ratio), ("runtime_ratio", r.runtime_ratio)):

@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _conditions  # noqa: E402
+from perflab.policy import DEFAULT  # noqa: E402
 from _common import NO_RATIO, compared_case, contention_blocks, perflab_run, ratio_of  # noqa: E402
 
 # allocates nothing (see bench/aa_power.py): the work scales exactly with STEPS
@@ -96,7 +97,7 @@ def make_repo(folder: Path, factor: float) -> tuple[Path, str, str]:
     return repo, first, _git(repo, "rev-parse", "HEAD")
 
 
-SAME_BAND = 0.02  # perflab compare's noise threshold
+SAME_BAND = DEFAULT.change.threshold  # perflab compare's noise threshold
 
 
 def verdict(r, blocked: bool) -> str:

@@ -14,6 +14,7 @@ from perflab.engine.affinity import Placement
 from perflab.engine.runner import Engine
 from perflab.errors import UsageError
 from perflab.jobs import get_job
+from perflab.policy import DEFAULT
 
 from fakes import FakeClock, FakeWorker, InlineExecutor, make_case
 
@@ -47,7 +48,7 @@ class FakePlacement(Placement):
         self.windows[pid] = self.windows.get(pid, 0) + 1
         busy = pid in self.parallel or (pid in self.compiling and self.windows[pid] == 1)
         share = 1.9 if busy else 0.97
-        pinned = None if share > affinity.CPU_SHARE_LIMIT else self.cpu
+        pinned = None if share > DEFAULT.placement.cpu_share_limit else self.cpu
         self.events.append(("pin", pid, pinned))
         return pinned, share
 
@@ -82,7 +83,7 @@ def test_single_threaded_launches_are_pinned_after_warmup_and_parallel_ones_are_
     by_pid = {ln.pid: ln for ln in res.launches}
     assert by_pid[100].cpu == 1 and by_pid[100].cpu_share == pytest.approx(0.97)
     assert by_pid[101].cpu is None and by_pid[101].cpu_share == pytest.approx(1.9)
-    assert placement.windows[101] == affinity.PROBE_TRIES  # looked at again, then left alone
+    assert placement.windows[101] == DEFAULT.placement.probe_tries  # looked at again, then left alone
     assert by_pid[102].cpu == 1 and placement.windows[102] == 2  # pinned once its JIT was done
     # perflab's own process is given back every CPU before workers start (they inherit its affinity)
     # and at the end of the group
@@ -92,7 +93,7 @@ def test_single_threaded_launches_are_pinned_after_warmup_and_parallel_ones_are_
 
 
 def test_a_case_whose_first_launch_used_two_cpus_leaves_every_later_launch_on_every_cpu():
-    """Launches of one case are placed alike: the first was watched PROBE_TRIES times and left
+    """Launches of one case are placed alike: the first was watched Placement.probe_tries times and left
     alone, so the later ones (which would each look single-threaded here) are neither watched nor
     pinned — a pinned launch of a two-thread I/O case measures another thing (Java's HttpDownload:
     40 ms a call with every CPU, 100 ms pinned)."""
@@ -108,7 +109,7 @@ def test_a_case_whose_first_launch_used_two_cpus_leaves_every_later_launch_on_ev
     [res] = Engine(get_job("default", launches_max=3), launch, clock=clock, rng=random.Random(1),
                    placement=placement).run_group([make_case()])
     assert len(res.launches) >= 2
-    assert placement.windows == {100: affinity.PROBE_TRIES}  # only the first was watched
+    assert placement.windows == {100: DEFAULT.placement.probe_tries}  # only the first was watched
     assert all(ln.cpu is None for ln in res.launches)
     assert not any(placement.joined.get(ln.pid) for ln in res.launches[1:])
 
@@ -175,19 +176,19 @@ def test_real_launches_are_pinned_when_they_use_one_cpu(tmp_path):
     [doc_path] = (tmp_path / "out").glob("perflab-*.json")
     cases = {c["benchmark"]["name"]: c for c in json.loads(doc_path.read_text())["cases"]}
     single = cases["single"]["launches"]
-    assert all(ln["cpu"] == int(cpu) and ln["cpu_share"] <= affinity.CPU_SHARE_LIMIT for ln in single), \
+    assert all(ln["cpu"] == int(cpu) and ln["cpu_share"] <= DEFAULT.placement.cpu_share_limit for ln in single), \
         [(ln["cpu"], ln["cpu_share"]) for ln in single]
     # the first launch decides on its share; a later one follows a first that was left alone,
     # unwatched (engine/runner._left_alone), and decides on its own share after a pinned first
     par = sorted(cases["parallel"]["launches"], key=lambda ln: ln["index"])
     first = par[0]
     assert first["cpu_share"] is not None
-    assert (first["cpu"] is None) == (first["cpu_share"] > affinity.CPU_SHARE_LIMIT), first
+    assert (first["cpu"] is None) == (first["cpu_share"] > DEFAULT.placement.cpu_share_limit), first
     for ln in par[1:]:
         if first["cpu"] is None:
             assert ln["cpu"] is None, ln
         elif ln["cpu_share"] is not None:
-            assert (ln["cpu"] is None) == (ln["cpu_share"] > affinity.CPU_SHARE_LIMIT), ln
+            assert (ln["cpu"] is None) == (ln["cpu_share"] > DEFAULT.placement.cpu_share_limit), ln
 
 
 def test_a_process_using_two_cpus_is_not_pinned_and_one_using_one_is(monkeypatch):
@@ -228,7 +229,7 @@ def test_threads_that_hand_work_to_each_other_are_not_pinned(monkeypatch):
     readings[20] = (0.098, 0.09, {1: (250, 95 * ms), 2: (500, ms), 3: (405, ms), 4: (9000, 50 * ms)})
     handoff = place.pin_if_single(10, start[10], 0.1)
     assert handoff.cpu is None and handoff.share == pytest.approx(0.98)
-    assert handoff.handoff == pytest.approx(28000) and handoff.handoff >= affinity.HANDOFF_RATE
+    assert handoff.handoff == pytest.approx(28000) and handoff.handoff >= DEFAULT.placement.handoff_rate
     busy = place.pin_if_single(20, start[20], 0.1)
     assert busy.cpu == 0 and busy.handoff == 0.0  # one thread did the work
     assert pinned == [20]
@@ -378,10 +379,10 @@ def test_starts_ahead_pause_while_they_slow_perflab_and_are_tried_again_later():
     assert not engine._ahead_hurts()  # too few iterations to tell
     engine._lag_n[True] = 30
     assert engine._ahead_hurts()
-    clock.t += runner.AHEAD_PAUSE_S / 2
+    clock.t += DEFAULT.starts.ahead_pause_s / 2
     engine._lag[False] = 0.0010
     assert engine._ahead_hurts()  # still paused, though nothing was measured while starting
-    clock.t += runner.AHEAD_PAUSE_S
+    clock.t += DEFAULT.starts.ahead_pause_s
     assert not engine._ahead_hurts()  # tried afresh
     assert engine._lag_n[True] == 0
 

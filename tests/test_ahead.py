@@ -1,10 +1,10 @@
 """Start-ahead bookkeeping (engine/ahead.py) on hand-fed lags: no engine, no process."""
 from perflab.engine.ahead import AheadGate, starts_wanted
-from perflab.engine.constants import AHEAD_PAUSE_S, LAG_MIN_SAMPLES
 from perflab.jobs import get_job
+from perflab.policy import DEFAULT
 
 
-def _gate(busy: float, idle: float, n: int = LAG_MIN_SAMPLES) -> AheadGate:
+def _gate(busy: float, idle: float, n: int = DEFAULT.starts.lag_min_samples) -> AheadGate:
     gate = AheadGate()
     for _ in range(n):
         gate.record(True, busy)
@@ -20,12 +20,12 @@ def test_starting_ahead_pauses_when_it_slows_every_round_iteration_and_is_tried_
     gate = _gate(busy=0.0035, idle=0.0010)
     assert gate.hurts(now=0.0)
     assert gate.n[True] == 0 and gate.lag[True] is None  # measured afresh when they resume
-    assert gate.hurts(now=AHEAD_PAUSE_S / 2)  # still paused
-    assert not gate.hurts(now=AHEAD_PAUSE_S)
+    assert gate.hurts(now=DEFAULT.starts.ahead_pause_s / 2)  # still paused
+    assert not gate.hurts(now=DEFAULT.starts.ahead_pause_s)
 
 
 def test_too_few_iterations_cannot_tell():
-    assert not _gate(busy=0.0035, idle=0.0010, n=LAG_MIN_SAMPLES - 1).hurts(now=0.0)
+    assert not _gate(busy=0.0035, idle=0.0010, n=DEFAULT.starts.lag_min_samples - 1).hurts(now=0.0)
 
 
 def test_starts_wanted_doubles_the_live_launches_within_the_job_caps():

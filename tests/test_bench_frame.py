@@ -57,6 +57,26 @@ def test_a_ratio_and_its_verdict_are_read_from_the_case():
     assert not ratio_of({**case, "ratio": {"value": 1.01, "ci_low": 1.005, "ci_high": 1.015}}).different
 
 
+def test_a_bench_verdict_under_contention_is_the_judges():
+    """bench/ studies call a case inconclusive under contention as the run's table does
+    (perflab.judge.contention_reason): either side contended, unless the ratio is the paired
+    CPU-timed one of the same code, which stands."""
+    def side(key, level, cpu=True):
+        return {"key": key, "status": "ok", "stop_reason": "ratio target reached", "runtime_baseline": "A",
+                "contention": {"level": level}, "estimate": {"cpu_timed": cpu},
+                "runtime_ratio": {"value": 1.1, "ci_low": 1.05, "ci_high": 1.15, "paired": True}}
+    base, case = side("A", "none"), side("B", "none")
+    doc = {"cases": [base, case]}
+    assert not inconclusive(case, doc)
+    # the baseline side heavily contended, the ratio not the one that stands: inconclusive
+    unpaired = {**case, "runtime_ratio": {**case["runtime_ratio"], "paired": False}}
+    assert inconclusive(unpaired, {"cases": [side("A", "heavy"), unpaired]})
+    assert inconclusive({**unpaired, "contention": {"level": "changing"}}, doc)
+    # paired, both sides CPU-timed: it stands; one side on the wall clock: it does not
+    assert not inconclusive(case, {"cases": [side("A", "heavy"), case]})
+    assert inconclusive(case, {"cases": [side("A", "heavy", cpu=False), case]})
+
+
 def test_the_contamination_has_the_planted_shares():
     import importlib.util  # by path: a module named `coverage` may already be the coverage.py package
     path = Path(__file__).resolve().parents[1] / "bench" / "coverage.py"

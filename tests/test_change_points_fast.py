@@ -5,7 +5,8 @@ import math
 import numpy as np
 import ruptures as rpt
 
-from perflab.history import PENALTY_PER_LOG_N
+from perflab.policy import DEFAULT
+
 
 
 def test_kernel_cpd_linear_finds_the_breakpoints_of_pelt_l2():
@@ -16,7 +17,7 @@ def test_kernel_cpd_linear_finds_the_breakpoints_of_pelt_l2():
         for _ in range(int(rng.integers(0, 4))):
             x[int(rng.integers(1, n)):] += rng.normal(0, 3)
         x = np.round(x, int(rng.integers(0, 3))).reshape(-1, 1)  # ties too
-        pen = PENALTY_PER_LOG_N * math.log(n)
+        pen = DEFAULT.history.penalty_per_log_n * math.log(n)
         slow = rpt.Pelt(model="l2", min_size=3, jump=1).fit(x).predict(pen=pen)
         fast = rpt.KernelCPD(kernel="linear", min_size=3, jump=1).fit(x).predict(pen=pen)
         assert [int(b) for b in fast] == slow

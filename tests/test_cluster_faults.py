@@ -23,6 +23,7 @@ ray = pytest.importorskip("ray")
 
 from loopback_cluster import ENV, loopback_cluster  # noqa: E402
 from perflab.cluster import driver  # noqa: E402
+from perflab.policy import DEFAULT  # noqa: E402
 from perflab.errors import UsageError  # noqa: E402
 
 
@@ -181,6 +182,6 @@ def test_a_lost_worker_process_is_not_a_lost_machine(cluster, tmp_path):
     assert once["rerun"].startswith("measured again: its worker process was lost (its machine is "
                                     "still up) mid-group"), once["rerun"]
     assert always["status"] == "failed"
-    assert always["error"].startswith(f"lost {driver.MAX_LOSSES} times mid-group, last: its worker "
+    assert always["error"].startswith(f"lost {DEFAULT.cluster.max_losses} times mid-group, last: its worker "
                                       "process was lost"), always["error"]
     assert "0 lost with their machine" in r.stderr

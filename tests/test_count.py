@@ -22,6 +22,7 @@ from perflab.measures.callgrind import CountProfile, NotCountable, parse_dump
 from perflab.model import CaseResult
 from perflab.report.table import build_table, csv_rows
 from perflab.toolchains.base import LaunchSpec
+from perflab.policy import DEFAULT
 
 # the head and the end of a real dump (callgrind 3.19, --cache-sim=yes), its cost lines left out
 DUMP = """# callgrind format
@@ -204,7 +205,7 @@ def test_agreement_on_the_third_launch_and_never():
     c = _counter()
     FakeSession.per_launch_extra = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
     rec = c.count(case)
-    assert len(rec["launches"]) == arith.MAX_LAUNCHES and not rec["agreed"]
+    assert len(rec["launches"]) == DEFAULT.counts.max_launches and not rec["agreed"]
     assert rec["per_op"]["Ir"] == pytest.approx(102.0)  # the median
     assert rec["spread"] == pytest.approx(4 / 102)
     assert "no two of 5 launches agreed" in rec["note"]

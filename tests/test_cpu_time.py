@@ -12,6 +12,7 @@ from perflab.engine.worker import CpuClock, Timings
 from perflab.errors import ProtocolError
 from perflab.jobs import get_job
 from perflab.results import case_result_from_json, row_to_json
+from perflab.policy import DEFAULT
 
 from fakes import FakeClock, FakeWorker, make_case
 
@@ -119,9 +120,9 @@ def _samples(cpu, wall):
 
 def test_a_rare_iteration_with_more_cpu_than_wall_is_a_clock_glitch_not_a_failed_case():
     """A quiet run lost a whole case to one iteration with 5.38 ms of thread CPU in 2.98 ms of wall
-    time: a process may have CPU_GLITCH_SHARE of its iterations over (one at least), kept as measured;
+    time: a process may have Replies.cpu_glitch_share of its iterations over (one at least), kept as measured;
     more means a worker reading the wrong clock, and fails as before."""
-    from perflab.engine.worker import CPU_GLITCH_SHARE, CpuGlitches, check_cpu_times
+    from perflab.engine.worker import CpuGlitches, check_cpu_times
     clock = CpuClock("x", "thread", 1)
     wall = [2_981_643] * 10
     glitched = [2_900_000] * 10
@@ -134,9 +135,9 @@ def test_a_rare_iteration_with_more_cpu_than_wall_is_a_clock_glitch_not_a_failed
         check_cpu_times(_samples(glitched, wall), "cpu_ns", wall, clock, g)  # a second one: too many
     # a longer process may have its share: 2 % of 500 iterations
     g = CpuGlitches(checked=490)
-    for _ in range(int(CPU_GLITCH_SHARE * 500)):
+    for _ in range(int(DEFAULT.replies.cpu_glitch_share * 500)):
         check_cpu_times(_samples([2_900_000] * 9 + [5_381_683], wall[:10]), "cpu_ns", wall, clock, g)
-    assert g.over == int(CPU_GLITCH_SHARE * 500) and g.over <= g.allowed()
+    assert g.over == int(DEFAULT.replies.cpu_glitch_share * 500) and g.over <= g.allowed()
     # without a process's count (a conformance vector) none may be over
     with pytest.raises(ProtocolError, match=r"cpu_ns\[0\]"):
         check_cpu_times(_samples(glitched, wall), "cpu_ns", wall, clock)

@@ -540,15 +540,14 @@ def test_when_processes_disagree_launches_retire_and_fresh_ones_take_their_place
             per_round[r] = per_round.get(r, 0) + 1
     assert max(per_round.values()) <= job.launches_live  # never more processes alive than the live cap
     # a retired launch measured at least the minimum a process is worth; every sample was kept
-    from perflab.engine.allocation import MIN_ITERATIONS_BEFORE_RETIRING
-    assert all(len(ln.workload) >= MIN_ITERATIONS_BEFORE_RETIRING for ln in res.launches[:job.launches_live])
+    assert all(len(ln.workload) >= job.policy.stop.min_iterations_before_retiring for ln in res.launches[:job.launches_live])
     assert all(w.closed for w in workers)
 
 
 def test_one_slow_judgement_does_not_postpone_the_next_for_long():
     """Judging is spaced by what it costs, but one judgement that stalled (30 s here) must not let
     the rounds run on unjudged — past the budget — for four times as long."""
-    from perflab.engine.runner import Engine as RealEngine, JUDGE_WAIT_MAX_S
+    from perflab.engine.runner import Engine as RealEngine
     clock = FakeClock()
     job = get_job("short")
 
@@ -566,7 +565,7 @@ def test_one_slow_judgement_does_not_postpone_the_next_for_long():
                        rng=random.Random(1)).run_group([make_case()])
     assert res.stop_reason in ("budget exhausted", "iteration limit")
     measured_s = sum(sum(ln.workload) + sum(ln.overhead) for ln in res.launches) / 1e9
-    assert measured_s < job.budget_s + 4 * JUDGE_WAIT_MAX_S
+    assert measured_s < job.budget_s + 4 * job.policy.stop.judge_wait_max_s
 
 
 def test_a_comparison_limited_by_process_differences_gets_more_processes_not_more_rounds():

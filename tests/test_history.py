@@ -9,8 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from perflab.history import PERMUTATIONS, change_points, find_changes, permutation_p
+from perflab.history import change_points, find_changes, permutation_p
 from perflab.store import open_store
+from perflab.policy import DEFAULT
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,7 +30,7 @@ def test_permutations_that_tie_with_the_observed_split_count_as_ties():
     tie can come out an ulp below the observed value; counted with a bare `>=` it was lost and p came
     out 0.077 here (too small: a split looked more significant than it is)."""
     x = np.array([0.1, 0.2, 0.3, 0.7, 0.8, 0.9])
-    sd = (0.1 * 0.9 / PERMUTATIONS) ** 0.5
+    sd = (0.1 * 0.9 / DEFAULT.history.permutations) ** 0.5
     assert abs(permutation_p(x) - 0.1) < 3 * sd
     # the same halves on another scale: the same p
     assert permutation_p(x * 1e-3 + 5.0) == permutation_p(x)

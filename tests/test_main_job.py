@@ -8,8 +8,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from perflab.engine.total_budget import MIN_BUDGET_SCALE, budget_scale
+from perflab.engine.total_budget import budget_scale
 from perflab.report.results_view import load_report
+from perflab.policy import DEFAULT
 from test_seeds_report import HTTP, PREALLOC, case, doc
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
@@ -296,7 +297,7 @@ def test_budget_total_scales_the_remaining_cases_budgets():
     groups = _groups(("python", 2), ("java", 2))      # nominal: 2×2 + 2×6 = 16 s
     assert budget_scale(100.0, groups, 2.0, {"java": 6.0}) == 1.0
     assert budget_scale(8.0, groups, 2.0, {"java": 6.0}) == pytest.approx(0.5)
-    assert budget_scale(-5.0, groups, 2.0, {"java": 6.0}) == MIN_BUDGET_SCALE  # overrun: still measured
+    assert budget_scale(-5.0, groups, 2.0, {"java": 6.0}) == DEFAULT.budget.min_budget_scale  # overrun: still measured
 
 
 def test_a_bad_budget_total_is_a_usage_error_naming_the_flag(capsys):

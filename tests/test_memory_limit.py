@@ -21,6 +21,7 @@ from perflab.engine import memory
 from perflab.engine.memory import Watch, default_limit, format_size, heap_flags, limit_spec, parse_size
 from perflab.errors import UsageError
 from perflab.toolchains.base import LaunchSpec
+from perflab.policy import DEFAULT
 
 FIXTURES = Path(__file__).parent / "fixtures" / "memory"
 LIMIT = "256m"
@@ -49,7 +50,7 @@ def test_the_default_is_half_the_memory_per_cpu(monkeypatch):
     assert default_limit() == 6 << 30
     monkeypatch.setattr(memory, "machine_memory", lambda: 1 << 30)
     monkeypatch.setattr(memory.os, "cpu_count", lambda: 8)
-    assert default_limit() == memory.MIN_DEFAULT
+    assert default_limit() == DEFAULT.memory.default_min_bytes
 
 
 def test_runtimes_get_their_own_heap_flag_before_the_users_flags():

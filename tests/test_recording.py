@@ -9,6 +9,7 @@ from perflab.analysis import analyse
 from perflab.jobs import get_job
 from perflab.model import CaseResult, LaunchSamples
 from perflab.recording import Recorder, neighbourhood, read_log
+from perflab.policy import DEFAULT
 
 
 def result(name, runtime="rt1", params=(), baseline=False, mean=1000.0, seed=0):
@@ -148,7 +149,7 @@ def test_an_interval_write_judges_only_what_changed_since_the_last(tmp_path):
 
 
 def test_fast_cases_are_stored_in_batches_and_a_killed_run_resumes_every_finished_one(tmp_path):
-    from perflab.recording import STORE_INTERVAL_S, resumable
+    from perflab.recording import resumable
     clock = FakeClock()
     batches = []
     rec = Recorder(job=get_job("short"), environment={}, command=["perflab"],
@@ -159,10 +160,10 @@ def test_fast_cases_are_stored_in_batches_and_a_killed_run_resumes_every_finishe
         return result("m", params=(("n", (str(i),)),), seed=i)
     rec.add(one(0))  # the first goes at once
     for i in range(1, 10):  # nine more within the interval: held
-        clock.t += STORE_INTERVAL_S / 20
+        clock.t += DEFAULT.recording.store_interval_s / 20
         rec.add(one(i))
     assert [len(b) for b in batches] == [1]
-    clock.t += STORE_INTERVAL_S
+    clock.t += DEFAULT.recording.store_interval_s
     rec.add(one(10))  # the interval is up: the held ones and this one, together
     assert [len(b) for b in batches] == [1, 10]
     for i in range(11, 14):  # then killed before the next interval (no close: kill -9)
@@ -177,13 +178,12 @@ def test_fast_cases_are_stored_in_batches_and_a_killed_run_resumes_every_finishe
 
 
 def test_slow_cases_and_cases_without_a_log_are_stored_one_by_one(tmp_path):
-    from perflab.recording import STORE_INTERVAL_S
     clock = FakeClock()
     batches = []
     slow = recorder(tmp_path, clock, rows=None)
     slow.on_cases = batches.append
     for i in range(3):
-        clock.t += STORE_INTERVAL_S
+        clock.t += DEFAULT.recording.store_interval_s
         slow.add(result(f"m{i}", seed=i))
     assert [len(b) for b in batches] == [1, 1, 1]
     unlogged = []
@@ -197,9 +197,8 @@ def test_slow_cases_and_cases_without_a_log_are_stored_one_by_one(tmp_path):
 
 def test_interval_rewrites_wait_for_the_run_to_grow_so_bytes_written_stay_linear(tmp_path):
     """A rewrite is O(run) bytes: one per interval would be O(run) per case over a long run. Each
-    waits until the run has DOCUMENT_GROWTH more cases than the last held, so the rewrites of a run
+    waits until the run has Recording.document_growth more cases than the last held, so the rewrites of a run
     of n cases hold O(n) cases in all, whatever the interval."""
-    from perflab.recording import DOCUMENT_GROWTH
     clock = FakeClock()
     rec = recorder(tmp_path, clock, interval=1.0)
     held, n = [], 400
@@ -208,8 +207,8 @@ def test_interval_rewrites_wait_for_the_run_to_grow_so_bytes_written_stay_linear
         clock.t += 2.0  # every case past the interval: only the growth rule spaces the rewrites
         if rec.document_writes > len(held):
             held.append(len(json.loads((tmp_path / "r.json").read_text())["cases"]))
-    assert held[0] <= 2 and all(b >= a * (1 + DOCUMENT_GROWTH) for a, b in zip(held, held[1:]))
-    assert sum(held) <= n * (1 + 1 / DOCUMENT_GROWTH)
+    assert held[0] <= 2 and all(b >= a * (1 + DEFAULT.recording.document_growth) for a, b in zip(held, held[1:]))
+    assert sum(held) <= n * (1 + 1 / DEFAULT.recording.document_growth)
     assert len(held) < 30  # one per interval would have been 400
     rec.finish()
     assert len(_cases_of(tmp_path / "r.json")) == n

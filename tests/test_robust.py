@@ -119,7 +119,7 @@ def test_a_case_that_mostly_waits_keeps_its_iterations_whatever_its_cpu_time_jit
 
     est = estimate(waiting(0.01))
     assert est.preempted == 0 and est.n >= 38 and est.launches == 4
-    assert estimate(waiting(0.6)).preempted > 5  # the rule is still on above PREEMPT_MIN_SHARE
+    assert estimate(waiting(0.6)).preempted > 5  # the rule is still on above Cleaning.preempt_min_share
 
 
 def test_a_process_clock_above_one_cpu_is_not_read_as_the_rest_having_waited():

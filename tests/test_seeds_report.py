@@ -235,12 +235,13 @@ def test_several_files_are_merged_by_runtime(tmp_path):
 
 @pytest.mark.parametrize("content, message", [
     (None, "no such file"),
-    ("this is not json", "not a perflab results file"),
-    (json.dumps({"hello": 1}), "not a perflab results file"),
-    (json.dumps([1, 2]), "not a perflab results file"),
-    (json.dumps({"schema": "perflab.results", "version": 99, "cases": []}), "not supported"),
+    # one reader for every command (results.load_document): its messages
+    ("this is not json", "not valid JSON"),
+    (json.dumps({"hello": 1}), "not a perflab results document"),
+    (json.dumps([1, 2]), "not a perflab results document"),
+    (json.dumps({"schema": "perflab.results", "version": 99, "cases": []}), "written by a newer perflab"),
     (json.dumps({"schema": "perflab.results", "version": 1, "cases": []}), "no cases"),
-    (json.dumps({"schema": "perflab.results", "version": 1, "cases": [{"x": 1}]}), "not a perflab results file"),
+    (json.dumps({"schema": "perflab.results", "version": 1, "cases": [{"x": 1}]}), "case 1 lacks 'key'"),
 ])
 def test_bad_input_is_one_line_naming_the_file(tmp_path, content, message):
     p = tmp_path / "bad.json"

@@ -8,10 +8,11 @@ from types import SimpleNamespace
 import pytest
 
 from perflab.engine.runner import Engine
-from perflab.engine.total_budget import (MIN_BUDGET_SCALE, SKIPPED, TIMEOUT_FLOOR_S, Overheads, TotalBudget,
+from perflab.engine.total_budget import (SKIPPED, Overheads, TotalBudget,
                                          budget_scale, reply_timeout, skip_timed_out)
 from perflab.jobs import get_job
 from perflab.store import open_store
+from perflab.policy import DEFAULT
 
 from fakes import FakeClock, FakeWorker, make_case
 from test_store import case_doc, new_run
@@ -26,7 +27,7 @@ def test_the_overhead_of_each_case_is_charged_before_the_budgets_are_shared():
     assert budget_scale(8.0, groups, 2.0, {"java": 6.0}) == pytest.approx(0.5)
     # a second beyond its budget per case: 4 s of the 8 go to overheads, 4 s are shared
     assert budget_scale(8.0, groups, 2.0, {"java": 6.0}, {"python": 1.0, "java": 1.0}) == pytest.approx(0.25)
-    assert budget_scale(3.0, groups, 2.0, {"java": 6.0}, {"python": 1.0, "java": 1.0}) == MIN_BUDGET_SCALE
+    assert budget_scale(3.0, groups, 2.0, {"java": 6.0}, {"python": 1.0, "java": 1.0}) == DEFAULT.budget.min_budget_scale
 
 
 def test_overheads_are_a_median_per_language_and_a_first_guess_for_the_others():
@@ -68,11 +69,11 @@ def test_the_total_is_held_and_shared_evenly_when_every_case_costs_more_than_its
 
 
 def test_a_case_waits_for_a_reply_at_most_a_few_shares():
-    assert reply_timeout(0.2) == TIMEOUT_FLOOR_S and reply_timeout(20.0) == pytest.approx(60.0)
+    assert reply_timeout(0.2) == DEFAULT.budget.timeout_floor_s and reply_timeout(20.0) == pytest.approx(60.0)
     clock = FakeClock()
     tb = TotalBudget(10.0, 0.0, {}, clock=clock)
     j = tb.job_for(get_job("short"), _groups(("python", 10)))  # 1 s a case: the floor
-    assert j.budget_s == pytest.approx(1.0) and j.timeout_s == j.timeout_cap_s == TIMEOUT_FLOOR_S
+    assert j.budget_s == pytest.approx(1.0) and j.timeout_s == j.timeout_cap_s == DEFAULT.budget.timeout_floor_s
     mine = TotalBudget(10.0, 0.0, {}, fixed_timeout=True, clock=clock)  # --timeout given: the user's
     assert mine.job_for(get_job("short", timeout_s=300.0), _groups(("python", 10))).timeout_s == 300.0
 
@@ -115,12 +116,11 @@ def test_a_case_whose_latest_attempt_timed_out_is_skipped_with_the_run_named(tmp
 
 def test_a_timed_out_case_is_tried_again_after_a_few_runs_skipped_it(tmp_path):
     """A time-out may have been the machine's: the skip must not hide the case for ever."""
-    from perflab.engine.total_budget import RETRY_AFTER_SKIPS
     store = open_store(f"sqlite://{tmp_path / 'h.db'}")
     slow = make_case("slow")
     r1 = new_run(store)
     store.add_cases(r1, [{**case_doc(slow.key, status="failed"), "error": "timed out after 10.0s"}])
-    for n in range(RETRY_AFTER_SKIPS):
+    for n in range(DEFAULT.budget.retry_after_skips):
         assert skip_timed_out([[slow]], store)[0] == [], n  # still skipped
         store.add_cases(new_run(store), [{**case_doc(slow.key, status="failed"),
                                           "error": f"{SKIPPED} timed out in run #{r1}"}])
@@ -150,7 +150,7 @@ def test_the_cases_a_claim_stands_on_come_first_with_a_full_share():
     second = tb.job_for(get_job("short"), ordered[1:])
     assert first.budget_s == pytest.approx(2.0 * 3.0 / 5.5) and second.budget_s == pytest.approx(first.budget_s / 4)
     clock.t = 10.0  # overrun: a reference case gets the floor every case has, not a quarter of it
-    assert tb.job_for(get_job("short"), ordered[1:]).budget_s == pytest.approx(2.0 * MIN_BUDGET_SCALE)
+    assert tb.job_for(get_job("short"), ordered[1:]).budget_s == pytest.approx(2.0 * DEFAULT.budget.min_budget_scale)
     everyone = TotalBudget(1.5, 0.0, {}, clock=FakeClock())  # nothing favoured: one share for all
     assert everyone.order(groups) == groups and everyone.job_for(get_job("short"), groups).budget_s == pytest.approx(2.0 * 1.5 / 10)
 
@@ -175,7 +175,7 @@ def test_run_under_a_total_bounds_a_hang_by_its_share_then_skips_it_next_time(tm
             "--budget-total", "60", "--store", store]
     r = perflab(*args, "-o", str(tmp_path / "1"))
     cases = {c["benchmark"]["name"]: c for c in only_json(tmp_path / "1")["cases"]}
-    assert cases["hangs"]["error"] == f"timed out after {TIMEOUT_FLOOR_S:.1f}s", r.stderr
+    assert cases["hangs"]["error"] == f"timed out after {DEFAULT.budget.timeout_floor_s:.1f}s", r.stderr
     r = perflab(*args, "-o", str(tmp_path / "2"))
     cases = {c["benchmark"]["name"]: c for c in only_json(tmp_path / "2")["cases"]}
     assert cases["hangs"]["error"].startswith(f"{SKIPPED} timed out in run #1 (timed out after 10.0s)")

@@ -14,13 +14,8 @@ from .judge import contention_reason, processes_disagree
 from .judge.ratio import ratio_from_launches, ratio_of
 from .stats import Estimate, Ratio, estimate, indistinguishable_from_empty
 from .stats.drift import speed_drift
-from .stats.modality import MULTIMODAL_THRESHOLD
+from .policy import for_confidence
 from .units import format_time
-
-
-# processes that disagree (perflab.judge.processes_disagree) are worth a warning once their means
-# are this far apart; closer, the interval across processes already says it
-DISAGREE_WARN_SPREAD = 0.05
 
 
 @dataclass
@@ -156,14 +151,16 @@ def _judge(row: Row, target: float, overhead: bool) -> None:
             f"{format_time(est.overhead_noise)})"
             + ("; below zero: the empty loop costs more than this benchmark's, the loops differ"
                if est.ci_high < 0 else ""))
-    if est.mvalue >= MULTIMODAL_THRESHOLD and est.n >= 30:
+    policy = for_confidence(est.confidence, target)
+    rules = policy.diagnosis
+    if est.mvalue >= rules.multimodal_threshold and est.n >= rules.multimodal_min_samples:
         row.warnings.append(f"the distribution looks multimodal (mValue = {est.mvalue:.2f})")
-    if est.launches > 1 and processes_disagree(est.between_share, est.launch_anova_p) and est.mean > 0:
+    if est.launches > 1 and processes_disagree(est.between_share, est.launch_anova_p, rules) and est.mean > 0:
         spread = (max(est.launch_means) - min(est.launch_means)) / est.mean
-        if spread > DISAGREE_WARN_SPREAD:
+        if spread > rules.disagree_warn_spread:
             row.warnings.append(f"processes disagree: launch means differ by {spread:.0%} "
                                 f"(p = {est.launch_anova_p:.1g}); results depend on the process")
-    floor = max(1000 * res.clock_resolution_ns, 100_000.0)
+    floor = max(policy.pilot.iteration_min_resolutions * res.clock_resolution_ns, rules.short_iteration_ns)
     if est.iteration_ns_median < floor and res.stop_reason != StopReason.DRY:
         row.warnings.append(
             f"iterations are short ({format_time(est.iteration_ns_median)} each, clock resolution "
@@ -185,7 +182,7 @@ def _judge(row: Row, target: float, overhead: bool) -> None:
         if judged is not None:
             what, reached = judged
             width = f"±{reached:.1%}" if reached < float("inf") else "unbounded"
-            drift = speed_drift(res.launches)
+            drift = speed_drift(res.launches, rules)
             why = ("the machine's own speed changed during the run: the empty loop, the same code in "
                    f"every process, took {format_time(drift[0])}–{format_time(drift[1])} a call "
                    f"(×{drift[1] / drift[0]:.2f})" if drift else "the machine or the benchmark is noisy")

@@ -25,21 +25,22 @@ from pathlib import Path
 
 import numpy as np
 
-from .count_verdicts import DEFAULT_COUNT_THRESHOLD, CountVerdict, format_count, judge_counts
+from .count_verdicts import CountVerdict, format_count, judge_counts
 from .environment import fingerprint_parts
 from .machines import case_machine_parts, has_machines
 from .errors import UsageError
 from .importers.common import is_imported, side_estimate
-from .results import DocumentError, launches_from_json, load_document
+from .results import CaseRecord, DocumentError, ResultsDocument, load_document
 from .model import Status
+from .policy import DEFAULT
 from .judge import Thresholds, Verdict, adjust, compare, confidence_text, decide_change, geometric_mean
 from .stats.contention import contention_differs
 from .stats.estimate import Estimate, estimate
 
-DEFAULT_THRESHOLD = 0.02
-DEFAULT_CONFIDENCE = 0.99
+RULES = DEFAULT.change  # compare's numbers, each with why: perflab.policy.Change
+DEFAULT_THRESHOLD = RULES.threshold
+DEFAULT_CONFIDENCE = RULES.confidence
 DEFAULT_ALPHA = round(1 - DEFAULT_CONFIDENCE, 10)  # one confidence: α is 1 − the interval's
-MIN_SAMPLES = 5  # per side; below that there is nothing to judge
 
 
 @dataclass
@@ -74,7 +75,7 @@ class Comparison:
     forced_mismatch: list[str] = field(default_factory=list)
     threshold: float = DEFAULT_THRESHOLD
     contention: str = ""  # why the two runs' contention differs clearly (empty: it does not)
-    count_threshold: float = DEFAULT_COUNT_THRESHOLD
+    count_threshold: float = RULES.count_threshold
     count_geomean: float | None = None  # of the New/Old Ir ratios judged
     imported: list[str] = field(default_factory=list)  # "run #3: imported from hyperfine (file)"
     confidence: float = DEFAULT_CONFIDENCE  # of every interval, and α = 1 − it for every p
@@ -107,11 +108,16 @@ def load_side(ref: str, store_url: str | None) -> tuple[str, dict]:
         raise UsageError(str(exc)) from None
 
 
-def _side(case: dict, overhead: bool) -> tuple[Estimate | None, int]:
+def _record(case: "dict | CaseRecord") -> CaseRecord:
+    """A case as the typed model reads it (history hands compare the store's dicts)."""
+    return case if isinstance(case, CaseRecord) else CaseRecord(0, "", case)
+
+
+def _side(case: "dict | CaseRecord", overhead: bool) -> tuple[Estimate | None, int]:
     """A case's estimate from its raw samples, as `perflab run` makes it, and its sample count."""
-    launches = launches_from_json(case)
-    est = estimate(launches, case["benchmark"].get("ops_per_invoke", 1), subtract_overhead=overhead,
-                   modality=False)
+    case = _record(case)
+    launches = case.launches()
+    est = estimate(launches, case.ops_per_invoke, subtract_overhead=overhead, modality=False)
     return est, sum(len(ln.workload) for ln in launches)
 
 
@@ -124,7 +130,7 @@ def log_ratio_test(new: Estimate, old: Estimate, confidence: float) -> tuple[flo
 
 def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float = DEFAULT_THRESHOLD,
                  alpha: float = DEFAULT_ALPHA, confidence: float = DEFAULT_CONFIDENCE,
-                 force: bool = False, count_threshold: float = DEFAULT_COUNT_THRESHOLD) -> Comparison:
+                 force: bool = False, count_threshold: float = RULES.count_threshold) -> Comparison:
     (old_label, a), (new_label, b) = old, new
     result = Comparison(old_label, new_label, threshold=threshold, count_threshold=count_threshold,
                         confidence=confidence)
@@ -138,8 +144,9 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
         # an imported file states only some of its machine (perflab.importers): what it leaves
         # unsaid is unknown, not different; what it states must still match
         differing = [k for k in differing if fa[k] is not None and fb[k] is not None]
-    ca = {c["key"]: c for c in a["cases"]}
-    cb = {c["key"]: c for c in b["cases"]}
+    da, db = ResultsDocument(a, old_label), ResultsDocument(b, new_label)
+    ca = {k: c.raw for k, c in da.by_key().items()}
+    cb = {k: c.raw for k, c in db.by_key().items()}
     if has_machines(a) or has_machines(b):
         # a cluster run: what counts is the machine that measured each case, not the driver's
         differing = []
@@ -163,10 +170,9 @@ def compare_docs(old: tuple[str, dict], new: tuple[str, dict], threshold: float 
     if not common:
         raise UsageError(f"{old_label} and {new_label} have no case in common "
                          f"({len(ca)} vs {len(cb)} cases); nothing to compare")
-    over_a = bool((a.get("job") or {}).get("overhead", True))
-    over_b = bool((b.get("job") or {}).get("overhead", True))
-    result.contention = contention_differs((a.get("environment") or {}).get("contention") or {},
-                                           (b.get("environment") or {}).get("contention") or {})
+    over_a, over_b = da.overhead, db.overhead
+    result.contention = contention_differs(da.environment.get("contention") or {},
+                                           db.environment.get("contention") or {})
     tested = []
     for key in common:
         cc = measure_case(ca[key], cb[key], over_a, over_b, confidence)
@@ -192,28 +198,28 @@ def measure_case(x: dict, y: dict, overhead_old: bool = True, overhead_new: bool
               confidence: float = DEFAULT_CONFIDENCE) -> CaseComparison:
     """One case of two runs: both estimates, New/Old with its interval and unadjusted p, or the
     reason it cannot be tested (verdict n/a, p None). The verdict waits for `decide`."""
-    bench = x["benchmark"]
-    cc = CaseComparison(x["key"], f"{bench['group']}.{bench['name']}", x.get("params", {}),
-                        x["runtime"]["label"], None, None)
-    va, vb = x["runtime"].get("version"), y["runtime"].get("version")
+    rx, ry = _record(x), _record(y)
+    cc = CaseComparison(rx.key_text, f"{rx.group}.{rx.bench.get('name')}", x.get("params", {}),
+                        rx.runtime, None, None)
+    va, vb = (rx.raw["runtime"].get("version"), ry.raw["runtime"].get("version"))
     changed_runtime = f"runtime {va} → {vb}" if va != vb and va and vb else ""  # "": unknown (imported)
     if counted_only(x) or counted_only(y):  # `--measure instructions`: no time to judge
         cc.verdict, cc.timed = NOT_TIMED, False
         return cc
-    if x["status"] != Status.OK or y["status"] != Status.OK:
-        side = x if x["status"] != Status.OK else y
+    if rx.status != Status.OK or ry.status != Status.OK:
+        side = rx if rx.status != Status.OK else ry
         cc.verdict, cc.note = Verdict.NA, {Status.NA: "not available in ", Status.SKIPPED: "skipped in "}.get(
-            side["status"], "failed in ") + (
-            "old" if side is x else "new")
+            side.status, "failed in ") + (
+            "old" if side is rx else "new")
         return cc
     if is_imported(x) or is_imported(y):
         _judge_imported(cc, x, y, overhead_old, overhead_new, confidence, changed_runtime)
         return cc
-    (ea, na), (eb, nb) = _side(x, overhead_old), _side(y, overhead_new)
+    (ea, na), (eb, nb) = _side(rx, overhead_old), _side(ry, overhead_new)
     # the columns print the same estimates the ratio is made of
     cc.old_mean = ea.mean if ea else None
     cc.new_mean = eb.mean if eb else None
-    if ea is None or eb is None or min(na, nb) < MIN_SAMPLES:
+    if ea is None or eb is None or min(na, nb) < RULES.min_samples:
         cc.verdict, cc.note = Verdict.NA, "too few samples (a dry run?)"
         return cc
     if ea.df < 1 or eb.df < 1:
@@ -222,8 +228,7 @@ def measure_case(x: dict, y: dict, overhead_old: bool = True, overhead_new: bool
     if ea.ci_low <= 0 or eb.ci_low <= 0:
         cc.verdict, cc.note = Verdict.NA, "indistinguishable from empty"
         return cc
-    judged = compare(eb, ea, None, Thresholds(confidence), contention=(
-        (y.get("contention") or {}).get("level"), (x.get("contention") or {}).get("level")))
+    judged = compare(eb, ea, None, Thresholds(confidence), contention=(ry.contention_level, rx.contention_level))
     cc.ratio, cc.ci_low, cc.ci_high, cc.p = judged.ratio, judged.low, judged.high, judged.p
     cc.verdict = judged.verdict  # until `decide` adjusts p across the cases
     cc.note = "; ".join(n for n in (changed_runtime, *_old_first(judged.reasons)) if n)
@@ -264,7 +269,7 @@ def _judge_imported(cc: CaseComparison, x: dict, y: dict, over_a: bool, over_b: 
                 continue
         else:
             est, n = _side(c, over)
-            if est is None or n < MIN_SAMPLES or est.df < 1 or est.ci_low <= 0:
+            if est is None or n < RULES.min_samples or est.df < 1 or est.ci_low <= 0:
                 sides.append((est.mean if est else None, None, "no interval (one process, or too few samples)"))
                 continue
         sides.append((est.mean, est, ""))

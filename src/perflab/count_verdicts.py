@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .measures.counts import format_count  # noqa: F401  (compare, history and the web print counts with it)
+from .policy import DEFAULT
 
-DEFAULT_COUNT_THRESHOLD = 0.001
 MEASURE = "instructions"
 
 
@@ -71,7 +71,7 @@ class CountVerdict:
 
 
 def judge_counts(old: dict | None, new: dict | None,
-                 threshold: float = DEFAULT_COUNT_THRESHOLD) -> CountVerdict | None:
+                 threshold: float = DEFAULT.change.count_threshold) -> CountVerdict | None:
     """The verdict on New/Old per-op Ir; None when neither side was counted."""
     if old is None and new is None:
         return None

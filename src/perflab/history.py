@@ -30,19 +30,17 @@ import numpy as np
 
 from .judge import Verdict
 from .model import Status
+from .policy import DEFAULT
+from .stats.robust import robust_sd
 
-PENALTY_PER_LOG_N = 3.0
-MIN_SHIFT = 0.02
-SIGNIFICANCE = 0.002  # permutation p-value of the best split of the two neighbouring segments
-PERMUTATIONS = 1999
-SEGMENT_RUNS = 3  # the fewest runs PELT puts on either side of a change point
+RULES = DEFAULT.history  # the change-point rule's numbers, each with why: perflab.policy.History
 
 
 def _fewest_testable_runs() -> int:
     """The fewest runs whose best split the permutation test can call significant: a clean split of n
     runs into halves is matched by 2 of its C(n, n/2) orderings, so p >= 2 / C(n, n/2)."""
-    n = 2 * SEGMENT_RUNS
-    while 2 / math.comb(n, n // 2) >= SIGNIFICANCE:
+    n = 2 * RULES.segment_runs
+    while 2 / math.comb(n, n // 2) >= RULES.significance:
         n += 1
     return n
 
@@ -69,7 +67,6 @@ def max_split_t(x: np.ndarray, min_size: int = 3) -> np.ndarray:
     return np.max(np.abs(m1 - m2) / np.sqrt(pooled), axis=1)
 
 
-TIE_TOLERANCE = 1e-9  # relative: statistics this close to the observed one are ties (rounding)
 
 
 def permutation_p(x: np.ndarray, seed: int = 0) -> float:
@@ -78,9 +75,9 @@ def permutation_p(x: np.ndarray, seed: int = 0) -> float:
     an ulp below: such ties count as reaching it (a bare `>=` lost them, and p came out too small)."""
     rng = np.random.default_rng(seed)
     observed = max_split_t(x)[0]
-    perms = np.array([rng.permutation(x) for _ in range(PERMUTATIONS)])
-    reach = max_split_t(perms) >= observed * (1 - TIE_TOLERANCE)
-    return float((np.sum(reach) + 1) / (PERMUTATIONS + 1))
+    perms = np.array([rng.permutation(x) for _ in range(RULES.permutations)])
+    reach = max_split_t(perms) >= observed * (1 - RULES.tie_tolerance)
+    return float((np.sum(reach) + 1) / (RULES.permutations + 1))
 
 
 @dataclass
@@ -105,22 +102,22 @@ class Change:
         return Verdict.SLOWER if self.change > 0 else Verdict.FASTER
 
 
-def change_points(runs: list[int], means: list[float], min_shift: float = MIN_SHIFT
+def change_points(runs: list[int], means: list[float], min_shift: float = RULES.min_shift
                   ) -> list[tuple[int, float, float]]:
     """Indices where a new level starts, with the mean level before and after."""
     import ruptures as rpt
     x = np.log(np.asarray(means, dtype=float))
     n = len(x)
-    if n < 2 * SEGMENT_RUNS:
-        return []  # PELT cannot place a change with SEGMENT_RUNS runs on each side
+    if n < 2 * RULES.segment_runs:
+        return []  # PELT cannot place a change with RULES.segment_runs runs on each side
     diffs = np.diff(x)
-    sigma = 1.4826 * float(np.median(np.abs(diffs))) / math.sqrt(2)
-    sigma = max(sigma, 1e-3)  # timings never repeat to better than 0.1%: no wiggle below that is a change
+    sigma = robust_sd(diffs, 0.0) / math.sqrt(2)
+    sigma = max(sigma, RULES.sigma_floor_rel)
     # PELT with the L2 cost, exactly: ruptures' KernelCPD with the linear kernel is that same cost, in
     # its C implementation (rpt.Pelt(model="l2") computes it in Python: seconds for 1,000 runs,
     # where the dashboard has a fraction of a second)
-    algo = rpt.KernelCPD(kernel="linear", min_size=SEGMENT_RUNS, jump=1).fit((x / sigma).reshape(-1, 1))
-    bkps = [int(b) for b in algo.predict(pen=PENALTY_PER_LOG_N * math.log(n))[:-1]]
+    algo = rpt.KernelCPD(kernel="linear", min_size=RULES.segment_runs, jump=1).fit((x / sigma).reshape(-1, 1))
+    bkps = [int(b) for b in algo.predict(pen=RULES.penalty_per_log_n * math.log(n))[:-1]]
     out = []
     edges = [0, *bkps, n]
     for i, b in enumerate(bkps):
@@ -130,12 +127,12 @@ def change_points(runs: list[int], means: list[float], min_shift: float = MIN_SH
         # split was chosen as the best of many, so its significance comes from a permutation test of
         # the largest split statistic over the two neighbouring segments (as E-Divisive does).
         p = permutation_p(np.concatenate([left, right]))
-        if abs(after / before - 1) >= min_shift and p < SIGNIFICANCE:
+        if abs(after / before - 1) >= min_shift and p < RULES.significance:
             out.append((b, before, after))
     return out
 
 
-def find_changes(series: list[dict], min_shift: float = MIN_SHIFT, load_case=None) -> list[Change]:
+def find_changes(series: list[dict], min_shift: float = RULES.min_shift, load_case=None) -> list[Change]:
     """The changes of every case in `series` (Store.series rows): change points where a case has
     CHANGE_POINT_RUNS measured runs or more; below that, steps between consecutive runs judged as
     compare judges them, when `load_case(run_id, key)` gives the stored case and its run's job."""
@@ -155,7 +152,7 @@ def find_changes(series: list[dict], min_shift: float = MIN_SHIFT, load_case=Non
     return changes
 
 
-def young_steps(key: str, runs: list[int], load_case, min_shift: float = MIN_SHIFT) -> list[Change]:
+def young_steps(key: str, runs: list[int], load_case, min_shift: float = RULES.min_shift) -> list[Change]:
     """Steps between consecutive runs of one case: each pair tested as `perflab compare` tests the
     case, the series' p-values adjusted together, compare's verdict rule with min_shift as its
     threshold. Before and after are compare's estimates of the two runs."""
@@ -203,8 +200,8 @@ def count_steps(points: list[dict], threshold: float) -> list[int]:
 def find_count_changes(series: list[dict], threshold: float | None = None) -> list[Change]:
     """Steps in the instruction counts of every case in `series` (Store.series rows); the runs on
     each side are those up to the neighbouring steps."""
-    from .count_verdicts import DEFAULT_COUNT_THRESHOLD, per_op
-    threshold = DEFAULT_COUNT_THRESHOLD if threshold is None else threshold
+    from .count_verdicts import per_op
+    threshold = DEFAULT.change.count_threshold if threshold is None else threshold
     by_key: dict[str, list[dict]] = {}
     for s in series:
         if per_op(s.get("counts")) is not None:

@@ -32,6 +32,7 @@ import math
 from dataclasses import dataclass
 
 from .errors import UsageError
+from .policy import DEFAULT, Policy, policy_for
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class Job:
     iteration_time_s: float
     target_rel_error: float
     budget_s: float
-    confidence: float = 0.999
+    confidence: float = DEFAULT.stop.confidence  # of every interval the run prints
     overhead: bool = True
     diagnose: bool = True
     pilot: bool = True
@@ -69,6 +70,11 @@ class Job:
     def __post_init__(self):
         if self.launches_live <= 0:
             object.__setattr__(self, "launches_live", self.launches_max)
+
+    @property
+    def policy(self) -> Policy:
+        """Every tuned number the engine and the judge use for this job (perflab.policy)."""
+        return policy_for(self)
 
     def budget_for(self, language: str) -> float:
         return dict(self.budget_by_language).get(language, self.budget_s)

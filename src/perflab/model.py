@@ -197,7 +197,7 @@ class LaunchSamples:
     cpu: int | None = None  # the CPU the launch was pinned to after warmup (None: not pinned)
     cpu_share: float | None = None  # its CPU seconds per wall second at the end of warmup
     # how often its second most woken thread was scheduled in per second then (engine/affinity.py
-    # HANDOFF_RATE: threads handing work to each other are not pinned); None: not read
+    # Placement.handoff_rate: threads handing work to each other are not pinned); None: not read
     handoff_rate: float | None = None
     # what *_cpu were read with (hello.cpu_clock.scope): "thread" or "process"; None: unknown. Only a
     # thread clock can time a CPU-bound case's iterations in place of the wall clock (stats/clean.py)

@@ -7,7 +7,7 @@ Per case (O(1) in the run's size):
 - one JSON line is appended to the log beside the results and flushed: what a `kill -9` cannot take
   away (the store, when there is one, holds the same and is what `--resume` reads).
 
-Per interval (every `interval_s` once the run has grown by DOCUMENT_GROWTH since the last write, and
+Per interval (every `interval_s` once the run has grown by Recording.document_growth since the last write, and
 never more than a tenth of the host's time): the results document is rewritten, each case as the latest judgement of its neighbourhood made it; only the
 neighbourhoods that got cases since the last write are judged and turned into text again (judging
 and writing out the whole run each time cost the host O(run) per interval: 0.26 s at 1,000 cases,
@@ -17,7 +17,7 @@ needs of the rest). At the end: the whole run is judged once more, the document 
 document was rewritten after every case before: that is quadratic (300 cases: half the host's time in
 json.dump). A rewrite is O(run) bytes, so one every 30 s is still O(run) per case over a long run (78
 rewrites of up to 20 MB at 10,000 cases); waiting until the run has grown by a fixed share makes the
-bytes written O(1) per case (a geometric series: at most 1/DOCUMENT_GROWTH + 1 times the final
+bytes written O(1) per case (a geometric series: at most 1/Recording.document_growth + 1 times the final
 document in all). The log is the durable record meanwhile.
 """
 from __future__ import annotations
@@ -33,17 +33,7 @@ from .analysis import Row, analyse
 from .jobs import Job
 from .model import CaseResult
 from .results import case_line, document, document_head, row_to_json, write_atomic
-
-DOCUMENT_INTERVAL_S = 30.0
-# an interval rewrite waits until the run has this share more cases than the last one held
-DOCUMENT_GROWTH = 0.25
-# cases that finish faster than this go to the store together, in one transaction per interval (a
-# commit per case cost a dry run about 0.4 ms per case); slower ones, one by one as before. A case
-# not stored yet when the host is killed is in the log, which `--resume` reads too (`resumable`).
-STORE_INTERVAL_S = 1.0
-# a rewrite that costs c seconds waits at least c × this: the document never takes more than a
-# tenth of the host's time, however large the run
-MAX_DOCUMENT_SHARE = 0.1
+from .policy import DEFAULT
 
 
 def neighbourhood(result: CaseResult, baseline_groups: set = frozenset()) -> tuple:
@@ -62,7 +52,7 @@ class Recorder:
                  runtime_order: list[str], json_path: Path | None,
                  on_cases: Callable[[list[dict]], None] = lambda cases: None,
                  baseline_groups: set = frozenset(),
-                 interval_s: float = DOCUMENT_INTERVAL_S, clock: Callable[[], float] = time.monotonic):
+                 interval_s: float = DEFAULT.recording.document_interval_s, clock: Callable[[], float] = time.monotonic):
         self.job, self.environment, self.command, self.started = job, environment, command, started
         self.runtime_order = runtime_order
         self.json_path = json_path
@@ -129,14 +119,14 @@ class Recorder:
         self._pending.append(case)
         if self.log_path is None or self.clock() >= self._next_store:  # without a log: no batching
             self.flush_store()
-        if self.clock() >= self._next_write and len(self.results) >= self._written_cases * (1 + DOCUMENT_GROWTH):
+        if self.clock() >= self._next_write and len(self.results) >= self._written_cases * (1 + DEFAULT.recording.document_growth):
             self.write(complete=False)
         return mine
 
     def flush_store(self) -> None:
         """Hand the cases not stored yet to the store (`on_cases`), in one batch."""
         pending, self._pending = self._pending, []
-        self._next_store = self.clock() + STORE_INTERVAL_S
+        self._next_store = self.clock() + DEFAULT.recording.store_interval_s
         if pending:
             self.on_cases(pending)
 
@@ -165,7 +155,7 @@ class Recorder:
                              [self._lines[id(r)] for r in self.results])
             self.document_writes += 1
         cost = self.clock() - t0
-        self._next_write = self.clock() + max(self.interval_s, cost / MAX_DOCUMENT_SHARE)
+        self._next_write = self.clock() + max(self.interval_s, cost / DEFAULT.recording.max_document_share)
         self._written_cases = len(self.results)
         return rows
 

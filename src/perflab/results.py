@@ -1,20 +1,27 @@
 """The results document: versioned JSON holding every raw sample, the judgement, and the environment.
 
 Written atomically (a temporary file in the same folder, then rename), and rewritten as cases finish,
-so an interrupted run keeps everything measured so far.
+so an interrupted run keeps everything measured so far. Read back by one function (`load_document`,
+one schema constant) into one typed model (`ResultsDocument`, `CaseRecord`) that report, compare, the
+dashboard's run page and the bench/ studies read.
 """
 from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import os
+import re
 import tempfile
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterator
 
 from . import __version__
 from .analysis import Row
 from .jobs import Job
+from .policy import DEFAULT, Policy, for_confidence
 from .model import Status
 from .report import rates
 from .stats.contention import run_contention
@@ -78,8 +85,20 @@ def document_head(results: list, job: Job, environment: dict, command: list[str]
         "complete": complete, "command": command,
         # the run's contention summary beside the machine it describes (stats/contention.py)
         "job": job.__dict__, "environment": {**environment, "contention": run_contention(results)},
+        # every tuned number that judged this run (perflab.policy): a result says which numbers decided it
+        "policy": job.policy.to_json(),
         "errors": errors or [],
     }
+
+
+def policy_of(doc: dict[str, Any]) -> Policy:
+    """The policy a results document was judged with: the one it saved, or (a document from before
+    policies were saved) today's numbers at its job's confidence and target."""
+    if isinstance(doc.get("policy"), dict):
+        return Policy.from_json(doc["policy"])
+    job = doc.get("job") or {}
+    return for_confidence(float(job.get("confidence", DEFAULT.stop.confidence)),
+                          float(job.get("target_rel_error", DEFAULT.stop.target_rel_error)))
 
 
 def _compact(value) -> str:
@@ -163,7 +182,10 @@ def read_text(path: Path) -> str:
     return text
 
 
-def load_document(path: Path) -> dict[str, Any]:
+def load_document(path: Path, parts: bool = True) -> dict[str, Any]:
+    """A results document, checked (`case_problem`). `parts`: a case's counts and profile records
+    are checked too; `perflab report` leaves them to its own per-case notes (an unreadable counts
+    record is a note on that case, not a reason to refuse the file)."""
     text = read_text(path)
     try:
         doc = json.loads(text)
@@ -178,12 +200,12 @@ def load_document(path: Path) -> dict[str, Any]:
                             f"this perflab reads version {SCHEMA_VERSION}; upgrade perflab")
     if not isinstance(doc.get("cases"), list):
         raise DocumentError(f"{path}: has no 'cases' list; the file is truncated or damaged")
-    for name in ("environment", "job"):
+    for name in ("environment", "job", "policy"):
         if not isinstance(doc.get(name, {}), dict):
             raise DocumentError(f"{path}: '{name}' must be an object")
     from .model import case_key_of
     for i, case in enumerate(doc["cases"], 1):
-        problem = case_problem(case)
+        problem = case_problem(case, parts)
         if problem:
             raise DocumentError(f"{path}: case {i} {problem}; the file is damaged or not from perflab")
         case["key"] = case_key_of(case)  # files from before keys were quoted read as today's keys
@@ -194,9 +216,9 @@ def _kind(value) -> str:
     return "null" if value is None else type(value).__name__
 
 
-def case_problem(c) -> str:
+def case_problem(c, parts: bool = True) -> str:
     """What makes a case of a results document unusable ('' when nothing): the fields compare and
-    resume read, with their types."""
+    resume read, with their types (and, with `parts`, its counts and profile records)."""
     if not isinstance(c, dict):
         return f"is {_kind(c)}, not an object"
     for name in ("key", "status"):
@@ -239,6 +261,8 @@ def case_problem(c) -> str:
             if not isinstance(v, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
                                                   for x in v):
                 return f"launch {j} has '{f}' that is not a list of numbers"
+    if not parts:
+        return ""
     from .measures.profile import profile_problem
     return counts_problem(c.get("counts")) or profile_problem(c.get("profile"))
 
@@ -324,3 +348,220 @@ def case_result_from_json(c: dict[str, Any]):
                       rerun=str(c.get("rerun") or ""),
                       counts=c.get("counts") if isinstance(c.get("counts"), dict) else None,
                       profile=c.get("profile") if isinstance(c.get("profile"), dict) else None)
+
+
+# -- the typed model: one case, one document ------------------------------------------------------
+
+def _finite(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+@dataclass
+class CaseRecord:
+    """One case of a results document, typed: what `perflab report`, `perflab compare`, the dashboard
+    and the bench/ studies read of it. `raw` is the case's JSON object as written (a field no reader
+    names yet stays reachable); `doc` and `path` say which document of several it came from."""
+    doc: int
+    path: str
+    raw: dict
+    confidence: float = DEFAULT.stop.confidence  # its run's job's: every interval of the run is at it
+
+    @property
+    def bench(self) -> dict:
+        return self.raw.get("benchmark") or {}
+
+    @property
+    def bench_id(self) -> str:
+        b = self.bench
+        return str(b.get("id") or f"{b.get('group', '')}.{b.get('name', '?')}")
+
+    @property
+    def name(self) -> str:
+        return str(self.bench.get("name") or self.bench_id)
+
+    @property
+    def language(self) -> str:
+        return str(self.bench.get("language") or "")
+
+    @property
+    def method_name(self) -> str:
+        """The method alone, as the seeds name it: `Seek.SeekForward` and Go's `BenchmarkSeekForward`
+        are `SeekForward` (claims are keyed by it, across languages)."""
+        return method_of(self.name)
+
+    @property
+    def group(self) -> str:
+        return str(self.bench.get("group") or "")
+
+    @property
+    def meta(self) -> dict:
+        m = self.bench.get("meta")
+        return m if isinstance(m, dict) else {}
+
+    @property
+    def params(self) -> dict[str, str]:
+        p = self.raw.get("params")
+        return {str(k): str(v) for k, v in p.items()} if isinstance(p, dict) else {}
+
+    @property
+    def key(self) -> tuple[str, tuple[tuple[str, str], ...]]:
+        return self.bench_id, tuple(sorted(self.params.items()))
+
+    @property
+    def runtime(self) -> str:
+        rt = self.raw.get("runtime") or {}
+        return str(rt.get("label") or rt.get("name") or "?")
+
+    @property
+    def revision(self) -> str:
+        """`--rev`: the revision the case ran ("" in a run without revisions)."""
+        rt = self.raw.get("runtime") or {}
+        return str(rt.get("revision") or "")
+
+    @property
+    def ok(self) -> bool:
+        return self.raw.get("status", Status.OK) == Status.OK and self.mean is not None
+
+    @property
+    def estimate(self) -> dict:
+        e = self.raw.get("estimate")
+        return e if isinstance(e, dict) else {}
+
+    @property
+    def mean(self) -> float | None:
+        m = self.estimate.get("mean")
+        return float(m) if _finite(m) else None
+
+    @property
+    def se(self) -> float | None:
+        s = self.estimate.get("se")
+        return float(s) if _finite(s) else None
+
+    @property
+    def df(self) -> float | None:
+        d = self.estimate.get("df")
+        return float(d) if _finite(d) and d > 0 else None
+
+    @property
+    def alloc(self) -> float | None:
+        d = self.raw.get("diagnostics") or {}
+        a = d.get("alloc_bytes_per_op") if isinstance(d, dict) else None
+        return float(a) if _finite(a) else None
+
+    @property
+    def error(self) -> str:
+        return str(self.raw.get("error") or "failed")
+
+    @property
+    def absent(self) -> str | None:
+        """Why the benchmark does not exist on this runtime (status "na"), or None."""
+        if self.raw.get("status") != Status.NA:
+            return None
+        return str(self.raw.get("absent") or "not available on this runtime")
+
+    @property
+    def skipped(self) -> str | None:
+        """Why the benchmark skipped itself (status "skipped": Go's b.Skip), or None."""
+        if self.raw.get("status") != Status.SKIPPED:
+            return None
+        return str(self.raw.get("skipped") or "skipped")
+
+    @property
+    def warnings(self) -> list[str]:
+        w = self.raw.get("warnings") or []
+        return [str(x) for x in w] if isinstance(w, list) else []
+
+    @property
+    def contended(self) -> bool:
+        """Measured under heavy or changing contention (stats/contention.py): its absolute time is
+        no confident figure (see `contention_stands` for its ratios)."""
+        c = self.raw.get("contention")
+        return isinstance(c, dict) and c.get("level") in ("heavy", "changing")
+
+    @property
+    def cpu_timed(self) -> bool:
+        """Timed by its measuring thread's CPU time (stats/clean.py rule 0)."""
+        return self.estimate.get("cpu_timed") is True
+
+    @property
+    def key_text(self) -> str:
+        """The case's key as the document writes it (`group.name[params]@runtime`)."""
+        return str(self.raw.get("key") or "")
+
+    @property
+    def status(self) -> str:
+        return str(self.raw.get("status") or Status.OK)
+
+    @property
+    def contention_level(self) -> str | None:
+        """quiet, light, heavy or changing (stats/contention.py); None when not recorded."""
+        c = self.raw.get("contention")
+        return c.get("level") if isinstance(c, dict) else None
+
+    @property
+    def ops_per_invoke(self) -> int:
+        return int(self.bench.get("ops_per_invoke") or 1)
+
+    def stored_ratio(self, field: str) -> dict | None:
+        """The run's own ratio as written ("ratio" against the baseline method, "runtime_ratio"
+        against the baseline runtime: perflab.ratios), when it has a finite value."""
+        r = self.raw.get(field)
+        return r if isinstance(r, dict) and _finite(r.get("value")) else None
+
+    def launches(self) -> list:
+        """The raw launches, rebuilt as model.LaunchSamples (what the estimates are made from)."""
+        return launches_from_json(self.raw)
+
+
+@dataclass
+class ResultsDocument:
+    """A results document, typed: its job, environment and cases as report, compare and bench read
+    them (`raw` is the JSON object, checked by `load_document`; `index` orders several)."""
+    raw: dict
+    path: str = ""
+    index: int = 0
+
+    @classmethod
+    def read(cls, path: Path, index: int = 0) -> "ResultsDocument":
+        return cls(load_document(path), str(path), index)
+
+    @property
+    def job(self) -> dict:
+        return self.raw.get("job") or {}
+
+    @property
+    def environment(self) -> dict:
+        return self.raw.get("environment") or {}
+
+    @property
+    def complete(self) -> bool:
+        return self.raw.get("complete") is not False
+
+    @property
+    def confidence(self) -> float:
+        """The confidence of the run's intervals: its job's, perflab run's default when not said."""
+        conf = self.job.get("confidence")
+        return float(conf) if _finite(conf) and 0 < conf < 1 else DEFAULT.stop.confidence
+
+    @property
+    def overhead(self) -> bool:
+        """Whether the run subtracted the empty loop's cost (`--no-overhead` turns it off)."""
+        return bool(self.job.get("overhead", True))
+
+    @property
+    def policy(self) -> Policy:
+        return policy_of(self.raw)
+
+    @cached_property
+    def cases(self) -> list[CaseRecord]:
+        return [CaseRecord(self.index, self.path, c, self.confidence) for c in self.raw.get("cases") or []]
+
+    def by_key(self) -> dict[str, CaseRecord]:
+        return {c.key_text: c for c in self.cases}
+
+
+def method_of(name: str) -> str:
+    """A benchmark's method as the seeds name it (see Case.method_name)."""
+    last = re.split(r"[./]", name)[-1]
+    m = re.fullmatch(r"Benchmark_?([A-Z].*)", last)
+    return m.group(1) if m else last

@@ -14,10 +14,10 @@ from ..errors import UsageError
 from ..model import Case, CaseResult, StopReason
 from . import SLOT, require_ray
 from .node import RuntimeMissing, machine, measure_group
+from ..policy import DEFAULT
 
 
 STARTED_ON = "started_on"  # a group task's first message: the node it runs on
-MAX_LOSSES = 3  # a group whose task is lost this often fails its cases (a benchmark that kills its host)
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
@@ -186,8 +186,8 @@ class Driver:
                     if not missing:
                         continue
                     why = _first_line(exc)
-                    if sub.losses + 1 >= MAX_LOSSES:
-                        reason = (f"lost {MAX_LOSSES} times mid-group, last: {what} ({why}); does the "
+                    if sub.losses + 1 >= DEFAULT.cluster.max_losses:
+                        reason = (f"lost {DEFAULT.cluster.max_losses} times mid-group, last: {what} ({why}); does the "
                                   "benchmark kill the process that runs it?")
                         for c in missing:
                             received.add(c.key)

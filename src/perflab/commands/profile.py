@@ -14,7 +14,7 @@ from ..console import err, out
 from ..engine.plan import build_plan
 from ..engine.profile import Profiler, case_slug
 from ..errors import UsageError
-from ..measures.profile import PROFILE_SECONDS
+from ..policy import DEFAULT
 from ..report.flame import case_page, top_frames
 from ..report.table import case_label
 from ..measures.profile import stacks_of
@@ -34,8 +34,8 @@ def add_profile_parser(sub, runtime_specs) -> None:
                    help="skip files and folders matching GLOB when walking folders; repeatable")
     p.add_argument("--out", "-o", default="perflab-results", help="folder for the profiles (default: perflab-results)")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for any single worker reply")
-    p.add_argument("--seconds", type=float, default=PROFILE_SECONDS,
-                   help=f"how long the profiled run is sized to last (default {PROFILE_SECONDS:g})")
+    p.add_argument("--seconds", type=float, default=DEFAULT.profile.seconds,
+                   help=f"how long the profiled run is sized to last (default {DEFAULT.profile.seconds:g})")
 
 
 def cmd_profile(args) -> int:

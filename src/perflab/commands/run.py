@@ -37,6 +37,7 @@ from ..store import StoreError, open_store
 from ..toolchains import languages
 from ..revisions import parse_revisions
 from .common import check_out_dir, prepare_all, prepare_revisions
+from ..policy import DEFAULT
 
 # the arguments of `run` a resumed run takes from the interrupted one
 RESUMABLE = ("paths", "runtimes", "filter", "category", "job", "exporters", "out", "hide", "timeout",
@@ -223,7 +224,7 @@ def cmd_run(args) -> int:
             from ..engine.profile import Profiler
             profiler = Profiler(by_label, job.timeout_s, out_dir / f"perflab-{stamp}-profiles")
         if measures != ("time",) or profiler is not None:
-            counter = (Counter(by_label, max(job.timeout_s, COUNT_TIMEOUT_MIN_S))
+            counter = (Counter(by_label, max(job.timeout_s, DEFAULT.replies.count_timeout_min_s))
                        if "instructions" in measures else None)
             engine = MeasuringEngine(engine, counter, measures, on_case_done=done, profiler=profiler)
         try:
@@ -332,11 +333,6 @@ def revision_regressions(rows, pct: float) -> list:
         if r.ci_low > 1.0 and r.value > 1 + pct / 100 and not ratio_blocked(row, base, r, same_code=True):
             out.append((row, r))
     return out
-
-
-# a reply under valgrind comes 50-100x later than without, and a JVM starts at valgrind's speed: its
-# first reply took 9-15 min on this project's loaded 2-core VM (docs/instructions-languages.md)
-COUNT_TIMEOUT_MIN_S = 1800.0
 
 
 def profile_text(profile: dict) -> str:

@@ -8,11 +8,11 @@ round, the launches of one case differed by 30–45 %; with the measured process
 2–4 %, and a planted 3 % slowdown was told apart in 6 s instead of not at all in 20 s.
 
 So, on Linux, `auto` picks the idlest CPU when the run starts, keeps perflab's own process off it while
-measuring, and pins a launch to it once PROBE_S of its measured time (from the start of warmup) show it
-uses one CPU at a time: its CPU time over that window is at most CPU_SHARE_LIMIT × the time its
+measuring, and pins a launch to it once Placement.probe_s of its measured time (from the start of warmup) show it
+uses one CPU at a time: its CPU time over that window is at most Placement.cpu_share_limit × the time its
 iterations took. Pinning a benchmark that runs threads in parallel would change what it measures, so
 such a launch is left alone. A runtime that is still compiling on other threads (a JVM just after
-warmup) looks the same, so a launch is watched again, up to PROBE_TRIES windows, before it is left alone.
+warmup) looks the same, so a launch is watched again, up to Placement.probe_tries windows, before it is left alone.
 A case's later launches follow its first (engine/runner.py `_left_alone`): pinned or left alone, all
 of a case's processes measure the same thing. The pin happens after the
 process has started, so the runtime still sees every CPU (Go's GOMAXPROCS, the JVM's GC and
@@ -26,28 +26,13 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..errors import UsageError
+from ..policy import DEFAULT
 from . import proctree
 
-CPU_SHARE_LIMIT = 1.25  # CPU seconds per wall second over the probe window: "uses one CPU"
-# Threads that hand work to each other (a ping-pong over a channel, a client and a server on
-# loopback) are each woken thousands of times a second while using one CPU between them. Pinned to
-# one CPU, every hand-off waits for the scheduler to switch: node18's PingPong went from 0.25 s a
-# call to over 10 s (its reply time-out, in two quiet main jobs of two), Java's HttpDownload from 40
-# to 100 ms. Such a launch is left alone, like one that runs threads in parallel. A busy thread is
-# scheduled in a few hundred times a second at most (a request per round, a tick when contended).
-# Go's runtime threads (sysmon, idle Ms) are woken 1,000-4,000 times a second beside a compute-bound
-# benchmark, but each uses a few hundredths of a CPU: only threads that do a real part of the work
-# count (HANDOFF_CPU). Of those, Go's GC worker beside an allocating benchmark (Clone) was woken up
-# to 2,100 times a second; hand-off pairs 19,000-114,000 (PingPong in Go, Node, Java, Python, Rust;
-# Go's WithCancellationToken), 5,600-6,300 Java's HttpDownload, 7,600-8,600 its ConnectAcceptAsync.
-# (Go's HttpDownload, 2,500-3,000, stays below: it is pinned as before.)
-HANDOFF_RATE = 4000.0  # times scheduled in per second of the window, for each of two threads
-HANDOFF_CPU = 0.1  # CPU seconds per second of the window each of them used, at least
-# measured time a launch is watched before it is pinned (or not): about its warmup and overhead
-# stages, so a launch that lives for a dozen iterations (see Engine._renew) is measured pinned
-PROBE_S = 0.02
-PROBE_TRIES = 3  # windows a launch that used more than one CPU is given (a JVM still compiling after warmup)
-TICK_S = 0.01  # USER_HZ: the resolution of /proc/<pid>/stat's CPU times
+# when a launch is pinned, each number with why it is what it is (the hand-off rates measured per
+# language): perflab.policy.Placement
+RULES = DEFAULT.placement
+TICK_S = 1 / os.sysconf("SC_CLK_TCK")  # USER_HZ: the resolution of /proc/<pid>/stat's CPU times
 
 
 def parse_cpu(mode: str, cpus: set[int]) -> int:
@@ -150,13 +135,13 @@ def cpu_share(before: tuple[float, float], after: tuple[float, float], busy_s: f
 
 
 def handoff_rate(before: tuple, after: tuple, busy_s: float) -> float | None:
-    """How often the second most woken of the threads that did a real part of the work (HANDOFF_CPU)
+    """How often the second most woken of the threads that did a real part of the work (RULES.handoff_cpu)
     was scheduled in, per second of `busy_s`, between two `cpu_seconds` readings (None: they do not
     count wake-ups). Two threads woken thousands of times a second hand work to each other."""
     if len(before) < 3 or len(after) < 3 or busy_s <= 0:
         return None
     rates = sorted(((n - before[2][tid][0]) / busy_s for tid, (n, ns) in after[2].items()
-                    if tid in before[2] and (ns - before[2][tid][1]) / 1e9 / busy_s >= HANDOFF_CPU),
+                    if tid in before[2] and (ns - before[2][tid][1]) / 1e9 / busy_s >= RULES.handoff_cpu),
                    reverse=True)
     return rates[1] if len(rates) > 1 else 0.0
 
@@ -226,7 +211,7 @@ class Placement:
     def pin_if_single(self, pid: int, start, busy_s: float) -> Decision:
         """Pin `pid` to the measuring CPU if, since `start` (from `probe`), it used at most one CPU
         during the `busy_s` seconds its iterations took, and its threads did not hand work to each
-        other (HANDOFF_RATE)."""
+        other (RULES.handoff_rate)."""
         if self.cpu is None or start is None or busy_s <= 0:
             return Decision(None, None)
         after = cpu_seconds(pid)
@@ -234,7 +219,7 @@ class Placement:
             return Decision(None, None)
         share = cpu_share(start, after, busy_s)
         handoff = handoff_rate(start, after, busy_s)
-        if share > CPU_SHARE_LIMIT or (handoff is not None and handoff >= HANDOFF_RATE):
+        if share > RULES.cpu_share_limit or (handoff is not None and handoff >= RULES.handoff_rate):
             return Decision(None, share, handoff)
         return Decision(self.cpu if pin_launch(pid, {self.cpu}) else None, share, handoff)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from ..jobs import Job
-from .constants import AHEAD_LAG_MAX_S, AHEAD_PAUSE_S, LAG_MIN_SAMPLES, LAG_WEIGHT
+from ..policy import DEFAULT, Starts
 
 
 class AheadGate:
@@ -14,7 +14,8 @@ class AheadGate:
     with and without a start ahead under way (`lag`, `n`, keyed by whether one was): what starting
     ahead costs the rounds."""
 
-    def __init__(self):
+    def __init__(self, rules: Starts = DEFAULT.starts):
+        self.rules = rules
         self.lag: dict[bool, float | None] = {True: None, False: None}
         self.n = {True: 0, False: 0}
         self.paused_until = -math.inf
@@ -22,7 +23,7 @@ class AheadGate:
     def record(self, starting: bool, lag: float) -> None:
         """One round iteration's lag, with a start ahead under way or not (a running average)."""
         before = self.lag[starting]
-        self.lag[starting] = lag if before is None else before + LAG_WEIGHT * (lag - before)
+        self.lag[starting] = lag if before is None else before + self.rules.lag_weight * (lag - before)
         self.n[starting] += 1
 
     def hurts(self, now: float) -> bool:
@@ -30,13 +31,13 @@ class AheadGate:
         other CPUs are busy (another process computing there), a start ahead shares the one CPU
         perflab has with it, and perflab's reply to each iteration came 2-3.5 ms later instead of 1 —
         over a start's 30-90 ms, that outweighs the start it saves. Then starts ahead pause for
-        AHEAD_PAUSE_S and are tried afresh: the machine may have quietened."""
+        Starts.ahead_pause_s and are tried afresh: the machine may have quietened."""
         if now < self.paused_until:
             return True
         busy, idle = self.lag[True], self.lag[False]
-        if (min(self.n.values()) >= LAG_MIN_SAMPLES and busy is not None and idle is not None
-                and busy > idle + AHEAD_LAG_MAX_S):
-            self.paused_until = now + AHEAD_PAUSE_S
+        if (min(self.n.values()) >= self.rules.lag_min_samples and busy is not None and idle is not None
+                and busy > idle + self.rules.ahead_lag_max_s):
+            self.paused_until = now + self.rules.ahead_pause_s
             self.lag[True], self.n[True] = None, 0  # measured afresh when they resume
             return True
         return False

@@ -11,9 +11,6 @@ from ..stats.distributions import t_quantile
 from ..stats.estimate import Estimate
 from ..stats.ratio import PairSpread
 
-# A launch's median is the centre its gross outliers are told from (see stats/clean.py): a median of
-# five holds against two outliers.
-MIN_ITERATIONS_BEFORE_RETIRING = 5
 
 
 def iterations_per_launch(est: Estimate | PairSpread, c_launch: float, c_iteration: float, job: Job) -> float:
@@ -25,7 +22,7 @@ def iterations_per_launch(est: Estimate | PairSpread, c_launch: float, c_iterati
     if est.var_between <= 0 or c_iteration <= 0:
         return math.inf
     n = math.sqrt(c_launch / c_iteration * est.var_within / est.var_between)
-    return max(MIN_ITERATIONS_BEFORE_RETIRING, job.iterations_min, math.ceil(n))
+    return max(job.policy.stop.min_iterations_before_retiring, job.iterations_min, math.ceil(n))
 
 
 def doubling_pays(est: Estimate | PairSpread, live: int, c_launch: float, c_iteration: float, job: Job) -> bool:
@@ -39,7 +36,7 @@ def doubling_pays(est: Estimate | PairSpread, live: int, c_launch: float, c_iter
     more = min(live, job.launches_max - L)
     if more <= 0:
         return False
-    each = max(MIN_ITERATIONS_BEFORE_RETIRING, job.iterations_min)
+    each = max(job.policy.stop.min_iterations_before_retiring, job.iterations_min)
 
     def samples_needed(launches: int) -> float:
         return _samples_needed(est.var_between, est.var_within, est.mean, launches, job)

@@ -5,7 +5,7 @@ requests, so every launch reaches the measured pair in the same state (a JIT's t
 contents):
 
 1. the pilot's runs: 1 call, then as many as the last run's count says reach the profile's `run_ir`
-   instructions (at most ×1000 a step, PILOT_STEPS_MAX steps) — the first launch chooses them, later
+   instructions (at most ×1000 a step, Pilot.steps_max steps) — the first launch chooses them, later
    launches replay them;
 2. `warmup_runs` workload runs at the planned size, discarded;
 3. the overhead loop (the empty function in a loop of its own) put through the same runs, in the
@@ -30,7 +30,7 @@ workload run was charged one step of that: an empty benchmark counted −130 Ir 
 outside its resolution) on 3.11 and +84 Ir a run on 3.12. Both pairs of O W W O are centred on the
 same point, so a steady drift cancels, and each pair holds one run of either phase of an alternation,
 so that cancels too (native code: the runs are equal, nothing changes). Launches go on until two agree within the profile's
-tolerance (measures/counts.agreeing_pair), at most MAX_LAUNCHES; past that the count is kept and
+tolerance (measures/counts.agreeing_pair), at most Counts.max_launches; past that the count is kept and
 flagged as not agreed, with its spread. A failure (valgrind kills the worker, the marker is not
 reached, the benchmark throws) is a CountFailed with the reason and valgrind's own message.
 """
@@ -52,9 +52,7 @@ from ..measures import counts as arith
 from ..measures.callgrind import CountProfile, CountSession, no_aslr_prefix, valgrind_path
 from ..measures.callgrind_functions import parse_functions, per_op_table
 from ..model import Case
-
-PILOT_STEPS_MAX = 6
-PILOT_GROWTH_MAX = 1000
+from ..policy import DEFAULT
 
 
 class CountFailed(Exception):
@@ -92,14 +90,14 @@ def plan_size(ir_last: int, size_last: int, run_ir: int) -> int | None:
     if ir_last * 2 >= run_ir:
         return None
     per_call = max(ir_last, 1) / size_last
-    return min(size_last * PILOT_GROWTH_MAX, max(size_last * 2, math.ceil(run_ir / per_call)))
+    return min(size_last * DEFAULT.pilot.growth_max, max(size_last * 2, math.ceil(run_ir / per_call)))
 
 
 class Counter:
     """Counts cases. `prepared` maps a runtime label to its engine.plan.Prepared (spec, toolchain)."""
 
     def __init__(self, prepared: dict, timeout: float, clock: Callable[[], float] = time.monotonic,
-                 session=CountSession, max_launches: int = arith.MAX_LAUNCHES):
+                 session=CountSession, max_launches: int = DEFAULT.counts.max_launches):
         self.prepared, self.timeout, self.clock = prepared, timeout, clock
         self.session, self.max_launches = session, max_launches
 
@@ -200,7 +198,7 @@ class Counter:
         """Grow the run until it holds enough instructions; the runs it made, the last one the size
         to measure at."""
         runs, n = [], 1
-        for _ in range(PILOT_STEPS_MAX):
+        for _ in range(DEFAULT.pilot.steps_max):
             ir = s.run("pilot", *shape(n)).get("Ir", 0)
             runs.append(("pilot", *shape(n)))
             nxt = plan_size(ir, n, run_ir)

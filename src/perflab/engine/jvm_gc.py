@@ -19,11 +19,9 @@ import time
 from dataclasses import dataclass
 
 from . import proctree
+from ..policy import DEFAULT
 
 MAGIC = b"\xca\xfe\xc0\xc0"
-GC_SHARE = 0.5   # of a reading's wall time spent in collections: the heap is full to the collector
-HEAP_SHARE = 0.5  # of the heap's maximum in use at the same time (a leak, not a large young heap)
-READING_S = 1.0
 
 
 def perf_file(pid: int) -> str | None:
@@ -115,9 +113,9 @@ class Thrashing:
     seconds: float    # the reading's length
 
 
-def thrashing(pid: int, reading_s: float = READING_S, sleep=time.sleep) -> Thrashing | None:
+def thrashing(pid: int, reading_s: float = DEFAULT.memory.jvm_reading_s, sleep=time.sleep) -> Thrashing | None:
     """Two readings `reading_s` apart: the JVM's share of that time in collections and its heap, when
-    it collected at least GC_SHARE of the time with at least HEAP_SHARE of its heap in use; else None
+    it collected at least Memory.jvm_gc_share of the time with at least Memory.jvm_heap_share of its heap in use; else None
     (not a JVM, no performance data, or a JVM running its code)."""
     path = perf_file(pid)
     first = read(path) if path else None
@@ -129,6 +127,6 @@ def thrashing(pid: int, reading_s: float = READING_S, sleep=time.sleep) -> Thras
         return None
     wall = max(second.at - first.at, 1e-3)
     share = min(1.0, max(0.0, (second.gc_s - first.gc_s) / wall))
-    if share >= GC_SHARE and second.used >= HEAP_SHARE * second.max_heap:
+    if share >= DEFAULT.memory.jvm_gc_share and second.used >= DEFAULT.memory.jvm_heap_share * second.max_heap:
         return Thrashing(share, second.used, second.max_heap, wall)
     return None

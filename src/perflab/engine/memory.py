@@ -9,11 +9,11 @@ cgroup v1 with the memory controller owned by the container), and the OOM killer
 kills without telling which limit. So the limit has two parts:
 
 - **the host watches** each worker's resident memory — its own and its descendants' (a benchmark's
-  child processes, Go's test binaries), summed from /proc every WATCH_INTERVAL_S — and kills the
+  child processes, Go's test binaries), summed from /proc every Memory.watch_interval_s — and kills the
   worker's process group the moment the sum passes the limit (`Watch`). Resident memory is what
   the machine runs out of; reservations never count. Between two readings a benchmark can allocate
   more: at a few GB/s that is up to a few hundred MB beyond the limit before the kill.
-- **the runtime's own heap flag**, where one exists, set to HEAP_SHARE of the limit so the runtime
+- **the runtime's own heap flag**, where one exists, set to Memory.heap_share of the limit so the runtime
   fails first with its own error, which the worker reports as a benchmark error: `-Xmx` for Java,
   `--max-old-space-size` for Node, `MONO_GC_PARAMS=max-heap-size` for Mono. A flag the runtime spec
   gives (`jdk25:-Xmx8g`) comes later on the line and wins. Go's GOMEMLIMIT is not set: it is soft
@@ -25,7 +25,7 @@ A failure is called out of memory when the watch killed the worker, or when the 
 "runtime: out of memory", Rust's "memory allocation of N bytes failed", std::bad_alloc).
 
 The default limit: half the machine's memory shared among its CPUs (MemTotal / (2 × CPUs)), at least
-MIN_DEFAULT. A run keeps about one measuring process per CPU alive, plus the ones starting ahead and
+Memory.default_min_bytes. A run keeps about one measuring process per CPU alive, plus the ones starting ahead and
 the host, so half the memory per CPU leaves the other half to them and to the system.
 """
 from __future__ import annotations
@@ -40,17 +40,8 @@ from typing import Callable
 
 from ..errors import UsageError
 from . import proctree
+from ..policy import DEFAULT
 
-WATCH_INTERVAL_S = 0.05  # 20 readings a second; a reading of one worker is two small /proc reads
-HEAP_SHARE = 0.75        # of the limit, for a runtime's own heap flag: its other memory fits beside
-# a worker whose resident memory is this share of its heap flag when a reply times out is reported
-# out of memory: its runtime was collecting garbage at the heap's limit (WorkerProcess._heap_full)
-FULL_HEAP_SHARE = 0.95
-# past a reply's deadline, a worker at half its heap (or limit) or more whose resident memory still
-# rises by this share of it per CLIMB_STEP_S is awaited a step more (WorkerProcess._still_climbing)
-CLIMB_SHARE = 0.01
-CLIMB_STEP_S = 1.0
-MIN_DEFAULT = 1 << 30
 OUT_OF_MEMORY = "out of memory"
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
@@ -93,11 +84,11 @@ def machine_memory() -> int:
 
 
 def default_limit() -> int:
-    """MemTotal / (2 × CPUs), at least MIN_DEFAULT (see the module's doc)."""
+    """MemTotal / (2 × CPUs), at least Memory.default_min_bytes (see the module's doc)."""
     total = machine_memory()
     if not total:
-        return 4 * MIN_DEFAULT
-    return max(MIN_DEFAULT, total // (2 * (os.cpu_count() or 1)))
+        return 4 * DEFAULT.memory.default_min_bytes
+    return max(DEFAULT.memory.default_min_bytes, total // (2 * (os.cpu_count() or 1)))
 
 
 def reason(limit: int) -> str:
@@ -115,7 +106,7 @@ def looks_out_of_memory(text: str) -> bool:
 
 
 def heap_mb(limit: int) -> int:
-    return max(16, int(limit * HEAP_SHARE) >> 20)
+    return max(16, int(limit * DEFAULT.memory.heap_share) >> 20)
 
 
 def heap_flags(language: str, limit: int) -> tuple[list[str], dict[str, str]]:
@@ -172,7 +163,7 @@ class Watch:
     """One thread that reads every watched worker's resident memory and calls its `exceeded`
     callback (once) when it passes the worker's limit."""
 
-    def __init__(self, interval_s: float = WATCH_INTERVAL_S, rss: Callable[[int], int] = tree_rss):
+    def __init__(self, interval_s: float = DEFAULT.memory.watch_interval_s, rss: Callable[[int], int] = tree_rss):
         self.interval_s, self._rss = interval_s, rss
         self._watched: dict[int, tuple[int, Callable[[int], None]]] = {}
         self._lock = threading.Lock()

@@ -2,8 +2,8 @@
 
 The launch is the runtime's worker as the toolchain's `profile_how` prepares it (under its sampling
 profiler, or with the worker's own sampler switched on). It loads the case's file, sets the case up,
-then runs a pilot — 1 call, then ×10 until a run lasts PILOT_MIN_S — and one `workload` run of the
-fixed number of calls that should last PROFILE_SECONDS at the pilot's pace. Then it tears down and
+then runs a pilot — 1 call, then ×10 until a run lasts Profile.pilot_min_s — and one `workload` run of the
+fixed number of calls that should last Profile.seconds at the pilot's pace. Then it tears down and
 says bye (a profiler that writes at exit, as V8's and JFR's do, gets its exit), and the profiler's
 file is read and reduced (measures/profile.py). No figure of the case comes from this launch.
 """
@@ -20,9 +20,7 @@ from ..errors import ProtocolError, WorkerFailure
 from ..measures import profile as prof
 from ..model import Case
 from .worker import WorkerProcess
-
-PILOT_MIN_S = 0.05
-PILOT_STEPS_MAX = 8
+from ..policy import DEFAULT
 
 
 def case_slug(case: Case) -> str:
@@ -35,7 +33,7 @@ class Profiler:
     each case's raw and collapsed profiles (None: a temporary folder, the stacks kept in the record)."""
 
     def __init__(self, prepared: dict, timeout: float, out_dir: Path | None,
-                 seconds: float = prof.PROFILE_SECONDS, clock: Callable[[], float] = time.monotonic):
+                 seconds: float = DEFAULT.profile.seconds, clock: Callable[[], float] = time.monotonic):
         self.prepared, self.timeout, self.out_dir = prepared, timeout, out_dir
         self.seconds, self.clock = seconds, clock
 
@@ -85,10 +83,10 @@ class Profiler:
             worker.load(paths, spec.root, self.timeout)
             worker.setup(case.benchmark.id, case.param_indices, self.timeout)
             n = 1
-            for _ in range(PILOT_STEPS_MAX):
+            for _ in range(DEFAULT.profile.pilot_steps_max):
                 t = worker.run("pilot", *shape(n), self.timeout)
                 took = sum(t.ns) / 1e9
-                if took >= PILOT_MIN_S:
+                if took >= DEFAULT.profile.pilot_min_s:
                     break
                 n *= 10
             calls = max(1, math.ceil(n * self.seconds / max(took, 1e-9)))

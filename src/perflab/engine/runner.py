@@ -13,8 +13,8 @@ A failing case fails alone: its workers are killed and the reason is kept; the o
 
 This module is the loop and its side effects only. The decisions are pure functions beside it:
 stop.py (when to stop, renew or go on), allocation.py (renewal arithmetic), warmup.py (warmup and
-pilot), ahead.py (starting processes ahead), ledger.py (what each case spent), constants.py (every
-tuned number). docs/engine-structure.md maps them to their tests.
+pilot), ahead.py (starting processes ahead), ledger.py (what each case spent); every tuned number is
+the job's policy (perflab/policy.py). docs/engine-structure.md maps them to their tests.
 """
 from __future__ import annotations
 
@@ -30,19 +30,15 @@ import numpy as np
 from ..errors import TIMED_OUT, ProtocolError, WorkerFailure
 from ..jobs import Job
 from ..model import Case, CaseResult, Diagnostics, LaunchSamples, StopReason
+from ..policy import DEFAULT
 from ..ratios import identity, pair
 from ..judge.ratio import ratio_from_launches
 from ..report import rates
 from ..stats import Ratio, estimate
 from ..stats.contention import case_contention
-from .affinity import PROBE_S, PROBE_TRIES, Placement
+from .affinity import Placement
 from .ahead import AheadGate, starts_wanted
 from .allocation import plan_renewal
-from .constants import (AHEAD_PAUSE_S, INTERLEAVE_OVERHEAD_SHARE, JUDGE_SPACING,  # noqa: F401 (AHEAD_PAUSE_S: tests)
-                        JUDGE_WAIT_MAX_S, MAX_CONCURRENT_STARTS,
-                        OVERHEAD_DISCARDED, OVERHEAD_ITERATIONS_MIN, PILOT_DONE_SHARE, PILOT_STEPS_MAX,
-                        SETTLED_READING_SHARE, WARMUP_BUDGET_SHARE, WARMUP_LEAST_FIRST,
-                        WARMUP_LEAST_LATER, WARMUP_STEP_FIRST, WARMUP_STEP_LATER)
 from .host import read_host
 from .ledger import Ledger
 from .total_budget import SKIPPED
@@ -110,13 +106,13 @@ class _CaseState:
 
 def _left_alone(first: "_Launch", launch: "_Launch") -> bool:
     """Whether `launch`, a later launch of a case, stays on every CPU unwatched because the case's
-    first launch was watched PROBE_TRIES times and left alone (it used more than one CPU). A case's
+    first launch was watched Placement.probe_tries times and left alone (it used more than one CPU). A case's
     launches are placed alike: left to its own probe, a later launch of a two-thread I/O case was
     sometimes pinned (its window happened to look single), and then measured another thing — Java's
     HttpDownload ran 40 ms a call with every CPU and 100 ms pinned (client and server threads on one
     CPU), ConnectAcceptAsync 185 against 270 ms — and the processes disagreed by that much."""
     return (launch is not first and first.samples.cpu is None and first.probe is None
-            and first.probe_tries >= PROBE_TRIES)
+            and first.probe_tries >= DEFAULT.placement.probe_tries)
 
 class Engine:
     def __init__(self, job: Job, launcher: Launcher, clock: Callable[[], float] = time.monotonic,
@@ -145,7 +141,7 @@ class Engine:
         # have started (see settle), so a group's exits overlap the next one's starts
         self._closing: list[Future] = []
         # what starting ahead costs the rounds (see ahead.AheadGate)
-        self._gate = AheadGate()
+        self._gate = AheadGate(job.policy.starts)
         # starts ahead not yet done (a done callback removes each): checked at every round iteration
         self._starting: set[Future] = set()
         self.clock = clock
@@ -162,7 +158,7 @@ class Engine:
         started = self.clock()
         # retired launches exit in the background: waiting for a process to go is not measuring
         if self._reaper is None:
-            self._reaper = self.executor(MAX_CONCURRENT_STARTS)
+            self._reaper = self.executor(self.job.policy.starts.max_concurrent)
             self._starter = self.executor(1)
         try:
             self._run_rounds(states)
@@ -220,10 +216,11 @@ class Engine:
                 if not st.done:
                     self._guard(st, self._workload, st, ln, rnd)
             # Judging looks at every sample so far (tens of milliseconds with many launches): it waits
-            # until the rounds since the last judgement took JUDGE_SPACING times as long as judging
+            # until the rounds since the last judgement took Stop.judge_spacing times as long as judging
             # did, so judging never costs more than a fraction of the measuring — but never longer
-            # than JUDGE_WAIT_MAX_S, whatever one slow judgement took (the budget is checked there).
-            if self.clock() - judged_at < min(JUDGE_SPACING * judge_cost, JUDGE_WAIT_MAX_S):
+            # than Stop.judge_wait_max_s, whatever one slow judgement took (the budget is checked there).
+            if self.clock() - judged_at < min(self.job.policy.stop.judge_spacing * judge_cost,
+                                              self.job.policy.stop.judge_wait_max_s):
                 continue
             t0 = self.clock()
             renew, enough = self._judge_group(self._active(states), states)
@@ -269,7 +266,7 @@ class Engine:
 
     def _run_timeout(self, st: _CaseState, invocations: int, iterations: int) -> float:
         expected = st.per_call_ns * invocations * iterations / 1e9
-        wait = max(self.job.timeout_s, 10 * expected)
+        wait = max(self.job.timeout_s, self.job.policy.stop.reply_wait_factor * expected)
         return min(wait, self.job.timeout_cap_s) if self.job.timeout_cap_s > 0 else wait
 
     def _spawn(self, wanted: list[tuple[_CaseState, int]]) -> dict[int, tuple[list, BaseException | None]]:
@@ -293,7 +290,7 @@ class Engine:
                 results = [start(wanted[0])]
             else:
                 if self._spawner is None:
-                    self._spawner = ThreadPoolExecutor(max_workers=MAX_CONCURRENT_STARTS)
+                    self._spawner = ThreadPoolExecutor(max_workers=self.job.policy.starts.max_concurrent)
                 results = list(self._spawner.map(start, wanted))  # map keeps the order of `wanted`
         finally:
             self.placement.hold_host()
@@ -359,13 +356,13 @@ class Engine:
                 at_first_look = False  # it sped up after the pilot: a JIT, whatever its warmup shows
             if index == 0 and at_first_look:
                 st.later_warmup = later_warmup(launch.samples.pilot, launch.samples.warmup, n,
-                                               SETTLED_READING_SHARE * job.iteration_time_s * 1e9)
+                                               job.policy.pilot.settled_reading_share * job.iteration_time_s * 1e9)
         if job.overhead:
             # the empty loop warms up like any other code before its times count
-            self._stage(st, launch, "overhead", n, OVERHEAD_DISCARDED)  # the empty loop's first passes are discarded
+            self._stage(st, launch, "overhead", n, job.policy.overhead.discarded)  # the empty loop's first passes are discarded
             if index > 0 and st.interleave_overhead:
                 return  # measured in every round, next to each workload iteration it is subtracted from
-            timed = self._run_stage(st, launch, "overhead", n, max(OVERHEAD_ITERATIONS_MIN, job.iterations_min))
+            timed = self._run_stage(st, launch, "overhead", n, max(job.policy.overhead.iterations_min, job.iterations_min))
             over = timed.ns
             launch.samples.overhead += over
             launch.samples.overhead_cpu += timed.cpu
@@ -374,7 +371,7 @@ class Engine:
             # this measurement and the workload would leak into the result: measure it again in
             # every round, next to the workload, and subtract it locally.
             reference = launch.samples.warmup or [s[1] for s in launch.samples.pilot[-1:]]
-            if index == 0 and reference and np.median(over) > INTERLEAVE_OVERHEAD_SHARE * np.median(reference):
+            if index == 0 and reference and np.median(over) > job.policy.overhead.interleave_share * np.median(reference):
                 st.interleave_overhead = True
 
     def _warm(self, st: _CaseState, launch: _Launch, n: int) -> bool:
@@ -384,7 +381,7 @@ class Engine:
         the first look (see `_add_launch`)."""
         job, warm = self.job, launch.samples.warmup
         started = self.clock()
-        cap = WARMUP_BUDGET_SHARE * job.budget_s / max(1, job.launches_min)
+        cap = job.policy.warmup.budget_share * job.budget_s / max(1, job.launches_min)
         if launch.probe is None and launch.samples.cpu_share is None and not _left_alone(st.launches[0], launch):
             launch.probe = self.placement.probe(launch.samples.pid)
         level = self._settled_level(st) if launch.samples.index > 0 else None
@@ -400,8 +397,8 @@ class Engine:
         # against 2, one iteration at a time: the first has shown how this code warms up, and a
         # launch's warmup is a fifth of its cost when it lives for a dozen iterations.
         first = launch.samples.index == 0
-        least, step = ((WARMUP_LEAST_FIRST, WARMUP_STEP_FIRST) if first
-                       else (WARMUP_LEAST_LATER, WARMUP_STEP_LATER))
+        rules = job.policy.warmup
+        least, step = ((rules.least_first, rules.step_first) if first else (rules.least_later, rules.step_later))
         warm += self._stage(st, launch, "warmup", n, job.warmup_min)
         looks = 0
         while len(warm) < job.warmup_max and (job.budget_s <= 0 or self.clock() - started < cap):
@@ -445,11 +442,11 @@ class Engine:
             return
         target = iteration_target_ns(job.iteration_time_s, launch.handle.hello.clock_resolution_ns)
         n = 1
-        for _ in range(PILOT_STEPS_MAX):
+        for _ in range(job.policy.pilot.steps_max):
             ns = self._stage(st, launch, "pilot", n, 1)[0]
             launch.samples.pilot.append((n, ns))
             st.per_call_ns = max(ns, 1) / n
-            if ns >= PILOT_DONE_SHARE * target:
+            if ns >= job.policy.pilot.done_share * target:
                 break
             n = pick_invocations(ns, n, target, unroll)
         st.invocations = n
@@ -498,13 +495,13 @@ class Engine:
             st.per_call_ns = max(1.0, float(np.median(workload_ns)) / n)
 
     def _probe(self, st: _CaseState, launch: _Launch, seconds: float) -> None:
-        """Once a launch has been watched for PROBE_S of its own measured time, pin it to the
+        """Once a launch has been watched for Placement.probe_s of its own measured time, pin it to the
         measuring CPU if it used one CPU at a time (see engine/affinity.py); if it did not, watch
-        again, up to PROBE_TRIES windows in all. A later launch follows the case's first (see
+        again, up to Placement.probe_tries windows in all. A later launch follows the case's first (see
         `_left_alone`): while the first is still watched, it is watched again; once the first was
         left alone, so is it."""
         launch.probe_busy += seconds
-        if launch.probe_busy < PROBE_S:
+        if launch.probe_busy < self.job.policy.placement.probe_s:
             return
         first = st.launches[0]
         if launch is not first and first.probe is not None:
@@ -518,7 +515,7 @@ class Engine:
         launch.samples.handoff_rate = decision[2] if len(decision) > 2 else None
         launch.probe_tries += 1
         launch.probe, launch.probe_busy = None, 0.0
-        if launch.samples.cpu is None and launch.probe_tries < PROBE_TRIES:
+        if launch.samples.cpu is None and launch.probe_tries < self.job.policy.placement.probe_tries:
             # a JIT still compiling on other threads looks like a parallel benchmark: look again
             launch.probe = self.placement.probe(launch.samples.pid)
 

@@ -20,7 +20,6 @@ from ..model import StopReason
 from ..stats import Ratio, indistinguishable_from_empty
 from ..stats.estimate import Estimate
 from .allocation import doubling_pays, iterations_per_launch
-from .constants import MIN_ITERATIONS_BUDGET_FACTOR
 
 
 @dataclass(frozen=True)
@@ -122,7 +121,7 @@ def case_status(c: CaseSnapshot, job: Job, alone: bool = True) -> str:
         return "met"
     # the job's minimum iterations per launch are always measured (an interval from one iteration per
     # launch is meaningless), unless the case runs far past its budget
-    short_of_min = least < job.iterations_min and c.spent < MIN_ITERATIONS_BUDGET_FACTOR * job.budget_s
+    short_of_min = least < job.iterations_min and c.spent < job.policy.stop.min_iterations_budget_factor * job.budget_s
     if (c.spent >= job.budget_s and not short_of_min) or sum(c.counts) >= job.iterations_max:
         return "spent"
     return "grow" if wants_processes(c, job, alone) else "more"

@@ -9,7 +9,7 @@ Five rules, each tested alone (tests/test_total_budget.py):
   builds before the first case are charged too. The median, not the mean: a case that ran away is
   paid for once by the clock, not projected onto every case of its language.
 - **A time-out costs at most a few shares.** No reply is awaited longer than
-  max(TIMEOUT_FLOOR_S, TIMEOUT_PER_BUDGET × the case's budget) (`reply_timeout`) — unless the user
+  max(Budget.timeout_floor_s, Budget.timeout_per_budget × the case's budget) (`reply_timeout`) — unless the user
   chose `--timeout`; a case that outlasts it fails alone, "timed out after …", as any time-out.
 - **A reference group gives up after one time-out.** In a run where some group decides a claim, in a
   group that does not (see below), a case that timed out before its partners started skips them
@@ -18,12 +18,12 @@ Five rules, each tested alone (tests/test_total_budget.py):
   468 s first pass). A deciding group measures every case: a claim needs both sides.
 - **A case that timed out last time is not measured again** (store.last_timeouts): skipped, with the
   run that timed out in its reason; measured alone (without --budget-total) it is tried again, and
-  after RETRY_AFTER_SKIPS runs skipped it: a time-out may have been the machine's (a loaded laptop)
+  after Budget.retry_after_skips runs skipped it: a time-out may have been the machine's (a loaded laptop)
   rather than the case's, and a skip that never ends would hide the case from every later main job.
 - **What decides comes first.** Given `favoured` (the run passes report.claims.decides_in: the
   benchmarks a seed claim stands on), the favoured groups are measured first, with a full share; the
-  others (shown for reference) with REFERENCE_WEIGHT of one, and never under the floor every case
-  has (MIN_BUDGET_SCALE of its budget) — still measured, so every row keeps its ratio, only wider.
+  others (shown for reference) with Budget.reference_weight of one, and never under the floor every case
+  has (Budget.min_budget_scale of its budget) — still measured, so every row keeps its ratio, only wider.
 """
 from __future__ import annotations
 
@@ -34,17 +34,13 @@ from collections import defaultdict
 from typing import Callable
 
 from ..jobs import Job
-
-MIN_BUDGET_SCALE = 0.1  # past the total, a case still gets a tenth of its budget: measured, roughly
-TIMEOUT_FLOOR_S = 10.0  # a JVM's start and a first call's JIT fit in it
-TIMEOUT_PER_BUDGET = 3.0  # a reply may take three times the case's whole budget, no longer
-REFERENCE_WEIGHT = 0.25  # a case no claim stands on gets a quarter of a deciding case's share
+from ..policy import DEFAULT
 
 
 def budget_scale(time_left: float, groups: list, budget_s: float, per_language: dict[str, float],
                  overhead: dict[str, float] | None = None, weight: Callable[[list], float] | None = None
                  ) -> float:
-    """The factor (≤ 1, ≥ MIN_BUDGET_SCALE) on every remaining case's budget (× its group's weight)
+    """The factor (≤ 1, ≥ Budget.min_budget_scale) on every remaining case's budget (× its group's weight)
     so that the remaining groups fit in the time left: each case's overhead (seconds beyond its
     budget, per language) is charged first, the rest is shared in proportion to the weighted budgets."""
     overhead, weight = overhead or {}, weight or (lambda g: 1.0)
@@ -55,12 +51,12 @@ def budget_scale(time_left: float, groups: list, budget_s: float, per_language: 
         fixed += len(g) * overhead.get(language, 0.0)
     if nominal <= 0:
         return 1.0
-    return max(MIN_BUDGET_SCALE, min(1.0, (time_left - fixed) / nominal))
+    return max(DEFAULT.budget.min_budget_scale, min(1.0, (time_left - fixed) / nominal))
 
 
 def reply_timeout(budget_s: float) -> float:
     """The longest wait for one reply of a case whose budget is `budget_s`."""
-    return max(TIMEOUT_FLOOR_S, TIMEOUT_PER_BUDGET * budget_s)
+    return max(DEFAULT.budget.timeout_floor_s, DEFAULT.budget.timeout_per_budget * budget_s)
 
 
 class Overheads:
@@ -103,7 +99,7 @@ class TotalBudget:
     def weight(self, group: list) -> float:
         if self.favoured is None or any(self.favoured(c) for c in group):
             return 1.0
-        return REFERENCE_WEIGHT
+        return DEFAULT.budget.reference_weight
 
     def order(self, groups: list) -> list:
         """The groups to measure, favoured ones first (otherwise in the plan's order): when the time
@@ -119,7 +115,7 @@ class TotalBudget:
         scale = budget_scale(self.time_left(), groups_left, job.budget_s, self.budget_per_language,
                              self.overheads.per_case(languages), self.weight)
         # the floor is the same for every case: a reference case squeezed by an overrun is still measured
-        factor = max(MIN_BUDGET_SCALE, self.weight(group) * scale)
+        factor = max(DEFAULT.budget.min_budget_scale, self.weight(group) * scale)
         budget = self.budget_per_language.get(group[0].runtime.language, job.budget_s) * factor
         if self.fixed_timeout:
             return dataclasses.replace(job, budget_s=budget)
@@ -135,15 +131,12 @@ class TotalBudget:
 SKIPPED = "skipped:"  # the error of a case a run did not measure (not an attempt: see store.last_timeouts)
 
 
-RETRY_AFTER_SKIPS = 2  # runs that skip a timed-out case before one tries it again
-
-
 def skip_timed_out(groups: list, store) -> tuple[list, list]:
     """(the groups without the cases whose latest attempt in the history timed out, [(case, reason)]
     for those): under --budget-total a case known to time out would spend a whole time-out again.
-    After RETRY_AFTER_SKIPS runs skipped it, a case is tried again."""
+    After Budget.retry_after_skips runs skipped it, a case is tried again."""
     found = {k: v for k, v in store.last_timeouts([c.key for g in groups for c in g], SKIPPED).items()
-             if v[2] < RETRY_AFTER_SKIPS}
+             if v[2] < DEFAULT.budget.retry_after_skips}
     skipped = [(c, f"{SKIPPED} timed out in run #{found[c.key][0]} ({found[c.key][1]}); --budget-total "
                    f"does not spend its time on it again — measure it alone, without --budget-total "
                    f"(--filter '{c.benchmark.id}' --runtimes '{c.runtime.label}')")

@@ -7,14 +7,18 @@ import math
 
 import numpy as np
 
-from .constants import (ITERATION_MIN_RESOLUTIONS, PILOT_GROWTH_MAX, REPILOT_SPEEDUP, WARMUP_LEVEL_FACTOR,
-                        WARMUP_SETTLED_SPREAD, WARMUP_TOLERANCE)
+from ..policy import DEFAULT
+from ..stats.robust import robust_sd
+
+# the rules' numbers, each with why it is what it is: perflab.policy.Warmup and .Pilot (the same in
+# every job's policy; a caller with another policy passes its numbers)
+WARMUP, PILOT = DEFAULT.warmup, DEFAULT.pilot
 
 
-def is_stable(samples: list[int], tolerance: float = WARMUP_TOLERANCE, least: int = 6) -> bool:
+def is_stable(samples: list[int], tolerance: float = WARMUP.tolerance, least: int = WARMUP.least_first) -> bool:
     """Warmup is over when the newest iterations no longer differ from the ones just before them by
     more than `tolerance` (or than the noise), i.e. the times have stopped trending, and they lie
-    on one level (their robust spread is within WARMUP_SETTLED_SPREAD of it: wild times are a JIT
+    on one level (their robust spread is within Warmup.settled_spread of it: wild times are a JIT
     still at work, not noise that hides a trend). `least`: the fewest samples that can tell."""
     if len(samples) < max(4, least):
         return False
@@ -22,15 +26,15 @@ def is_stable(samples: list[int], tolerance: float = WARMUP_TOLERANCE, least: in
     half = len(tail) // 2
     before, after = np.median(tail[:half]), np.median(tail[half:])
     centre = float(np.median(tail))
-    spread = 1.4826 * float(np.median(np.abs(tail - centre)))  # a robust standard deviation (MAD)
-    if spread > WARMUP_SETTLED_SPREAD * centre:
+    spread = robust_sd(tail, centre)
+    if spread > WARMUP.settled_spread * centre:
         return False
     # standard error of the difference of two half-window locations
     noise = spread * math.sqrt(2 / half)
     return abs(after - before) <= tolerance * centre + noise
 
 
-def far_above(samples: list[int], level: float | None, factor: float = WARMUP_LEVEL_FACTOR) -> bool:
+def far_above(samples: list[int], level: float | None, factor: float = WARMUP.level_factor) -> bool:
     """Whether a later process's newest warmup iterations (the last two) lie above `factor` × the
     level its case's first process settled at: code that process had compiled still runs slowly here."""
     if not samples or not level:
@@ -56,7 +60,7 @@ def later_warmup(pilot: list[tuple[int, int]], warmup: list[int], invocations: i
     return settled_after(warmup) + 1
 
 
-def settled_after(samples: list[int], tolerance: float = WARMUP_TOLERANCE) -> int:
+def settled_after(samples: list[int], tolerance: float = WARMUP.tolerance) -> int:
     """How many leading iterations of a finished warmup lie off the level its times settled at (its
     second half): the iterations a process of this code spends warming up."""
     x = np.asarray(samples, dtype=float)
@@ -66,12 +70,12 @@ def settled_after(samples: list[int], tolerance: float = WARMUP_TOLERANCE) -> in
     return int(off[-1]) + 1 if len(off) else 0
 
 
-def _off_level(x: np.ndarray, tail: np.ndarray, tolerance: float = WARMUP_TOLERANCE) -> np.ndarray:
+def _off_level(x: np.ndarray, tail: np.ndarray, tolerance: float = WARMUP.tolerance) -> np.ndarray:
     """Which of `x` lie off the level of `tail` (its median) by more than `tolerance` or three robust
     standard deviations of `tail`."""
     level = float(np.median(tail))
-    sd = 1.4826 * float(np.median(np.abs(tail - level)))
-    return np.abs(x - level) > tolerance * level + 3 * sd
+    sd = robust_sd(tail, level)
+    return np.abs(x - level) > tolerance * level + WARMUP.off_level_sds * sd
 
 
 def pick_invocations(measured_ns: int, invocations: int, target_ns: float, unroll: int) -> int:
@@ -79,7 +83,7 @@ def pick_invocations(measured_ns: int, invocations: int, target_ns: float, unrol
     (a reading near the clock's resolution is too coarse to extrapolate further)."""
     per_call = max(measured_ns, 1) / invocations
     wanted = math.ceil(target_ns / per_call)
-    wanted = min(wanted, invocations * PILOT_GROWTH_MAX)
+    wanted = min(wanted, invocations * PILOT.growth_max)
     wanted = max(wanted, invocations + 1)
     if wanted >= unroll > 1:
         wanted = math.ceil(wanted / unroll) * unroll
@@ -90,18 +94,18 @@ def pick_invocations(measured_ns: int, invocations: int, target_ns: float, unrol
 
 def iteration_target_ns(iteration_time_s: float, clock_resolution_ns: float) -> float:
     """What one iteration should last: the job's iteration time, and many clock steps at least."""
-    return max(iteration_time_s * 1e9, ITERATION_MIN_RESOLUTIONS * clock_resolution_ns)
+    return max(iteration_time_s * 1e9, PILOT.iteration_min_resolutions * clock_resolution_ns)
 
 
 def repilot_invocations(pilot: tuple[int, int], warmup: list[int], invocations: int, target_ns: float,
                         unroll: int) -> int | None:
     """A JIT can make calls many times faster during warmup (a JVM compiling after the pilot saw the
-    interpreter). If the warmed-up call (its last three iterations) is under REPILOT_SPEEDUP of the
+    interpreter). If the warmed-up call (its last three iterations) is under Pilot.repilot_speedup of the
     pilot's last reading (count, ns), the iterations are now too short: the invocation count chosen
     again from the warmed-up speed; else None."""
     pilot_n, pilot_ns = pilot
     now = float(np.median(warmup[-3:])) / invocations
-    if now >= REPILOT_SPEEDUP * max(pilot_ns, 1) / pilot_n:
+    if now >= PILOT.repilot_speedup * max(pilot_ns, 1) / pilot_n:
         return None
     wanted = max(invocations, math.ceil(target_ns / max(now, 1e-3)))
     if wanted >= unroll > 1:

@@ -24,6 +24,7 @@ from .capture import CappedOutput
 from ..model import PROTOCOL_VERSION
 from ..toolchains.base import LaunchSpec
 from .lifeline import Lifeline
+from ..policy import DEFAULT
 
 MAX_LINE = 64 * 1024 * 1024
 STAGES = ("pilot", "warmup", "overhead", "workload", "diagnose")
@@ -34,22 +35,6 @@ WITH_OVERHEAD = "with_overhead"
 # not every benchmark of the file (a launch of a case in a file of 1,000 benchmarks decoded them all)
 LOAD_ONLY = "load_only"
 CPU_SCOPES = ("thread", "process")
-# A CPU time may exceed its wall time by this much before it is a protocol error (see
-# docs/cpu-time.md). The CPU clock is read just outside the two wall-clock reads, so its interval also
-# holds those reads, and interrupt work the kernel charges to the running thread (kernels without
-# IRQ_TIME_ACCOUNTING) can land in that gap: on a loaded 2-CPU VM, C reading
-# CLOCK_THREAD_CPUTIME_ID around CLOCK_MONOTONIC saw up to 197 µs more CPU than wall time (92 of
-# 10^6 iterations over 50 µs). The 1 ms floor is five times that, yet half of a default
-# 2 ms iteration, so a worker reporting a busy process's CPU time as its thread's is still caught;
-# 2 clock steps cover a coarse CPU clock rounding at each end; 1 % of wall, long iterations.
-CPU_SLACK_FLOOR_NS = 1_000_000
-# Beyond the slack, a rare iteration is a glitch of the VM's clocks, not a worker's error: a quiet
-# known-ratio run lost a whole case to one iteration whose thread had 5.38 ms of CPU in 2.98 ms of
-# wall time (2026-11-26), which no thread can do — CPU time charged late lands in the next
-# iteration. A process may have this share of its iterations over (one at least) and keeps them as
-# measured: a share above 1 reads as unhindered, and a CPU-timed case's gross-outlier rule fences
-# such a time (stats/clean.py). More is a worker that reads the wrong clock, and fails as before.
-CPU_GLITCH_SHARE = 0.02
 
 
 @dataclass(frozen=True)
@@ -61,7 +46,8 @@ class CpuClock:
     resolution_ns: float = 1.0
 
     def slack_ns(self, wall_ns: int) -> float:
-        return max(2 * self.resolution_ns, wall_ns / 100, CPU_SLACK_FLOOR_NS)
+        # 2 clock steps cover a coarse CPU clock rounding at each end; 1 % of wall, long iterations
+        return max(2 * self.resolution_ns, wall_ns / 100, DEFAULT.replies.cpu_slack_floor_ns)
 
 
 @dataclass
@@ -146,13 +132,13 @@ class CpuGlitches:
     over: int = 0
 
     def allowed(self) -> int:
-        return max(1, int(CPU_GLITCH_SHARE * self.checked))
+        return max(1, int(DEFAULT.replies.cpu_glitch_share * self.checked))
 
 
 def check_cpu_times(msg: dict[str, Any], field_name: str, wall: list[int], clock: CpuClock | None,
                     glitches: CpuGlitches | None = None) -> None:
     """`field_name` (cpu_ns / overhead_cpu_ns) against the wall times it goes with. `glitches`: the
-    process's count, which may hold CPU_GLITCH_SHARE of its iterations over (None: none may be, as a
+    process's count, which may hold Replies.cpu_glitch_share of its iterations over (None: none may be, as a
     conformance vector expects)."""
     cpu = msg.get(field_name)
     if clock is None:
@@ -348,7 +334,7 @@ class WorkerProcess:
             if remaining <= 0:
                 climbed = self._still_climbing(climbed)
                 if climbed:  # a leak on its way to the limit: its end is out of memory, not a timeout
-                    deadline = time.monotonic() + memory.CLIMB_STEP_S
+                    deadline = time.monotonic() + DEFAULT.memory.climb_step_s
                     continue
                 full, used = self._heap_full()
                 gc = None if full else self._collecting()
@@ -396,13 +382,13 @@ class WorkerProcess:
             return False, 0
         used = memory.tree_rss(self.proc.pid)
         heap = self.spec.heap_limit
-        return bool(heap) and used >= memory.FULL_HEAP_SHARE * heap, used
+        return bool(heap) and used >= DEFAULT.memory.full_heap_share * heap, used
 
     def _still_climbing(self, last: int | None) -> int:
         """Past a reply's deadline: the worker's resident bytes when they are at least half its heap
-        (or its memory limit) and, since the last look, rose by memory.CLIMB_SHARE of it (the first
+        (or its memory limit) and, since the last look, rose by Memory.climb_share of it (the first
         look only notes them); else 0. The wait goes on a step at a time while a leak climbs — at
-        most 1 / CLIMB_SHARE steps before the watch kills it at the limit or, for a JVM, its heap is
+        most 1 / Memory.climb_share steps before the watch kills it at the limit or, for a JVM, its heap is
         full — so a leak that was still filling its heap when the time ran out ends out of memory."""
         if not self.spec.memory_limit or self.proc.poll() is not None:
             return 0
@@ -410,7 +396,7 @@ class WorkerProcess:
         scale = self.spec.heap_limit or self.spec.memory_limit
         if used * 2 < scale:
             return 0
-        if last is None or used - last >= memory.CLIMB_SHARE * scale:
+        if last is None or used - last >= DEFAULT.memory.climb_share * scale:
             return used
         return 0
 

@@ -19,9 +19,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..policy import DEFAULT
 from ..model import Benchmark, Case, LaunchSamples, ParamAxis, Runtime
 
-CONFIDENCE = 0.999  # perflab's own intervals, as `perflab run` makes them
+CONFIDENCE = DEFAULT.stop.confidence  # perflab's own intervals, as `perflab run` makes them
 
 
 class ImportFailed(Exception):

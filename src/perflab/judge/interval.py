@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..policy import DEFAULT
 from ..stats.distributions import f_survival, normal_quantile, t_quantile
 
 
@@ -86,15 +87,12 @@ class GeometricMean:
         return self.low is not None and self.high is not None
 
 
-# an interval of a geometric mean wider than this factor either side says nothing a reader can use
-MEANINGFUL_FACTOR = 10.0
-
-
-def geometric_mean(intervals: list[tuple[float, float, float]], confidence: float) -> GeometricMean:
+def geometric_mean(intervals: list[tuple[float, float, float]], confidence: float,
+                   meaningful_factor: float = DEFAULT.claims.meaningful_factor) -> GeometricMean:
     """The geometric mean of ratios (value, low, high), its interval treating the cases as fixed and
     independent: each case's log standard error read back from its own interval (width / 2z), the
     mean of n logs with standard error √Σse²/n. Ratios without a finite interval above 0 are left
-    out. When the interval spans more than ×MEANINGFUL_FACTOR either side (a case measured with one
+    out. When the interval spans more than ×`meaningful_factor` either side (a case measured with one
     or two processes has an interval of ×1000), it is not given: `why_none` says so."""
     usable = [(v, lo, hi) for v, lo, hi in intervals
               if v > 0 and lo is not None and hi is not None and lo > 0 and math.isfinite(hi)]
@@ -105,9 +103,9 @@ def geometric_mean(intervals: list[tuple[float, float, float]], confidence: floa
     mean = sum(logs) / len(logs)
     ses = [(math.log(hi) - math.log(lo)) / (2 * z) for _, lo, hi in usable]
     se = math.sqrt(sum(s * s for s in ses)) / len(ses)
-    if z * se > math.log(MEANINGFUL_FACTOR):
+    if z * se > math.log(meaningful_factor):
         return GeometricMean(math.exp(mean), why_none=(
-            f"no meaningful interval: the cases' own intervals are too wide (beyond ×{MEANINGFUL_FACTOR:g} "
+            f"no meaningful interval: the cases' own intervals are too wide (beyond ×{meaningful_factor:g} "
             "either side; one or two processes a case)"))
     return GeometricMean(math.exp(mean), math.exp(mean - z * se), math.exp(mean + z * se))
 

@@ -15,21 +15,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..policy import DEFAULT, Diagnosis
 from ..stats.contention import ratio_stands
 from .verdict import ClaimVerdict, Verdict
 
 CONTENDED_LEVELS = ("heavy", "changing")
-DISAGREE_P = 0.01  # launch ANOVA p-value under which processes are taken to differ
-DISAGREE_SHARE = 0.5  # ... when the between-process share of the variance is above this, too
 
 
 @dataclass(frozen=True)
 class Thresholds:
     """What a verdict is held to. One confidence per job: the interval printed beside a verdict and
     the α its p is held to (α = 1 − confidence) are the same number."""
-    confidence: float = 0.999
-    min_change: float = 0.02  # a change smaller than this is "same" however sure (noise threshold)
-    same_band: tuple[float, float] = (0.95, 1.05)  # a seed claim of "same": the interval inside it
+    confidence: float = DEFAULT.stop.confidence
+    min_change: float = DEFAULT.change.threshold  # a change smaller than this is "same" however sure
+    same_band: tuple[float, float] = DEFAULT.claims.same_band  # a seed claim of "same": the interval inside it
 
     @property
     def alpha(self) -> float:
@@ -68,7 +67,7 @@ def contention_reason(level_new: str | None, level_old: str | None, paired: bool
 
 
 def claim_verdict(low: float | None, high: float | None, expect: str | None,
-                  band: tuple[float, float] = (0.95, 1.05)) -> ClaimVerdict:
+                  band: tuple[float, float] = DEFAULT.claims.same_band) -> ClaimVerdict:
     """A claim ("faster", "slower" or "same") against the interval of after/before. A claim of a
     change is ruled out once the interval leaves no room for a change a reader would notice (the
     "same" band)."""
@@ -90,5 +89,5 @@ def expected(before: float, after: float) -> Verdict:
     return Verdict.FASTER if after < before else Verdict.SLOWER if after > before else Verdict.SAME
 
 
-def processes_disagree(between_share: float, anova_p: float) -> bool:
-    return between_share > DISAGREE_SHARE and anova_p < DISAGREE_P
+def processes_disagree(between_share: float, anova_p: float, rules: Diagnosis = DEFAULT.diagnosis) -> bool:
+    return between_share > rules.disagree_share and anova_p < rules.disagree_p

@@ -5,12 +5,7 @@ from __future__ import annotations
 
 import statistics
 from typing import Any, Sequence
-
-# iai-callgrind's estimate (and the one CodSpeed and rustc-perf's cachegrind diffs read alike): an L1 hit
-# costs 1 cycle, an LL hit 5, a RAM access 35. A ranking aid, not a clock: see docs/instructions.md.
-LL_HIT_CYCLES = 5
-RAM_CYCLES = 35
-MAX_LAUNCHES = 5  # past this, the count is reported as not agreed, with its spread
+from ..policy import DEFAULT
 
 
 def derived(events: dict[str, float]) -> dict[str, float]:
@@ -22,7 +17,7 @@ def derived(events: dict[str, float]) -> dict[str, float]:
     ram = g("ILmr") + g("DLmr") + g("DLmw")
     accesses = g("Ir") + g("Dr") + g("Dw")
     return {"l1_misses": l1_misses, "ll_misses": ram,
-            "est_cycles": (accesses - l1_misses) + LL_HIT_CYCLES * (l1_misses - ram) + RAM_CYCLES * ram}
+            "est_cycles": (accesses - l1_misses) + DEFAULT.counts.ll_hit_cycles * (l1_misses - ram) + DEFAULT.counts.ram_cycles * ram}
 
 
 def per_op(workload: dict[str, int], overhead: dict[str, int], ops: int) -> dict[str, float]:
@@ -66,7 +61,7 @@ def agree(a: float, b: float, tolerance: float, floor: float = 0.0) -> bool:
 def agreeing_pair(values: Sequence[float], tolerance: float,
                   floors: Sequence[float] | None = None) -> tuple[int, int] | None:
     """The first pair of launches (in the order they finished) whose counts agree, or None. The
-    stop rule: count launches until this is not None, at most MAX_LAUNCHES. `floors`: each launch's
+    stop rule: count launches until this is not None, at most Counts.max_launches. `floors`: each launch's
     resolution (a pair agrees within the larger of its two)."""
     floors = floors or [0.0] * len(values)
     for j in range(1, len(values)):

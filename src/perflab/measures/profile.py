@@ -26,13 +26,12 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ..toolchains.base import LaunchSpec
+from ..policy import DEFAULT
 
 PROFILE_ENV = "PERFLAB_PROFILE"  # a worker that samples itself writes its raw profile to this path
 HARNESS = "[perflab harness]"
 OUTSIDE_RUN = "[perflab: start-up, loading, set-up]"
 ELSEWHERE = "[not under the benchmark]"
-# how long the profiled run is sized to last (after a pilot finds a call's cost)
-PROFILE_SECONDS = 1.0
 
 
 class NotProfilable(Exception):

@@ -6,7 +6,8 @@ vs <runtime>`) divide by the same baseline as Ratio does (perflab.ratios), count
 from __future__ import annotations
 
 from ..analysis import Row
-from ..measures.counts import MAX_LAUNCHES, format_count
+from ..measures.counts import format_count
+from ..policy import DEFAULT
 
 INSTRUCTIONS = "Instructions"
 INSTR_RATIO = "Instr. Ratio"
@@ -87,7 +88,7 @@ def header_line(rows: list[Row]) -> str:
     agree = "/".join(f"{t:.2%}" for t in tolerances)
     aslr = (counted[0].get("pinned") or {}).get("aslr", "?")
     return (f"Counted={counted[0].get('tool') or 'callgrind'}  CacheSim=on  ASLR={aslr}  "
-            f"Launches=until two agree within {agree} (at most {MAX_LAUNCHES})")
+            f"Launches=until two agree within {agree} (at most {DEFAULT.counts.max_launches})")
 
 
 def progress_text(counts: dict | None) -> str:

@@ -2,23 +2,20 @@
 sections, and the ratios between them (paired when the run interleaved them)."""
 from __future__ import annotations
 
-import json
-import math
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 from ..errors import UsageError
 from ..ratios import METHOD_COLUMN, Identity, format_ratio, pair, runtime_column
 from ..judge import contention_reason
 from ..model import Status
+from ..policy import DEFAULT
 from ..judge.interval import delta
+from ..results import CaseRecord, DocumentError, ResultsDocument, _finite, load_document, method_of  # noqa: F401 (report modules import them here)
 from ..units import TIME_UNITS, format_in, format_size, pick_unit
 
-RESULTS_SCHEMA = "perflab.results"
-RESULTS_VERSION = 1
 OTHER = "Other"
 SEED_TITLES = {
     "000": "Performance Improvements in .NET 6",
@@ -40,169 +37,30 @@ SEED_SECTIONS = {
             "Process", "LINQ", "Interop", "Peanut butter", "GC", "JIT"],
     "004": ["Benchmarking Setup", "Span<T>", "Idle Connections", "EF Core", "Blazor", "Hodgepodge"],
 }
-CONFIDENCE = 0.999
+CONFIDENCE = DEFAULT.stop.confidence  # perflab run's, when a document does not say its own
 MAX_LISTED = 6  # cases named in a note before "and N more"
-SAME_BAND = (0.95, 1.05)
+SAME_BAND = DEFAULT.claims.same_band
 
 # -- loading ------------------------------------------------------------------------------------
 
-def _finite(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
-@dataclass
-class Case:
-    doc: int
-    path: str
-    raw: dict
-    confidence: float = CONFIDENCE  # its run's job's: every interval of the run is at it
-
-    @property
-    def bench(self) -> dict:
-        return self.raw.get("benchmark") or {}
-
-    @property
-    def bench_id(self) -> str:
-        b = self.bench
-        return str(b.get("id") or f"{b.get('group', '')}.{b.get('name', '?')}")
-
-    @property
-    def name(self) -> str:
-        return str(self.bench.get("name") or self.bench_id)
-
-    @property
-    def language(self) -> str:
-        return str(self.bench.get("language") or "")
-
-    @property
-    def method_name(self) -> str:
-        """The method alone, as the seeds name it: `Seek.SeekForward` and Go's `BenchmarkSeekForward`
-        are `SeekForward` (claims are keyed by it, across languages)."""
-        return method_of(self.name)
-
-    @property
-    def group(self) -> str:
-        return str(self.bench.get("group") or "")
-
-    @property
-    def meta(self) -> dict:
-        m = self.bench.get("meta")
-        return m if isinstance(m, dict) else {}
-
-    @property
-    def params(self) -> dict[str, str]:
-        p = self.raw.get("params")
-        return {str(k): str(v) for k, v in p.items()} if isinstance(p, dict) else {}
-
-    @property
-    def key(self) -> tuple[str, tuple[tuple[str, str], ...]]:
-        return self.bench_id, tuple(sorted(self.params.items()))
-
-    @property
-    def runtime(self) -> str:
-        rt = self.raw.get("runtime") or {}
-        return str(rt.get("label") or rt.get("name") or "?")
-
-    @property
-    def revision(self) -> str:
-        """`--rev`: the revision the case ran ("" in a run without revisions)."""
-        rt = self.raw.get("runtime") or {}
-        return str(rt.get("revision") or "")
-
-    @property
-    def ok(self) -> bool:
-        return self.raw.get("status", Status.OK) == Status.OK and self.mean is not None
-
-    @property
-    def estimate(self) -> dict:
-        e = self.raw.get("estimate")
-        return e if isinstance(e, dict) else {}
-
-    @property
-    def mean(self) -> float | None:
-        m = self.estimate.get("mean")
-        return float(m) if _finite(m) else None
-
-    @property
-    def se(self) -> float | None:
-        s = self.estimate.get("se")
-        return float(s) if _finite(s) else None
-
-    @property
-    def df(self) -> float | None:
-        d = self.estimate.get("df")
-        return float(d) if _finite(d) and d > 0 else None
-
-    @property
-    def alloc(self) -> float | None:
-        d = self.raw.get("diagnostics") or {}
-        a = d.get("alloc_bytes_per_op") if isinstance(d, dict) else None
-        return float(a) if _finite(a) else None
-
-    @property
-    def error(self) -> str:
-        return str(self.raw.get("error") or "failed")
-
-    @property
-    def absent(self) -> str | None:
-        """Why the benchmark does not exist on this runtime (status "na"), or None."""
-        if self.raw.get("status") != Status.NA:
-            return None
-        return str(self.raw.get("absent") or "not available on this runtime")
-
-    @property
-    def skipped(self) -> str | None:
-        """Why the benchmark skipped itself (status "skipped": Go's b.Skip), or None."""
-        if self.raw.get("status") != Status.SKIPPED:
-            return None
-        return str(self.raw.get("skipped") or "skipped")
-
-    @property
-    def warnings(self) -> list[str]:
-        w = self.raw.get("warnings") or []
-        return [str(x) for x in w] if isinstance(w, list) else []
-
-    @property
-    def contended(self) -> bool:
-        """Measured under heavy or changing contention (stats/contention.py): its absolute time is
-        no confident figure (see `contention_stands` for its ratios)."""
-        c = self.raw.get("contention")
-        return isinstance(c, dict) and c.get("level") in ("heavy", "changing")
-
-    @property
-    def cpu_timed(self) -> bool:
-        """Timed by its measuring thread's CPU time (stats/clean.py rule 0)."""
-        return self.estimate.get("cpu_timed") is True
+# a case of a results document, typed: results.CaseRecord (the one model report, compare, the web
+# and bench read documents through)
+Case = CaseRecord
 
 
 def _load_one(path: Path) -> dict:
+    """A results document as every reader loads it (results.load_document: one schema, one check),
+    its error a one-line UsageError naming the file."""
     if not path.exists():
         raise UsageError(f"{path}: no such file")
     if not path.is_file():
         raise UsageError(f"{path}: not a file (give perflab results .json files)")
-    from ..results import DocumentError, read_text
     try:
-        text = read_text(path)
+        doc = load_document(path, parts=False)  # a case's unreadable counts are noted on it
     except DocumentError as exc:
         raise UsageError(str(exc)) from None
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise UsageError(f"{path}: not a perflab results file (not JSON: {exc})") from None
-    if not isinstance(doc, dict) or doc.get("schema") != RESULTS_SCHEMA:
-        raise UsageError(f"{path}: not a perflab results file (no \"schema\": \"{RESULTS_SCHEMA}\")")
-    version = doc.get("version")
-    if not isinstance(version, int) or version > RESULTS_VERSION:
-        raise UsageError(f"{path}: results version {version!r} is not supported "
-                         f"(this perflab reads version ≤ {RESULTS_VERSION})")
-    cases = doc.get("cases")
-    if not isinstance(cases, list) or not all(isinstance(c, dict) for c in cases):
-        raise UsageError(f"{path}: not a perflab results file (\"cases\" is not a list of objects)")
-    if not cases:
+    if not doc["cases"]:
         raise UsageError(f"{path}: the results hold no cases")
-    for c in cases:
-        if not isinstance(c.get("benchmark"), dict) or not isinstance(c.get("runtime"), dict):
-            raise UsageError(f"{path}: not a perflab results file (a case lacks benchmark/runtime)")
     return doc
 
 
@@ -279,9 +137,7 @@ def report_from_docs(paths: list[str], docs: list[dict], title: str,
     again: dict[tuple[str, str], list[str]] = {}
     kept: dict[tuple[str, str], list[str]] = {}  # measured again, failed there: the earlier stands
     for i, (p, doc) in enumerate(zip(paths, docs)):
-        conf = (doc.get("job") or {}).get("confidence")
-        conf = float(conf) if _finite(conf) and 0 < conf < 1 else CONFIDENCE
-        cases = [Case(i, p, c, conf) for c in doc["cases"]]
+        cases = ResultsDocument(doc, p, i).cases
         keys = {c.key for c in cases}
         if i > 0 and not keys & seen_keys:
             raise UsageError(f"{p}: no case in common with {', '.join(paths[:i])} "
@@ -387,19 +243,13 @@ def contention_blocks(ratio: Ratio | None, after: Case, before: Case, same_code:
     """Whether contention leaves a ratio of `after` to `before` without a verdict: yes when either
     side was contended, unless the ratio is the run's own paired one of the same code on two
     runtimes, both sides timed by their thread's CPU time (stats/contention.ratio_stands)."""
-    return bool(contention_reason(_level(after), _level(before), ratio is not None and ratio.paired,
-                                  same_code, after.cpu_timed, before.cpu_timed))
-
-
-def _level(case: Case) -> str | None:
-    c = case.raw.get("contention")
-    return c.get("level") if isinstance(c, dict) else None
+    return bool(contention_reason(after.contention_level, before.contention_level,
+                                  ratio is not None and ratio.paired, same_code, after.cpu_timed, before.cpu_timed))
 
 
 def _stored_ratio(case: Case, base: Case, field: str, base_field: str) -> Ratio | None:
-    r = case.raw.get(field)
-    if (isinstance(r, dict) and case.doc == base.doc and case.raw.get(base_field) == base.raw.get("key")
-            and _finite(r.get("value"))):
+    r = case.stored_ratio(field)
+    if r is not None and case.doc == base.doc and case.raw.get(base_field) == base.key_text:
         lo, hi = r.get("ci_low"), r.get("ci_high")
         ok = _finite(lo) and _finite(hi) and lo > 0
         return Ratio(float(r["value"]), float(lo) if ok else None, float(hi) if ok else None,
@@ -533,10 +383,3 @@ def _ratio_cell(ratio: Ratio | None, has_base: bool, ok: bool) -> str:
     if ratio is not None:
         return format_ratio(ratio.value)
     return "?" if has_base and ok else ""
-
-
-def method_of(name: str) -> str:
-    """A benchmark's method as the seeds name it (see Case.method_name)."""
-    last = re.split(r"[./]", name)[-1]
-    m = re.fullmatch(r"Benchmark_?([A-Z].*)", last)
-    return m.group(1) if m else last

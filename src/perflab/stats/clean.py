@@ -6,7 +6,7 @@ so that an empty benchmark, whose workload *is* the overhead, nets to zero on av
 
 0. **CPU-bound cases are timed by their thread's CPU time.** When every launch reported the CPU time
    of its measuring thread (a thread clock, not a process one) and the case keeps its CPU while it
-   runs (its unhindered CPU share is at least CPU_BOUND_SHARE), an iteration's time is its CPU time:
+   runs (its unhindered CPU share is at least Cleaning.cpu_bound_share), an iteration's time is its CPU time:
    wall time minus the time the thread waited for a CPU, which is interference by definition, and
    nothing else. On a quiet machine the two agree (the share is 0.97-1.0); on a loaded one the wall
    time of the same code depended on how long its iterations were (a 2 ms iteration is preempted
@@ -18,20 +18,20 @@ so that an empty benchmark, whose workload *is* the overhead, nets to zero on av
    iterations of a CPU-timed case are counted, not set aside: their CPU time is the code's.
 1. **Preempted** iterations are set aside when the worker reported the CPU time of its measuring
    thread (`workload_cpu` / `overhead_cpu`, as long as `workload` / `overhead`): an iteration whose
-   CPU time per wall second is below PREEMPTED_SHARE of the case's unhindered share (its 90th
+   CPU time per wall second is below Cleaning.preempted_share of the case's unhindered share (its 90th
    percentile) spent that much of its time waiting for a CPU. Compared with the case's own share, not
    with 1: a benchmark that blocks by nature (I/O, a lock) keeps its iterations. For such a case
-   (unhindered share under CPU_BOUND_SHARE) the reference is each process's own unhindered share:
+   (unhindered share under Cleaning.cpu_bound_share) the reference is each process's own unhindered share:
    how long a thread waits for its peers depends on where its process's scheduler put them, and
    processes of one case differ in it (0.50 against 0.43). A process clock's share above 1 is read
    as 1 (other threads beside the measuring one). Only for a case whose
-   unhindered share is at least PREEMPT_MIN_SHARE: a thread that mostly waits (it starts a process
+   unhindered share is at least Cleaning.preempt_min_share: a thread that mostly waits (it starts a process
    and waits for it: 0.01-0.15) has a CPU time of a few hundred µs per 100 ms whose own jitter moves
    its share by more than a preemption would, and the rule set aside 20-26 of 30-37 iterations of
    every HelloWorld case of a quiet main job (2026-11-25), leaving a case one process and no
    interval. Such a case's interference is left to the gross-outlier rule below.
-2. **Gross outliers**, slow *and* fast, are set aside: more than GROSS_K robust standard deviations
-   (1.4826 × MAD) from the launch's median. The scale is the case's typical launch's (the median of
+2. **Gross outliers**, slow *and* fast, are set aside: more than Cleaning.gross_k robust standard deviations
+   (MAD_TO_SD × MAD) from the launch's median. The scale is the case's typical launch's (the median of
    the launches' MADs), so a launch of six iterations is fenced as well as one of sixty; a process
    that differs keeps its own centre and all its samples. A launch whose median is no level of its
    own — no majority of its samples around it, or far from the case's common level (the median of
@@ -52,24 +52,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..model import LaunchSamples
+from ..policy import DEFAULT
+from .robust import MAD_TO_SD, robust_sd
 from .segments import Segments
 
-PREEMPTED_SHARE = 0.9  # of the case's unhindered CPU share: below it, an iteration waited for a CPU
-# the unhindered CPU share below which rule 1 is off: the measuring thread mostly waits (for a child
-# process, a peer thread, the network), and its share says nothing of waiting for a CPU
-PREEMPT_MIN_SHARE = 0.5
-# the unhindered CPU share (its 90th percentile over the iterations) from which a case counts as
-# CPU-bound and is timed by its thread's CPU time (rule 0)
-CPU_BOUND_SHARE = 0.95
-# robust standard deviations from a launch's median beyond which a sample is set aside. Not lower:
-# 3.5 held the true mean more often in bench/coverage.py's contaminated mode with 10 %-noisy
-# iterations (19/20 cases against 8/20), but on clean data it spread six-iteration launches' means,
-# made agreeing processes look different (ANOVA p < 0.05 in 13 % of datasets) and let an empty
-# benchmark's interval miss 0 in 2.5 % of them (tests/test_stats.py, tests/test_robust.py)
-GROSS_K = 5.0
-# floor of the robust scale, relative to the samples' level: a clock that ticks in steps (MAD = 0)
-# must not make every sample off the median an outlier
-SCALE_FLOOR_REL = 1e-3
+# the rules' numbers, each with why it is what it is: perflab.policy.Cleaning
+RULES = DEFAULT.cleaning
 
 
 @dataclass
@@ -201,8 +189,8 @@ class _Flat:
         return float(np.quantile(self.shares[self.cpu_known[self.ids]], 0.9))
 
     def preempted(self) -> np.ndarray:
-        """Which iterations waited for a CPU: CPU share below PREEMPTED_SHARE of the unhindered one
-        (none when the case mostly waits by nature: its unhindered share is below PREEMPT_MIN_SHARE).
+        """Which iterations waited for a CPU: CPU share below Cleaning.preempted_share of the unhindered one
+        (none when the case mostly waits by nature: its unhindered share is below Cleaning.preempt_min_share).
         A process clock (Node's) counts every thread of the process: a share above 1 is other
         threads running beside the measuring one, not its own progress, so such shares are read as
         1 here. Uncapped, a ping-pong whose two threads overlapped now and then (shares 1.0-1.23)
@@ -215,9 +203,9 @@ class _Flat:
             shares = np.where(self.thread[self.ids], shares, np.minimum(shares, 1.0))
         known = self.cpu_known[self.ids]
         unhindered = float(np.quantile(shares[known], 0.9))
-        if unhindered < PREEMPT_MIN_SHARE:
+        if unhindered < RULES.preempt_min_share:
             return np.zeros(self.n, dtype=bool)
-        if unhindered < CPU_BOUND_SHARE:
+        if unhindered < RULES.cpu_bound_share:
             # a thread that waits by nature for its peers: how much depends on where its process's
             # scheduler put them (Go's PingPong: 0.50 in one process, 0.43 in the next; Java's
             # ConnectAcceptAsync 0.70 and 0.60), so each process is its own reference. Against
@@ -227,8 +215,8 @@ class _Flat:
             for i in np.flatnonzero(self.cpu_known & (self.counts > 0)):
                 own[i] = np.quantile(shares[self.ids == i], 0.9)
             ref = own[self.ids]
-            return known & (ref >= PREEMPT_MIN_SHARE) & (shares < PREEMPTED_SHARE * ref)
-        return known & (shares < PREEMPTED_SHARE * unhindered)
+            return known & (ref >= RULES.preempt_min_share) & (shares < RULES.preempted_share * ref)
+        return known & (shares < RULES.preempted_share * unhindered)
 
     def time_by_cpu(self) -> None:
         """Each iteration's time becomes its CPU time (rule 0); its share stays as measured."""
@@ -238,11 +226,11 @@ class _Flat:
 
 def cpu_bound(work: _Flat, thread: np.ndarray) -> bool:
     """Rule 0: every launch with iterations timed its measuring thread's CPU with a thread clock, and
-    the case's unhindered CPU share is at least CPU_BOUND_SHARE."""
+    the case's unhindered CPU share is at least Cleaning.cpu_bound_share."""
     has = work.counts > 0
     if work.shares is None or not (work.cpu_known[has].all() and thread[has].all()):
         return False
-    return work.unhindered_share() >= CPU_BOUND_SHARE
+    return work.unhindered_share() >= RULES.cpu_bound_share
 
 
 def _clean(flat: _Flat, active: bool) -> tuple[np.ndarray, dict[str, np.ndarray]]:
@@ -269,8 +257,8 @@ def _clean(flat: _Flat, active: bool) -> tuple[np.ndarray, dict[str, np.ndarray]
     # fence nothing anywhere
     mads = Segments.grouped(np.abs(kept.values - medians[kept.ids]), counts).medians()
     level = float(np.median(np.abs(kept.values)))
-    scale = max(1.4826 * float(np.nanmedian(mads)), SCALE_FLOOR_REL * level, 1e-12)
-    fence = GROSS_K * scale
+    scale = max(MAD_TO_SD * float(np.nanmedian(mads)), RULES.scale_floor_rel * level, 1e-12)
+    fence = RULES.gross_k * scale
     common = float(np.nanmedian(medians))
     # A launch is fenced around the case's common level (the median of the launches' medians) instead
     # of its own median when some of its iterations ran at that level and its median is no level of
@@ -289,26 +277,19 @@ def _clean(flat: _Flat, active: bool) -> tuple[np.ndarray, dict[str, np.ndarray]
     return keep, why
 
 
-# A process whose level is this far from the median process's is set aside whole: the robust scale
-# of the processes' levels, floored at PROCESS_FLOOR_REL of that median, times GROSS_K. Interference
-# that lasts a whole short-lived process (a memory hog's 50-400 ms burst over a process of a dozen
-# 2 ms iterations) slows every one of its iterations alike, and CPU time cannot see it when the
-# thread kept its CPU; its iterations then agree with each other and no per-iteration rule catches
-# them. Processes that really differ (memory layout, hash seeds) were measured 1-25 % apart here,
-# so the floor keeps them: only a process over 25 % and 5 robust sd from the median one goes.
-PROCESS_FLOOR_REL = 0.05
-MIN_UNITS_TO_JUDGE = 6  # fewer processes (or launch pairs) cannot tell an outlying one from a spread
+# A process whose level is far from the median process's is set aside whole (Cleaning.process_floor_rel
+# says how far, and why).
 
 
 def outlying_units(levels: np.ndarray, floor: float) -> np.ndarray:
-    """Which units (processes' levels, or launch pairs' log ratios) lie beyond GROSS_K robust
+    """Which units (processes' levels, or launch pairs' log ratios) lie beyond Cleaning.gross_k robust
     standard deviations of the median unit, the scale floored at `floor` (an absolute value)."""
     levels = np.asarray(levels, dtype=float)
-    if len(levels) < MIN_UNITS_TO_JUDGE:
+    if len(levels) < RULES.min_units_to_judge:
         return np.zeros(len(levels), dtype=bool)
     centre = float(np.median(levels))
-    scale = max(1.4826 * float(np.median(np.abs(levels - centre))), floor)
-    return np.abs(levels - centre) > GROSS_K * scale
+    scale = max(robust_sd(levels, centre), floor)
+    return np.abs(levels - centre) > RULES.gross_k * scale
 
 
 def set_aside_totals(cleaned: list[CleanLaunch]) -> dict[str, int]:

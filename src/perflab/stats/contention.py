@@ -36,24 +36,11 @@ from typing import Any
 import numpy as np
 
 from ..model import CaseResult, LaunchSamples
+from ..policy import DEFAULT
 from .clean import clean_case
 
-# A tenth of the iterations preempted: interference then came often enough that it also hit the
-# iterations no CPU clock shows it in (cache and frequency effects of the neighbour that preempted).
-HEAVY_PREEMPTED_SHARE = 0.10
-# Other work using more than every CPU but one, by this much: it no longer fits beside the CPU the
-# launches are measured on, and takes turns on it. One busy loop on a 2-CPU machine (1.0) fits.
-HEAVY_FOREIGN_MARGIN = 0.25
-# Other work of at least half a CPU: enough to be what preempted the launches (see judge)
-PREEMPTION_FOREIGN_CPUS = 0.5
-# Without a reading of perflab's own CPU time: more runnable tasks than 1.5 per CPU (perflab and its
-# worker alone make about one runnable task).
-HEAVY_LOAD_PER_CPU = 1.5
-# A twentieth of the CPU time stolen by a hypervisor: a virtual machine whose host is oversubscribed.
-HEAVY_STEAL_SHARE = 0.05
-# The load per CPU moving by this much between a case's start and end: its launches were measured
-# under different conditions, early ones against late ones.
-CHANGING_LOAD_PER_CPU = 0.75
+# when a case counts as contended, each number with why: perflab.policy.Contention
+RULES = DEFAULT.contention
 
 
 def case_contention(launches: list[LaunchSamples], host_start: dict | None, host_end: dict | None,
@@ -112,19 +99,19 @@ def judge(c: dict[str, Any]) -> tuple[str, list[str]]:
     # the CPU the launch is pinned to: 74 of 254 cases of a quiet main job were over a tenth). Other
     # work's CPU *time* cannot show how much more it wanted: under bench/stress.py at twice the CPUs
     # it used 0.8-0.96 CPUs (the launches held the rest) while 20-57 % of their iterations waited.
-    if (c.get("preempted_share") is not None and c["preempted_share"] >= HEAVY_PREEMPTED_SHARE
-            and (foreign is None or foreign >= PREEMPTION_FOREIGN_CPUS)):
+    if (c.get("preempted_share") is not None and c["preempted_share"] >= RULES.heavy_preempted_share
+            and (foreign is None or foreign >= RULES.preemption_foreign_cpus)):
         heavy.append(f"{c['preempted_share']:.0%} of iterations preempted")
     loads = [x for x in (c.get("load_start"), c.get("load_end")) if x is not None]
     if foreign is not None:
-        if foreign >= cpus - 1 + HEAVY_FOREIGN_MARGIN:
+        if foreign >= cpus - 1 + RULES.heavy_foreign_margin:
             heavy.append(f"other work used {c['foreign_cpus']:.1f} of {cpus} CPUs")
     else:
-        if loads and max(loads) >= HEAVY_LOAD_PER_CPU:
+        if loads and max(loads) >= RULES.heavy_load_per_cpu:
             heavy.append(f"load {max(loads):.1f} per CPU")
-        if len(loads) == 2 and abs(loads[1] - loads[0]) >= CHANGING_LOAD_PER_CPU:
+        if len(loads) == 2 and abs(loads[1] - loads[0]) >= RULES.changing_load_per_cpu:
             changing.append(f"load per CPU went {loads[0]:.1f} → {loads[1]:.1f}")
-    if c.get("steal_share") is not None and c["steal_share"] >= HEAVY_STEAL_SHARE:
+    if c.get("steal_share") is not None and c["steal_share"] >= RULES.heavy_steal_share:
         heavy.append(f"{c['steal_share']:.0%} of CPU time stolen")
     if heavy:
         return "heavy", heavy + changing
@@ -168,7 +155,7 @@ def contention_differs(a: dict[str, Any], b: dict[str, Any]) -> str:
             return f"other work used up to {fa:.1f} CPUs in one run and {fb:.1f} in the other"
         return ""
     pa, pb = a.get("load_per_cpu_max"), b.get("load_per_cpu_max")
-    if pa is not None and pb is not None and abs(pa - pb) >= CHANGING_LOAD_PER_CPU:
+    if pa is not None and pb is not None and abs(pa - pb) >= RULES.changing_load_per_cpu:
         return f"load per CPU {pa:.1f} in one run and {pb:.1f} in the other"
     return ""
 

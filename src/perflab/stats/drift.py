@@ -12,28 +12,25 @@ import numpy as np
 from scipy.stats import kruskal
 
 from ..model import LaunchSamples
-
-DRIFT_FACTOR = 1.2  # the empty loop's slowest process over its fastest: above it, the machine drifted
-MIN_SAMPLES = 3     # empty-loop iterations a process needs for its level to count
-SIGNIFICANCE = 0.001  # the processes' empty loops differ beyond their own noise
+from ..policy import DEFAULT, Diagnosis
 
 
-def empty_loop_times(launches: list[LaunchSamples]) -> list[np.ndarray]:
+def empty_loop_times(launches: list[LaunchSamples], rules: Diagnosis = DEFAULT.diagnosis) -> list[np.ndarray]:
     """Per process (with enough of them), the empty loop's times a call (ns)."""
     return [np.asarray(ln.overhead, dtype=float) / ln.invocations for ln in launches
-            if ln.invocations > 0 and len(ln.overhead) >= MIN_SAMPLES]
+            if ln.invocations > 0 and len(ln.overhead) >= rules.drift_min_samples]
 
 
-def speed_drift(launches: list[LaunchSamples]) -> tuple[float, float] | None:
-    """(fastest, slowest) process's empty-loop median when they differ by more than DRIFT_FACTOR and
-    the processes' empty loops really differ (Kruskal-Wallis, p < SIGNIFICANCE: an empty loop that
+def speed_drift(launches: list[LaunchSamples], rules: Diagnosis = DEFAULT.diagnosis) -> tuple[float, float] | None:
+    """(fastest, slowest) process's empty-loop median when they differ by more than Diagnosis.drift_factor and
+    the processes' empty loops really differ (Kruskal-Wallis, p < Diagnosis.drift_significance: an empty loop that
     is noisy within each process spreads its processes' medians too, and is not the machine's
     drift), else None. Fewer than two processes with an empty loop cannot tell."""
-    times = [t for t in empty_loop_times(launches) if np.median(t) > 0]
+    times = [t for t in empty_loop_times(launches, rules) if np.median(t) > 0]
     if len(times) < 2:
         return None
     medians = [float(np.median(t)) for t in times]
     fast, slow = min(medians), max(medians)
-    if slow <= DRIFT_FACTOR * fast:
+    if slow <= rules.drift_factor * fast:
         return None
-    return (fast, slow) if kruskal(*times).pvalue < SIGNIFICANCE else None
+    return (fast, slow) if kruskal(*times).pvalue < rules.drift_significance else None

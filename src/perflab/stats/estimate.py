@@ -18,7 +18,7 @@ import numpy as np
 
 from ..model import LaunchSamples
 from .distributions import f_survival, t_quantile
-from .clean import PROCESS_FLOOR_REL, CleanLaunch, clean_case, outlying_units, set_aside_totals
+from .clean import RULES, CleanLaunch, clean_case, outlying_units, set_aside_totals
 from .modality import mvalue
 
 PERCENTILES = (0, 25, 50, 75, 90, 95, 99, 100)
@@ -91,7 +91,7 @@ def estimate_cleaned(cleaned: list[CleanLaunch], launches: list[LaunchSamples],
     if not used:
         return None
     levels = np.array([c.location for c in used])
-    far = outlying_units(levels, PROCESS_FLOOR_REL * abs(median_of(levels)))
+    far = outlying_units(levels, RULES.process_floor_rel * abs(median_of(levels)))
     used = [c for c, f in zip(used, far) if not f]
     xs = [c.x for c in used]
     L = len(xs)

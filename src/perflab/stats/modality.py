@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-MULTIMODAL_THRESHOLD = 2.8  # BenchmarkDotNet reports "can have several modes" from here
-
 
 def mvalue(x: np.ndarray) -> float:
     x = np.asarray(x, dtype=float)

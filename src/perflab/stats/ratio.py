@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model import LaunchSamples
-from .clean import PROCESS_FLOOR_REL, clean_case, outlying_units
+from .clean import RULES, clean_case, outlying_units
 from .estimate import components, launch_weighted
 
 
@@ -132,8 +132,8 @@ def pair_spread(units: list[np.ndarray]) -> PairSpread | None:
     freedom. None with fewer than two pairs, or too few iterations to tell their spread."""
     units = [u for u in units if len(u)]
     # a pair one of whose processes was hit for its whole life (see clean.outlying_units): its log
-    # ratio lies far from the other pairs'; the floor is PROCESS_FLOOR_REL on the log scale
-    far = outlying_units(np.array([float(np.mean(u)) for u in units]), PROCESS_FLOOR_REL)
+    # ratio lies far from the other pairs'; the floor is RULES.process_floor_rel on the log scale
+    far = outlying_units(np.array([float(np.mean(u)) for u in units]), RULES.process_floor_rel)
     units = [u for u, f in zip(units, far) if not f]
     P = len(units)
     if P < 2:

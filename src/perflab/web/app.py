@@ -25,7 +25,7 @@ from ..count_verdicts import format_count
 from ..judge import Verdict
 from ..model import Status
 from ..errors import UsageError
-from ..history import MIN_SHIFT
+from ..policy import DEFAULT
 from ..store import Store, StoreError
 from ..units import format_time
 from . import run_page
@@ -116,7 +116,7 @@ def create_app(store: Store, *, allowed_hosts: list[str] | None = None) -> Starl
         qp = request.query_params
         name = qp.get("name", "")
         axis = "commit" if qp.get("x") == "commit" else "date"
-        min_shift = _float(qp.get("min_shift"), MIN_SHIFT * 100)
+        min_shift = _float(qp.get("min_shift"), DEFAULT.history.min_shift * 100)
         series = history.benchmark(name, axis, min_shift / 100)
         if not series:
             return error(404, "No such benchmark",
@@ -125,7 +125,7 @@ def create_app(store: Store, *, allowed_hosts: list[str] | None = None) -> Starl
                     charts=_charts(series), series=series)
 
     async def regressions(request: Request) -> Response:
-        min_shift = _float(request.query_params.get("min_shift"), MIN_SHIFT * 100)
+        min_shift = _float(request.query_params.get("min_shift"), DEFAULT.history.min_shift * 100)
         only = request.query_params.get("only", "")
         changes = history.changes(min_shift / 100)
         if only in (Verdict.SLOWER, Verdict.FASTER):

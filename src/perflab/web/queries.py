@@ -12,8 +12,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..count_verdicts import DEFAULT_COUNT_THRESHOLD as MIN_COUNT_STEP
-from ..history import MIN_SHIFT, Change, StoredCases, find_changes
+from ..policy import DEFAULT
+from ..history import Change, StoredCases, find_changes
 from ..provenance import Provenance, provenance
 from ..store import Store
 
@@ -163,7 +163,7 @@ class History:
     def benchmarks(self) -> list[tuple[str, int]]:
         return self._cached("benchmarks", self.store.benchmark_names)
 
-    def benchmark(self, name: str, axis: str = "date", min_shift: float = MIN_SHIFT) -> list[Series]:
+    def benchmark(self, name: str, axis: str = "date", min_shift: float = DEFAULT.history.min_shift) -> list[Series]:
         """The series of one benchmark, one per (runtime, params), with their change points."""
         def compute():
             rows = self.store.benchmark_series(name)
@@ -185,7 +185,7 @@ class History:
         return self._cached(f"benchmark\0{name}\0{axis}\0{min_shift}", compute)
 
     # -- regressions ---------------------------------------------------------------------------
-    def changes(self, min_shift: float = MIN_SHIFT) -> list[tuple[Change, dict[str, Any]]]:
+    def changes(self, min_shift: float = DEFAULT.history.min_shift) -> list[tuple[Change, dict[str, Any]]]:
         """Every change point of every series, largest shift first, with its series' identity."""
         def compute():
             return self.every_change(self.store, min_shift)
@@ -197,7 +197,7 @@ class History:
         self.load_runs(store)
         return len(self.every_change(store))
 
-    def every_change(self, store: Store, min_shift: float = MIN_SHIFT
+    def every_change(self, store: Store, min_shift: float = DEFAULT.history.min_shift
                      ) -> list[tuple[Change, dict[str, Any]]]:
         rows = store.all_means()
         ident = {r["key"]: r for r in rows}
@@ -245,6 +245,6 @@ def _mark_steps(points: list[CountPoint], counts: list[dict]) -> None:
     from ..history import count_steps
     from ..count_verdicts import per_op
     counted = [(p, c) for p, c in zip(points, counts) if per_op(c) is not None]
-    for i in count_steps([{"counts": c} for _, c in counted], MIN_COUNT_STEP):
+    for i in count_steps([{"counts": c} for _, c in counted], DEFAULT.change.count_threshold):
         before, after = counted[i - 1][0], counted[i][0]
         after.step = f"{after.ir / before.ir - 1:+.2%}"
