@@ -199,8 +199,11 @@ class History:
 class Claims:
     """`perflab report`: seed claims against our intervals, families' geometric means."""
     same_band: tuple[float, float] = (0.95, 1.05)  # a claim of "same" holds when our interval lies within
-    # an interval of a geometric mean wider than this factor either side says nothing a reader can use
-    meaningful_factor: float = 10.0
+    # a geometric mean's interval is given only when it places the mean within this factor either side:
+    # [0.59–2.07] around ×1.10 cannot say whether a family got faster (issue 39); none is printed then
+    meaningful_factor: float = 1.25
+    # a section's ratio plot only where it says more than its table: a handful of cases read better as rows
+    plot_min_cases: int = 4
 
 
 @dataclass(frozen=True)

@@ -92,8 +92,8 @@ def geometric_mean(intervals: list[tuple[float, float, float]], confidence: floa
     """The geometric mean of ratios (value, low, high), its interval treating the cases as fixed and
     independent: each case's log standard error read back from its own interval (width / 2z), the
     mean of n logs with standard error √Σse²/n. Ratios without a finite interval above 0 are left
-    out. When the interval spans more than ×`meaningful_factor` either side (a case measured with one
-    or two processes has an interval of ×1000), it is not given: `why_none` says so."""
+    out. When the interval does not place the mean within ×`meaningful_factor` either side (a case
+    measured with one or two processes has an interval of ×1000), it is not given: `why_none` says so."""
     usable = [(v, lo, hi) for v, lo, hi in intervals
               if v > 0 and lo is not None and hi is not None and lo > 0 and math.isfinite(hi)]
     if not usable:
@@ -105,8 +105,8 @@ def geometric_mean(intervals: list[tuple[float, float, float]], confidence: floa
     se = math.sqrt(sum(s * s for s in ses)) / len(ses)
     if z * se > math.log(meaningful_factor):
         return GeometricMean(math.exp(mean), why_none=(
-            f"no meaningful interval: the cases' own intervals are too wide (beyond ×{meaningful_factor:g} "
-            "either side; one or two processes a case)"))
+            f"no meaningful interval: the cases' own intervals do not place it within ×{meaningful_factor:g} "
+            "either side"))
     return GeometricMean(math.exp(mean), math.exp(mean - z * se), math.exp(mean + z * se))
 
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import UsageError
+from ..policy import DEFAULT
 from ..units import format_time
 from . import seeds_counts as counts_section
 from ..judge import confidence_text
@@ -144,8 +145,6 @@ def section_sentence(claims: list[Claim]) -> str:
     return " ".join(parts)
 
 
-# a section's ratio plot only where it says more than its table: a handful of cases read better as rows
-PLOT_MIN_CASES = 4
 
 CLAIM_COLUMNS = ["Seed claim", "Seed figure", "Our comparison", "Our figure (99.9 % CI)",
                  "Verdict", "Seed ratio in our CI", "Note"]
@@ -260,7 +259,7 @@ def render(report: Report, plots_dir_name: str, preamble: tuple[list[str], list[
         # instruction counts, where the results have them: a table of their own, never time columns
         md += counts_section.markdown(report, rows)
         body.append(counts_section.html_fragment(report, rows))
-        many = len({r.case.key for r in rows}) >= PLOT_MIN_CASES
+        many = len({r.case.key for r in rows}) >= DEFAULT.claims.plot_min_cases
         png = many and ratio_plot_png(report, rows, f"{seed_heading(s.seed)} · {sec_title}" if s.seed else sec_title)
         if png:
             fname = f"{i:02d}-{s.anchor}.png"
