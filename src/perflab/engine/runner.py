@@ -803,6 +803,10 @@ class Engine:
             d.metrics = {str(k): float(v) for k, v in reply["metrics"].items()
                          if isinstance(v, (int, float)) and not isinstance(v, bool)}
         d.rates = rates.parse(reply.get("rates"))  # quantities per op; the rate is per measured mean
+        per_op = reply.get("bytes_per_op")  # Go's b.SetBytes: bytes per b.N op, go test's MB/s
+        if isinstance(per_op, (int, float)) and not isinstance(per_op, bool) and per_op > 0 and not d.rates:
+            d.rates["Throughput"] = {"per_op": float(per_op) / st.case.benchmark.ops_per_invoke, "unit": "B",
+                                     "base": 1000, "invert": False}
         return d
 
     # -- failures -------------------------------------------------------------------------------
