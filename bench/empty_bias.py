@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -34,6 +35,7 @@ def main() -> None:
     ap.add_argument("--languages", default=",".join(LANGUAGES))
     ap.add_argument("--job", default="short")
     args = ap.parse_args()
+    print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     print(f"{'language':8} {'run':>3} {'load (1/5/15 min)':>18} {'mean':>10} {'99.9% interval':>24} "
           f"{'holds 0':>7}  call (overhead)")
     summary = {}
@@ -57,6 +59,7 @@ def main() -> None:
     print()
     for lang, (held, pos, n) in summary.items():
         print(f"{lang}: interval holds 0 in {held}/{n}; mean > 0 in {pos}/{n}")
+    print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -195,6 +196,7 @@ def main() -> None:
     ap.add_argument("--languages", default=",".join(FILES))
     ap.add_argument("--job", default="short")
     args = ap.parse_args()
+    print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     for lang in args.languages.split(","):
         folder = Path(tempfile.mkdtemp(prefix=f"perflab-planted-{lang}-"))
         for name, src in FILES[lang].items():
