@@ -4,7 +4,8 @@ Each language gets one benchmark file with two variants of the same loop, summin
 4 KiB in CPython, which is 100x slower a byte): `sunk` hands its sum to the harness (returned, or
 DoNotOptimize), `discarded` throws it away. Where the language's harness API declares bytes (Go
 `b.SetBytes`, Google Benchmark `SetBytesProcessed`, criterion's Throughput through perflab's Rust
-rate), both declare the buffer's size. The script runs each file with the short job and prints each
+rate), both declare the buffer's size; there a third, `partly`, returns a checksum of the buffer's
+first 16 bytes and drops the sum of the whole (the call keeps some work of its own). The script runs each file with the short job and prints each
 variant's mean, discarded/sunk, and the notes perflab gave it about dead work ("far too fast",
 "indistinguishable from an empty benchmark"); plus the load average before each run.
 
@@ -128,9 +129,24 @@ FILES = {
             b.iter(move || { let mut s = 0u64; for &c in buf.iter() { s += c as u64; } });
         }
 
+        // the header's checksum is returned, the body's sum dropped: the call keeps some work
+        #[allow(unused_variables, unused_assignments)]
+        fn partly(b: &mut Bencher) {
+            let buf = buffer();
+            b.__rate("Throughput", 65536.0, "B", 1024);
+            b.iter(move || {
+                let mut h = 0u64;
+                for &c in buf[..16].iter() { h = h.wrapping_mul(31).wrapping_add(c as u64); }
+                let mut s = 0u64;
+                for &c in buf.iter() { s += c as u64; }
+                h
+            });
+        }
+
         pub fn register(r: &mut Registry) {
             r.bench("sunk", sunk);
             r.bench("discarded", discarded);
+            r.bench("partly", partly);
         }
         """},
     "cpp": {"planted_bench.cpp": """
@@ -163,6 +179,20 @@ FILES = {
             st.SetBytesProcessed(st.iterations() * int64_t(buf.size()));
         }
         BENCHMARK(BM_Discarded);
+
+        // the header's checksum is sunk, the body's sum dropped: the call keeps some work
+        static void BM_Partly(benchmark::State& st) {
+            for (auto _ : st) {
+                unsigned h = 0;
+                for (size_t i = 0; i < 16; ++i) h = h * 31 + buf[i];
+                unsigned s = 0;
+                for (unsigned char c : buf) s += c;
+                (void)s;
+                benchmark::DoNotOptimize(h);
+            }
+            st.SetBytesProcessed(st.iterations() * int64_t(buf.size()));
+        }
+        BENCHMARK(BM_Partly);
 
         BENCHMARK_MAIN();
         """},
