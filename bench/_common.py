@@ -22,7 +22,8 @@ RUN_TIMEOUT_S = 1800
 
 
 def perflab_run(path: Path, *args: str, out: Path | None = None,
-                python: list[str] = ("-m", "perflab.cli"), timeout_s: float = RUN_TIMEOUT_S) -> tuple[dict, float]:
+                python: list[str] = ("-m", "perflab.cli"), timeout_s: float = RUN_TIMEOUT_S,
+                env: dict | None = None) -> tuple[dict, float]:
     """Run `perflab run`, return (results document, wall seconds of the whole command). The results
     file is kept in `out` (a fresh folder, made if missing), else in a temporary folder. `timeout_s`:
     the bound on the command (a study of thousands of cases gives its own)."""
@@ -32,7 +33,8 @@ def perflab_run(path: Path, *args: str, out: Path | None = None,
     t0 = time.perf_counter()
     try:  # a bound, so that a study's printed estimate is one: the jobs' budgets are seconds per case
         proc = subprocess.run([sys.executable, *python, "run", str(path), "--exporters",
-                               "json", "-o", str(out), *args], capture_output=True, text=True, timeout=timeout_s)
+                               "json", "-o", str(out), *args], capture_output=True, text=True, timeout=timeout_s,
+                              env=env)
     except subprocess.TimeoutExpired:
         raise SystemExit(f"perflab run {path} {' '.join(args)} took more than {timeout_s:.0f} s") from None
     wall = time.perf_counter() - t0

@@ -33,7 +33,13 @@ class FakeWorker:
     costs that much more wall time per call: a pair's second iteration is the one the scheduler
     preempted on a loaded machine (CPython 3.11, empty benchmark: overhead 3-4x its own workload).
     With `second_penalty_cpu` the thread's CPU time grows too (an order effect the CPU time cannot
-    tell from the code's own time, as a cache another stage filled)."""
+    tell from the code's own time, as a cache another stage filled).
+
+    Position in a request: with `later_penalty_ns`, an iteration that is not the first of its request
+    costs that much more per call (wall time; CPU time too with `later_penalty_cpu`): a worker woken
+    by a request runs its first iteration on a fresh scheduler slice, and the next one in the same
+    request is the one a loaded machine preempts. `with_overhead` offers one request per round's pair;
+    `overhead_first=False` plays a worker that offers it only with the overhead second."""
 
     def __init__(self, clock: FakeClock, per_call_ns: float, *, overhead_ns: float = 0.0,
                  noise: float = 0.0, seed: int = 0, launch_offset_ns: float = 0.0,
@@ -42,7 +48,8 @@ class FakeWorker:
                  drift=None, with_overhead: bool = False, hit_share: float = 0.0,
                  hit_factor: tuple[float, float] = (2.0, 3.0), cpu_clock: bool = True,
                  preempted: tuple[int, ...] = (), preempted_ns: float = 1e6,
-                 second_penalty_ns: float = 0.0, second_penalty_cpu: bool = False):
+                 second_penalty_ns: float = 0.0, second_penalty_cpu: bool = False,
+                 overhead_first: bool = True, later_penalty_ns: float = 0.0, later_penalty_cpu: bool = False):
         self.clock = clock
         self.per_call = per_call_ns + launch_offset_ns
         self.overhead = overhead_ns
@@ -59,13 +66,15 @@ class FakeWorker:
         # drawn from hit_factor, as when another process takes the CPU for part of an iteration
         self.hit_share, self.hit_factor = hit_share, hit_factor
         self.hello = Hello(language="fake", runtime={"name": "fake"}, clock_resolution_ns=resolution_ns,
-                           capabilities=["alloc", "gc"] + (["with_overhead"] if with_overhead else []),
+                           capabilities=["alloc", "gc"] + (["with_overhead"] if with_overhead else [])
+                           + (["overhead_first"] if with_overhead and overhead_first else []),
                            unroll=1, pid=4242,
                            cpu_clock=CpuClock("fake", "thread") if cpu_clock else None)
         self.preempted, self.preempted_ns = set(preempted), preempted_ns
         self.iteration = 0  # timed iterations so far, all stages
         self.second_penalty, self.second_penalty_cpu = second_penalty_ns, second_penalty_cpu
         self._paired = 0  # single workload/overhead iterations so far: the odd ones come second of a pair
+        self.later_penalty, self.later_penalty_cpu = later_penalty_ns, later_penalty_cpu
         self.calls: list[tuple] = []
         self.closed = False
 
@@ -80,13 +89,13 @@ class FakeWorker:
             self._paired += 1
         return self._samples(stage, invocations, iterations, second)
 
-    def _samples(self, stage, invocations, iterations, second=False):
+    def _samples(self, stage, invocations, iterations, second=False, later=False):
         if stage == self.fail_stage:
             raise BenchmarkError("exception", "ValueError: planted failure", "Traceback…")
         if stage == self.crash_stage:
             raise WorkerFailure("worker crashed (SIGSEGV)")
         out = Timings([], [])
-        for _ in range(iterations):
+        for k in range(iterations):
             cost = self.overhead if stage == "overhead" else self.per_call + self.overhead
             factor = 1.0
             if stage != "overhead" and self.slow_left > 0:
@@ -103,6 +112,9 @@ class FakeWorker:
             if second:
                 ns += self.second_penalty * invocations
                 cpu += self.second_penalty * invocations if self.second_penalty_cpu else 0.0
+            if (later or k > 0) and stage in ("workload", "overhead"):  # not the first of its request
+                ns += self.later_penalty * invocations
+                cpu += self.later_penalty * invocations if self.later_penalty_cpu else 0.0
             if self.iteration in self.preempted:
                 ns += self.preempted_ns
             self.iteration += 1
@@ -112,13 +124,16 @@ class FakeWorker:
                 out.cpu.append(int(round(cpu)))
         return out
 
-    def run_with_overhead(self, invocations, iterations, timeout):
+    def run_with_overhead(self, invocations, iterations, timeout, overhead_first=False):
         assert "with_overhead" in self.hello.capabilities, "asked a worker without the capability"
-        self.calls.append(("run_with_overhead", invocations, iterations))
+        assert not overhead_first or "overhead_first" in self.hello.capabilities, "asked for an order it lacks"
+        self.calls.append(("run_with_overhead", invocations, iterations) + (("overhead_first",) if overhead_first
+                                                                             else ()))
         work, over = Timings([], []), Timings([], [])
-        for _ in range(iterations):
-            for into, timed in ((work, self._samples("workload", invocations, 1)),
-                                (over, self._samples("overhead", invocations, 1, second=True))):
+        for k in range(iterations):
+            pair = [(work, "workload"), (over, "overhead")]
+            for j, (into, stage) in enumerate(pair[::-1] if overhead_first else pair):
+                timed = self._samples(stage, invocations, 1, second=j == 1, later=k > 0 or j == 1)
                 into.ns += timed.ns
                 into.cpu += timed.cpu
         return work, over

@@ -589,17 +589,20 @@ def test_a_comparison_limited_by_process_differences_gets_more_processes_not_mor
     assert per_launch < 15  # (the engine that only grew on a case's own status measured 28 here)
 
 
-@pytest.mark.parametrize("paired", [False, True])
-def test_overhead_in_the_rounds_costs_one_request_when_the_worker_offers_with_overhead(paired):
+@pytest.mark.parametrize("paired,both_orders", [(False, False), (True, True), (True, False)])
+def test_overhead_in_the_rounds_costs_one_request_when_the_worker_offers_with_overhead(paired, both_orders):
     """When the empty call is a large share of an iteration, every round measures the overhead next to
-    the workload: in the same request when the worker declares `with_overhead` (one round trip per
-    round instead of two) in the rounds where the overhead comes second, else in a request of its own.
-    Either way each overhead sample is kept with its round, and the estimate subtracts it."""
+    the workload: in the same request, in either order, when the worker declares `with_overhead` and
+    `overhead_first` (one round trip per round instead of two), else in requests of their own (a
+    worker offering only the overhead second would have it second of its request in half its rounds
+    and the workload never: tests/test_overhead_order.py). Either way each overhead sample is kept
+    with its round, and the estimate subtracts it."""
     clock = FakeClock()
     workers = []
 
     def launch(case, i):
-        workers.append(FakeWorker(clock, 20.0, overhead_ns=30.0, noise=0.01, seed=i, with_overhead=paired))
+        workers.append(FakeWorker(clock, 20.0, overhead_ns=30.0, noise=0.01, seed=i, with_overhead=paired,
+                                  overhead_first=both_orders))
         return workers[-1]
 
     [res] = engine_for(get_job("short"), launch, clock).run_group([make_case()])
@@ -607,12 +610,10 @@ def test_overhead_in_the_rounds_costs_one_request_when_the_worker_offers_with_ov
     paired_calls = [c for w in workers for c in w.calls if c[0] == "run_with_overhead"]
     lone_overheads = [c for w in workers for c in w.calls if c[:2] == ("run", "overhead")]
     workloads = [c for w in workers for c in w.calls if c[:2] == ("run", "workload")]
-    if paired:
-        # the rounds whose overhead comes second take one request; those whose overhead comes first
-        # (half of them, see tests/test_overhead_order.py) send it alone, before the workload
-        in_round_overheads = [c for c in lone_overheads if c[3] == 1]
-        assert paired_calls and len(workloads) == len(in_round_overheads)
-        assert abs(len(paired_calls) - len(workloads)) <= len(workers)
+    if paired and both_orders:
+        # every round takes one request, the overhead first in half of them
+        # (tests/test_overhead_order.py): no workload or overhead iteration alone in a round
+        assert paired_calls and not workloads and not [c for c in lone_overheads if c[3] == 1]
         assert all(c[2] == 1 for c in paired_calls)  # one pair per round
     else:
         assert not paired_calls and len(lone_overheads) > len(workloads) > 0

@@ -66,7 +66,7 @@ def test_hello(worker):
     assert h.language == "node"
     assert h.runtime["name"] == "Node.js" and h.runtime["version"]
     assert h.unroll == 16
-    assert set(h.capabilities) == {"alloc", "gc", "with_overhead"}
+    assert set(h.capabilities) == {"alloc", "gc", "with_overhead", "overhead_first"}
     assert 0 < h.clock_resolution_ns < 10_000
 
 

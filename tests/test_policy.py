@@ -22,6 +22,8 @@ NOT_TUNED = [
     ("stats/estimate.py", {"PERCENTILES"}),
     # unit conversions and mathematics
     ("engine/memory.py", {"_UNITS"}), ("importers/common.py", {"TIME_UNITS_NS"}), ("stats/robust.py", {"MAD_TO_SD"}),
+    # facts about other programs: the widest vector valgrind's VEX decodes (AVX2)
+    ("too_fast.py", {"VALGRIND_VECTOR_BYTES"}),
     # the language versions perflab supports or installs
     ("runtimes/*.py", {"MIN_MINOR", "LATEST_PATCH", "MIN_FEATURE", "INSTALLABLE_MAJORS", "MIN_VERSION"}),
     ("toolchains/go.py", {"WORKER_GO_MINOR"}),

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from perflab.engine.plan import open_worker
-from perflab.engine.worker import BenchmarkError
+from perflab.engine.worker import OVERHEAD_FIRST, BenchmarkError
 from perflab.runtimes.python import describe
 from perflab.toolchains.python import PythonToolchain
 
@@ -367,6 +367,32 @@ def test_every_iteration_reports_the_cpu_time_of_the_measuring_thread(tmp_path):
         assert all(c < n / 2 for n, c in zip(t.ns, t.cpu)), t  # asleep: wall ≫ CPU
     finally:
         w.close()
+
+
+def test_with_overhead_takes_either_order(tmp_path):
+    """`overhead_first` (capability `overhead_first`): each pair's empty iteration may run before
+    its workload iteration, so the engine can put either side second of a request alike (issue #38)."""
+    log = tmp_path / "order.txt"
+    w, loaded = worker_for(tmp_path, f"""
+        import perflab
+        _log = open({str(log)!r}, "a")
+        def setup_each():
+            _log.write("s")
+            _log.flush()
+        @perflab.benchmark(iteration_setup=setup_each)
+        def work():
+            return 1
+    """)
+    try:
+        assert OVERHEAD_FIRST in w.hello.capabilities
+        w.setup(by_name(loaded)["work"]["id"], {}, 10)
+        for first in (False, True):
+            work, over = w.run_with_overhead(1, 2, 10, overhead_first=first)
+            assert len(work.ns) == len(over.ns) == 2 and len(over.cpu) == 2
+        w.teardown(10)
+    finally:
+        w.close()
+    assert log.read_text() == "ss" + "ss"  # one setup per workload iteration, either order
 
 
 def test_a_pyenv_shim_is_resolved_to_the_interpreter_it_runs(tmp_path):

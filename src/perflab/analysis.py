@@ -15,6 +15,7 @@ from .judge.ratio import ratio_from_launches, ratio_of
 from .stats import Estimate, Ratio, estimate, indistinguishable_from_empty
 from .stats.drift import speed_drift
 from .policy import for_confidence
+from .too_fast import MachineSpeed, count_notes, declared_bytes, this_machine, time_notes
 from .units import format_time
 
 
@@ -42,10 +43,15 @@ class Row:
 
 def analyse(results: list[CaseResult], confidence: float = 0.999, target_rel_error: float = 0.02,
             overhead: bool = True, runtime_order: list[str] | None = None,
-            cache: dict | None = None, runtimes: dict[str, dict[str, None]] | None = None) -> list[Row]:
+            cache: dict | None = None, runtimes: dict[str, dict[str, None]] | None = None,
+            speed: MachineSpeed | None | bool = True) -> list[Row]:
     """Judge results. `runtime_order` is the order runtimes were given in: the first of each language
     is its baseline (results arrive in completion order, which must not decide that). `runtimes`:
-    the whole run's, when `results` are a part of it (see perflab.ratios.pair)."""
+    the whole run's, when `results` are a part of it (see perflab.ratios.pair). `speed`: the bounds
+    of the machine that measured them, for the "far too fast" notes (perflab.too_fast; True: this
+    machine's, None: no such notes)."""
+    if speed is True:
+        speed = this_machine()
     rows = [Row(r) for r in results]
     for row in rows:
         if row.result.ok and row.result.launches:
@@ -73,7 +79,7 @@ def analyse(results: list[CaseResult], confidence: float = 0.999, target_rel_err
             row.runtime_ratio = _ratio(row, base, overhead, confidence)
             row.runtime_alloc_ratio = _alloc_ratio(row, base)
     for row in rows:
-        _judge(row, target_rel_error, overhead)
+        _judge(row, target_rel_error, overhead, speed or None)
     for row, p in zip(rows, pairs):
         _judge_contended_baseline(row, rows, p)
     return rows
@@ -134,10 +140,13 @@ def _alloc_ratio(row: Row, base: Row) -> float | None:
     return None
 
 
-def _judge(row: Row, target: float, overhead: bool) -> None:
+def _judge(row: Row, target: float, overhead: bool, speed: MachineSpeed | None = None) -> None:
     res, est = row.result, row.estimate
     if res.output_bytes:
         row.warnings.append(f"the benchmark wrote {res.output_bytes} bytes to stdout/stderr")
+    declared = declared_bytes(res.diagnostics.rates if res.diagnostics else None)
+    if res.ok and res.counts:
+        row.warnings.extend(count_notes(res.counts.get("instructions_per_op"), declared))
     if not res.ok or est is None:
         return
     invocations = max((ln.invocations for ln in res.launches), default=1) or 1
@@ -151,6 +160,9 @@ def _judge(row: Row, target: float, overhead: bool) -> None:
             f"{format_time(est.overhead_noise)})"
             + ("; below zero: the empty loop costs more than this benchmark's, the loops differ"
                if est.ci_high < 0 else ""))
+    if res.machine is None:  # measured here (a cluster's node has bounds of its own)
+        row.warnings.extend(time_notes(speed, est.mean, est.ci_low, est.ci_high,
+                                       res.case.benchmark.ops_per_invoke, declared, empty, net=overhead))
     policy = for_confidence(est.confidence, target)
     rules = policy.diagnosis
     if est.mvalue >= rules.multimodal_threshold and est.n >= rules.multimodal_min_samples:

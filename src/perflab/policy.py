@@ -170,6 +170,10 @@ class Diagnosis:
     # iterations shorter than this (or than Pilot.iteration_min_resolutions clock steps) are warned of:
     # timer granularity and per-iteration setup weigh on the result
     short_iteration_ns: float = 100_000.0
+    # "far too fast" (too_fast.py): the bytes a core can load a cycle bound a declared byte rate
+    loads_per_cycle: int = 3  # vector loads a core issues a cycle at most (Golden Cove, Zen 4: 3; older: 2)
+    # where only the nominal clock is known (a VM's /proc/cpuinfo): turbo may run this much faster
+    turbo_headroom: float = 1.5
 
 
 @dataclass(frozen=True)

@@ -797,7 +797,7 @@ class Worker {
             if (b - a < cpu_best) cpu_best = b - a;
         }
         const char* token = std::getenv("PERFLAB_TOKEN");
-        std::string caps = "\"codesize\",\"with_overhead\"";
+        std::string caps = "\"codesize\",\"with_overhead\",\"overhead_first\"";
 #ifdef PERFLAB_COUNTS_ALLOCS
         caps = "\"alloc\",\"allocs\"," + caps;
 #endif
@@ -1020,6 +1020,10 @@ class Worker {
         const Json* wo = msg.get("with_overhead");
         bool with_overhead = wo && wo->kind == Json::Bool && wo->b;
         if (with_overhead && s != "workload") return error(id, "protocol", "with_overhead is for the workload stage only");
+        // overhead_first: the overhead iteration before its workload one (the second of a request is
+        // the one a loaded machine preempts; the host puts each side second alike)
+        const Json* of = msg.get("overhead_first");
+        bool overhead_first = with_overhead && of && of->kind == Json::Bool && of->b;
         const Def& d = registry()[case_def_];
         uint64_t n = uint64_t(inv->i);
         if (s == "diagnose") {
@@ -1063,8 +1067,9 @@ class Worker {
         empty.reserve(with_overhead ? size_t(its->i) : 0);
         auto loop = [&]() {
             for (long long k = 0; k < its->i; ++k) {
+                if (overhead_first) empty.push_back(time_loop(d, n, true));
                 work.push_back(time_once(d, n, overhead));
-                if (with_overhead) empty.push_back(time_loop(d, n, true));
+                if (with_overhead && !overhead_first) empty.push_back(time_loop(d, n, true));
             }
         };
         try {

@@ -436,10 +436,11 @@ class Case {
   }
 
   // `iterations` timed iterations of the stage's loop. With `withOverhead` (workload only) each is
-  // followed by one iteration of the overhead loop, outside the per-iteration hooks; its times are
+  // followed by one iteration of the overhead loop (preceded, with `overheadFirst`: the host puts
+  // each side second of a request alike), outside the per-iteration hooks; its times are
   // returned in `overheadNs` (null otherwise). The CPU time of each iteration goes to `cpuNs` and
   // `overheadCpuNs`.
-  async timeIterations(stage, invocations, iterations, withOverhead = false) {
+  async timeIterations(stage, invocations, iterations, withOverhead = false, overheadFirst = false) {
     await this.resolveKind();
     const overhead = stage === 'overhead';
     const loop = overhead ? this.loops.overhead : this.loops.workload;
@@ -449,17 +450,19 @@ class Case {
     const cpuNs = new Array(iterations);
     const overheadNs = withOverhead ? new Array(iterations) : null;
     const overheadCpuNs = withOverhead ? new Array(iterations) : null;
+    const empty = async (i) => {
+      const e = this.loops.overhead(this.loops.empty, this.arg, invocations);
+      overheadNs[i] = this.isAsync ? await e : e;
+      overheadCpuNs[i] = Math.max(0, Math.round(CPU_OUT[0]));
+    };
     for (let i = 0; i < iterations; i++) {
+      if (overheadNs && overheadFirst) await empty(i);
       if (iterationSetup) await iterationSetup(this.state, this.values);
       const t = loop(fn, this.arg, invocations);
       ns[i] = this.isAsync ? await t : t;
       cpuNs[i] = Math.max(0, Math.round(CPU_OUT[0]));
       if (iterationTeardown) await iterationTeardown(this.state, this.values);
-      if (overheadNs) {
-        const e = this.loops.overhead(this.loops.empty, this.arg, invocations);
-        overheadNs[i] = this.isAsync ? await e : e;
-        overheadCpuNs[i] = Math.max(0, Math.round(CPU_OUT[0]));
-      }
+      if (overheadNs && !overheadFirst) await empty(i);
     }
     return { ns, cpuNs, overheadNs, overheadCpuNs };
   }
@@ -583,7 +586,7 @@ class Worker {
       clock: { resolution_ns: clockResolutionNs(), source: 'process.hrtime.bigint' },
       // count mode: no CPU clock (under valgrind a thread's CPU time is valgrind's, not the program's)
       cpu_clock: COUNT_MODE ? noCpuClock() : chooseCpuClock(),
-      capabilities: ['with_overhead', ...(HAS_GC_PROFILER ? ['alloc', 'gc'] : [])],
+      capabilities: ['with_overhead', 'overhead_first', ...(HAS_GC_PROFILER ? ['alloc', 'gc'] : [])],
       unroll: UNROLL, pid: process.pid,
     });
   }
@@ -722,7 +725,7 @@ class Worker {
     }
     const { ns, cpuNs: cpu, overheadNs, overheadCpuNs } = COUNT_MODE
       ? await this.case.countIterations(stage, invocations, iterations)
-      : await this.case.timeIterations(stage, invocations, iterations, withOverhead);
+      : await this.case.timeIterations(stage, invocations, iterations, withOverhead, msg.overhead_first === true);
     throwStray();
     this.send({ id, type: 'samples', stage, invocations, ns, ...(!COUNT_MODE && { cpu_ns: cpu }),
       ...(overheadNs && { overhead_ns: overheadNs, overhead_cpu_ns: overheadCpuNs }) });

@@ -577,10 +577,10 @@ class _Case:
         return self._loops[key]
 
     def time_iterations(self, invocations, iterations, target, kind="workload", overhead=None,
-                        cpu=None, overhead_cpu=None):
+                        cpu=None, overhead_cpu=None, overhead_first=False):
         """`iterations` timed iterations of `target`; with `overhead` (a list), each is followed by
-        one iteration of the empty function, appended there. The CPU time this thread got in each
-        iteration is appended to `cpu` (and `overhead_cpu`)."""
+        one iteration of the empty function (preceded, with `overhead_first`), appended there. The
+        CPU time this thread got in each iteration is appended to `cpu` (and `overhead_cpu`)."""
         cpu = [] if cpu is None else cpu
         overhead_cpu = [] if overhead_cpu is None else overhead_cpu
         unroll = UNROLL if invocations % UNROLL == 0 else 1
@@ -590,19 +590,23 @@ class _Case:
         samples = []
         if _COUNT_MARKER is not None:  # count mode: the whole loop inside one call of the marker
             _COUNT_MARKER(self._iterate, (iterations, outer, loop, target, empty, samples, cpu,
-                                          overhead, overhead_cpu))
+                                          overhead, overhead_cpu, overhead_first))
         else:
             self._iterate(iterations, outer, loop, target, empty, samples, cpu, overhead,
-                          overhead_cpu)
+                          overhead_cpu, overhead_first)
         return samples
 
     def _iterate(self, iterations, outer, loop, target, empty, samples, cpu, overhead,
-                 overhead_cpu):
+                 overhead_cpu, overhead_first=False):
         repeat = itertools.repeat
         clock = time.perf_counter_ns
         cpu_clock = _thread_time_ns or _zero
         args = self.call_args
         for _ in range(iterations):
+            if empty is not None and overhead_first:
+                ns, cpu_ns = empty(repeat(None, outer), self.noop, clock, cpu_clock, *args)
+                overhead.append(ns)
+                overhead_cpu.append(cpu_ns)
             if self.it_setup is not None:
                 self.hook(self.it_setup)
             ns, cpu_ns = loop(repeat(None, outer), target, clock, cpu_clock, *args)
@@ -610,7 +614,7 @@ class _Case:
             cpu.append(cpu_ns)
             if self.it_cleanup is not None:
                 self.hook(self.it_cleanup)
-            if empty is not None:
+            if empty is not None and not overhead_first:
                 ns, cpu_ns = empty(repeat(None, outer), self.noop, clock, cpu_clock, *args)
                 overhead.append(ns)
                 overhead_cpu.append(cpu_ns)
@@ -654,20 +658,22 @@ class _CallCase(_Case):
         self._loops = {}
 
     def time_iterations(self, invocations, iterations, target, kind="workload", overhead=None,
-                        cpu=None, overhead_cpu=None):
+                        cpu=None, overhead_cpu=None, overhead_first=False):
         if self.time_func is None:
             if self.it_setup is not None and invocations != 1:
                 raise ValueError("a benchmark whose setup runs before every call takes one call per "
                                  "iteration, not %d" % invocations)
             return _Case.time_iterations(self, invocations, iterations, target, kind, overhead,
-                                         cpu, overhead_cpu)
+                                         cpu, overhead_cpu, overhead_first)
         cpu = [] if cpu is None else cpu
         overhead_cpu = [] if overhead_cpu is None else overhead_cpu
         samples = []
         timed = self.empty_time_func if target is self.noop else self.time_func
         for _ in range(iterations):
+            if overhead is not None and overhead_first:
+                self._timed_by_itself(self.empty_time_func, invocations, overhead, overhead_cpu)
             self._timed_by_itself(timed, invocations, samples, cpu)
-            if overhead is not None:
+            if overhead is not None and not overhead_first:
                 self._timed_by_itself(self.empty_time_func, invocations, overhead, overhead_cpu)
         return samples
 
@@ -923,7 +929,7 @@ class _Worker:
         self.send({"id": rid, "type": "error", "error": err})
 
     def hello(self):
-        caps = ["with_overhead", "load_only"]
+        caps = ["with_overhead", "overhead_first", "load_only"]
         if getattr(gc, "callbacks", None) is not None:
             caps.append("gc")
         if platform.python_implementation() == "CPython":
@@ -1100,7 +1106,8 @@ class _Worker:
                     _SAMPLER.stop()
             else:
                 ns = self.case.time_iterations(invocations, iterations, self.case.call,
-                                               overhead=over, cpu=cpu, overhead_cpu=over_cpu)
+                                               overhead=over, cpu=cpu, overhead_cpu=over_cpu,
+                                               overhead_first=msg.get("overhead_first") is True)
         except BaseException as exc:
             if isinstance(exc, (SystemExit, KeyboardInterrupt)):
                 raise

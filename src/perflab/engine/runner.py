@@ -46,7 +46,7 @@ from .stop import CaseSnapshot, enough_iterations, judge_group, may_renew
 # the warmup and pilot rules, re-exported: callers and tests import them from the engine
 from .warmup import (_off_level, far_above, is_stable, iteration_target_ns, later_warmup, pick_invocations,  # noqa: F401
                      repilot_invocations, settled_after)
-from .worker import WITH_OVERHEAD, BenchmarkError, Hello, Timings
+from .worker import OVERHEAD_FIRST, WITH_OVERHEAD, BenchmarkError, Hello, Timings
 
 
 class WorkerHandle(Protocol):
@@ -54,9 +54,9 @@ class WorkerHandle(Protocol):
 
     def setup(self, benchmark_id: str, params: dict[str, int], timeout: float) -> None: ...
     def run(self, stage: str, invocations: int, iterations: int, timeout: float) -> Timings: ...
-    # only called when hello.capabilities has WITH_OVERHEAD: (workload, overhead)
-    def run_with_overhead(self, invocations: int, iterations: int, timeout: float
-                          ) -> tuple[Timings, Timings]: ...
+    # only called when hello.capabilities has WITH_OVERHEAD and OVERHEAD_FIRST: (workload, overhead)
+    def run_with_overhead(self, invocations: int, iterations: int, timeout: float,
+                          overhead_first: bool = False) -> tuple[Timings, Timings]: ...
     def diagnose(self, invocations: int, iterations: int, timeout: float) -> dict[str, Any]: ...
     def teardown(self, timeout: float) -> None: ...
     def say_bye(self) -> None: ...
@@ -370,8 +370,12 @@ class Engine:
             # When the empty call is a noticeable share of an iteration, the machine's drift between
             # this measurement and the workload would leak into the result: measure it again in
             # every round, next to the workload, and subtract it locally.
+            # Each side's fastest iteration, the least disturbed: with the medians, an empty CPython
+            # benchmark at load 15 (warmup 745 and 18 ns a call, the first preempted) compared its
+            # 17.7 ns overhead with 381 ns, measured it only before the rounds, and read the
+            # machine's drift since then as its time (issue #38).
             reference = launch.samples.warmup or [s[1] for s in launch.samples.pilot[-1:]]
-            if index == 0 and reference and np.median(over) > job.policy.overhead.interleave_share * np.median(reference):
+            if index == 0 and reference and min(over) > job.policy.overhead.interleave_share * min(reference):
                 st.interleave_overhead = True
 
     def _warm(self, st: _CaseState, launch: _Launch, n: int) -> bool:
@@ -469,7 +473,15 @@ class Engine:
         overhead always came second), and one order always would bias the subtracted overhead. So
         each pair of a launch's rounds has one of each order, which one first drawn at random: the
         order effect lands on both sides alike and cancels in the net time (off by one round at most),
-        and no periodic interference can line up with a fixed alternation."""
+        and no periodic interference can line up with a fixed alternation.
+        What is "second" is second within a request: a worker woken by a request runs its first
+        iteration on a fresh scheduler slice, and the one after it in the same request is the one
+        preempted. Pairing the workload-first order into one `with_overhead` request while the
+        overhead-first order took two left the overhead second of its request in half its rounds and
+        the workload never: an empty CPython benchmark's mean was below zero in 4 of 4 runs
+        (-0.16 to -0.26 ns against an 18.7 ns call, load 5-6), the overhead iterations' medians 2-3x
+        the workload's in 8 of 15 processes. So the two orders are alike: both in one request
+        (OVERHEAD_FIRST) or both in two."""
         first = launch.overhead_first_next
         if first is None:
             first = self.rng.random() < 0.5
@@ -478,11 +490,13 @@ class Engine:
             launch.overhead_first_next = None
         return first
 
-    def _workload_with_overhead(self, st: _CaseState, launch: _Launch, n: int) -> tuple[Timings, Timings]:
-        """One workload iteration and the overhead iteration after it, in one request (the worker
-        offers WITH_OVERHEAD): one round trip per round instead of two."""
+    def _workload_with_overhead(self, st: _CaseState, launch: _Launch, n: int, overhead_first: bool
+                                ) -> tuple[Timings, Timings]:
+        """One workload iteration and one overhead iteration, in one request, in the order asked (the
+        worker offers WITH_OVERHEAD and OVERHEAD_FIRST): one round trip per round instead of two."""
         t0 = self.clock()
-        work, over = self._timed(st, launch.handle.run_with_overhead, n, 1, self._run_timeout(st, n, 2))
+        args = (n, 1, self._run_timeout(st, n, 2)) + ((True,) if overhead_first else ())
+        work, over = self._timed(st, launch.handle.run_with_overhead, *args)
         self._after_stage(st, launch, t0, work.ns, n)
         return work, over
 
@@ -529,14 +543,19 @@ class Engine:
     def _measure_in_round(self, st: _CaseState, launch: _Launch, rnd: int) -> None:
         t0 = self.clock()
         over = Timings([])
+        caps = launch.handle.hello.capabilities
         if not st.interleave_overhead:
             work = self._run_stage(st, launch, "workload", st.invocations, 1)
+        elif WITH_OVERHEAD in caps and OVERHEAD_FIRST in caps:
+            # both orders in one request each: which one comes second of its request is what a
+            # loaded machine preempts, and it must be each side alike (see `_overhead_first`)
+            work, over = self._workload_with_overhead(st, launch, st.invocations, self._overhead_first(launch))
         elif self._overhead_first(launch):
             over = self._run_stage(st, launch, "overhead", st.invocations, 1)
             work = self._run_stage(st, launch, "workload", st.invocations, 1)
-        elif WITH_OVERHEAD in launch.handle.hello.capabilities:
-            work, over = self._workload_with_overhead(st, launch, st.invocations)
         else:
+            # not `with_overhead` alone: the overhead would be second of its request in every
+            # workload-first round and the workload never (see `_overhead_first`)
             work = self._run_stage(st, launch, "workload", st.invocations, 1)
             over = self._run_stage(st, launch, "overhead", st.invocations, 1)
         ns = work.ns
@@ -785,6 +804,10 @@ class Engine:
             d.metrics = {str(k): float(v) for k, v in reply["metrics"].items()
                          if isinstance(v, (int, float)) and not isinstance(v, bool)}
         d.rates = rates.parse(reply.get("rates"))  # quantities per op; the rate is per measured mean
+        per_op = reply.get("bytes_per_op")  # Go's b.SetBytes: bytes per b.N op, go test's MB/s
+        if isinstance(per_op, (int, float)) and not isinstance(per_op, bool) and per_op > 0 and not d.rates:
+            d.rates["Throughput"] = {"per_op": float(per_op) / st.case.benchmark.ops_per_invoke, "unit": "B",
+                                     "base": 1000, "invert": False}
         return d
 
     # -- failures -------------------------------------------------------------------------------

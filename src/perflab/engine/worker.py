@@ -31,6 +31,10 @@ STAGES = ("pilot", "warmup", "overhead", "workload", "diagnose")
 # capability: a `workload` run may ask for one overhead iteration after each workload iteration
 # (`with_overhead`), so a round's pair of iterations costs one round trip instead of two
 WITH_OVERHEAD = "with_overhead"
+# capability: a `with_overhead` run may ask for the overhead iteration before the workload one
+# (`overhead_first`); the engine pairs a round's two iterations into one request only when a worker
+# offers both orders (see Engine._overhead_first)
+OVERHEAD_FIRST = "overhead_first"
 # capability: a `load` may name the one benchmark it is for (`only`): the reply describes that one,
 # not every benchmark of the file (a launch of a case in a file of 1,000 benchmarks decoded them all)
 LOAD_ONLY = "load_only"
@@ -551,11 +555,13 @@ class WorkerProcess:
                              iterations=iterations)
         return Timings(list(reply["ns"]), list(reply.get("cpu_ns") or []))
 
-    def run_with_overhead(self, invocations: int, iterations: int, timeout: float
-                          ) -> tuple[Timings, Timings]:
-        """Workload iterations, each followed by one overhead iteration (needs WITH_OVERHEAD)."""
+    def run_with_overhead(self, invocations: int, iterations: int, timeout: float,
+                          overhead_first: bool = False) -> tuple[Timings, Timings]:
+        """Workload iterations, each followed by one overhead iteration (needs WITH_OVERHEAD), or
+        each preceded by it (`overhead_first`, needs OVERHEAD_FIRST)."""
+        order = {"overhead_first": True} if overhead_first else {}
         reply = self.request("run", timeout, stage="workload", invocations=invocations,
-                             iterations=iterations, with_overhead=True)
+                             iterations=iterations, with_overhead=True, **order)
         return (Timings(list(reply["ns"]), list(reply.get("cpu_ns") or [])),
                 Timings(list(reply["overhead_ns"]), list(reply.get("overhead_cpu_ns") or [])))
 

@@ -141,6 +141,7 @@ int main() {
         CHECK(hello.get("clock")->get("resolution_ns")->i >= 1);
         CHECK(hello.get("cpu_clock")->get("scope")->s == "thread" && hello.get("cpu_clock")->get("resolution_ns")->i >= 1);
         CHECK(has_cap(hello, "with_overhead"));
+        CHECK(has_cap(hello, "overhead_first"));
 
         CHECK(err_kind(h.req("\"type\":\"run\",\"stage\":\"workload\",\"invocations\":1,\"iterations\":1")) == "state");
         Json loaded = h.req("\"type\":\"load\",\"paths\":[],\"root\":\"\"");
@@ -230,6 +231,10 @@ int main() {
         Json cw = h.req("\"type\":\"run\",\"stage\":\"workload\",\"invocations\":1,\"iterations\":3,\"with_overhead\":true");
         CHECK(ns(cw).size() == 3 && ns(cw, "overhead_ns").size() == 3);
         CHECK(it_setups == 8 && it_teardowns == 8);
+        // overhead_first: the empty iteration before each workload one, still outside the hooks
+        Json cf = h.req("\"type\":\"run\",\"stage\":\"workload\",\"invocations\":1,\"iterations\":2,\"with_overhead\":true,\"overhead_first\":true");
+        CHECK(ns(cf).size() == 2 && ns(cf, "overhead_ns").size() == 2 && ns(cf, "overhead_cpu_ns").size() == 2);
+        CHECK(it_setups == 10 && it_teardowns == 10);
         for (auto& b : loaded.get("benchmarks")->arr)
             if (b.get("name")->s == "consume") CHECK(b.get("iteration_setup")->b);
             else CHECK(!b.get("iteration_setup")->b);

@@ -130,7 +130,7 @@ namespace Perflab.Worker
             {
                 { "name", "Mono" }, { "version", MonoVersion() }, { "executable", Executable() },
             };
-            var caps = new List<object> { "gc", "with_overhead" };
+            var caps = new List<object> { "gc", "with_overhead", "overhead_first" };
             if (allocatedBytes != null) caps.Insert(0, "alloc");
             if (codeSize) caps.Add("codesize");
             object cpu = cpuClock
@@ -373,6 +373,10 @@ namespace Perflab.Worker
             bool withOverhead = req.TryGetValue("with_overhead", out wo) && wo is bool && (bool)wo;
             if (withOverhead && stage != "workload")
                 throw new ProtocolException("protocol", "with_overhead is only for the workload stage");
+            // overhead_first: the overhead iteration before its workload one (the second of a request
+            // is the one a loaded machine preempts; the host puts each side second alike)
+            object of;
+            bool overheadFirst = withOverhead && req.TryGetValue("overhead_first", out of) && of is bool && (bool)of;
             if (current == null) throw new ProtocolException("state", "run before setup");
             if (stage == "diagnose") return Diagnose(id, invocations, iterations);
 
@@ -386,10 +390,11 @@ namespace Perflab.Worker
             {
                 for (long it = 0; it < iterations; it++)
                 {
+                    if (overheadFirst) Time(c.Overhead, invocations, out overNs[it], out overCpu[it]);
                     c.BeforeIteration();
                     Time(loop, invocations, out ns[it], out cpu[it]);
                     c.AfterIteration();
-                    if (withOverhead) Time(c.Overhead, invocations, out overNs[it], out overCpu[it]);
+                    if (withOverhead && !overheadFirst) Time(c.Overhead, invocations, out overNs[it], out overCpu[it]);
                 }
             };
             if (CountRegion.On) CountRegion.Run(iterate);  // count mode: all iterations in one marker call

@@ -64,6 +64,9 @@ public static class SelfTest
         var samples = Ask("{\"v\":2,\"id\":ID,\"type\":\"run\",\"stage\":\"workload\",\"invocations\":100,\"iterations\":3,\"with_overhead\":true}");
         Check(((List<object>)samples["ns"]).Count == 3 && ((List<object>)samples["overhead_ns"]).Count == 3
               && ((List<object>)samples["cpu_ns"]).Count == 3, "workload with overhead: three of each");
+        Check(((List<object>)hello["capabilities"]).Contains("overhead_first"), "hello announces overhead_first");
+        var first = Ask("{\"v\":2,\"id\":ID,\"type\":\"run\",\"stage\":\"workload\",\"invocations\":100,\"iterations\":2,\"with_overhead\":true,\"overhead_first\":true}");
+        Check(((List<object>)first["ns"]).Count == 2 && ((List<object>)first["overhead_ns"]).Count == 2, "overhead first: two of each");
 
         Ask("{\"v\":2,\"id\":ID,\"type\":\"setup\",\"benchmark\":\"" + Id(benchmarks, "Targeted") + "\",\"params\":{}}");
         Check(SelfTestBench.GlobalSetups == 102 && SelfTestBench.Cleanups == 1, "the targeted GlobalSetup ran; the previous case was cleaned up");

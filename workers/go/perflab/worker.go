@@ -213,7 +213,7 @@ func (w *worker) serve() error {
 
 func (w *worker) hello() {
 	exe, _ := os.Executable()
-	caps := []string{"alloc", "allocs", "gc", "with_overhead"}
+	caps := []string{"alloc", "allocs", "gc", "with_overhead", "overhead_first"}
 	w.send(map[string]any{
 		"type": "hello", "token": os.Getenv("PERFLAB_TOKEN"), "language": "go",
 		"runtime": map[string]any{"name": "go", "version": runtime.Version(), "executable": exe,
@@ -732,8 +732,11 @@ func (w *worker) onRun(id any, msg map[string]any) {
 		w.errorf(id, "protocol", "unknown stage %q", stage)
 		return
 	}
-	// with_overhead: each workload iteration is followed by one overhead iteration (PROTOCOL.md, run).
+	// with_overhead: each workload iteration is followed by one overhead iteration (PROTOCOL.md, run),
+	// or preceded by it with overhead_first: the second of a request is the one a loaded machine
+	// preempts, and the host puts each side second alike.
 	withOverhead, _ := msg["with_overhead"].(bool)
+	overheadFirst, _ := msg["overhead_first"].(bool)
 	if withOverhead && stage != "workload" {
 		w.errorf(id, "protocol", "with_overhead is for the workload stage only")
 		return
@@ -753,18 +756,29 @@ func (w *worker) onRun(id any, msg map[string]any) {
 		over, overCPU = make([]int64, 0, its), make([]int64, 0, its)
 	}
 	ns, cpu := make([]int64, 0, its), make([]int64, 0, its)
+	runEmpty := func() *benchErr {
+		t, berr := empty(inv)
+		if berr == nil {
+			over, overCPU = append(over, t.ns), append(overCPU, t.cpu)
+		}
+		return berr
+	}
 	loop := func() *benchErr {
 		for i := 0; i < its; i++ {
+			if empty != nil && overheadFirst {
+				if berr := runEmpty(); berr != nil {
+					return berr
+				}
+			}
 			t, berr := iteration(inv)
 			if berr != nil {
 				return berr
 			}
 			ns, cpu = append(ns, t.ns), append(cpu, t.cpu)
-			if empty != nil {
-				if t, berr = empty(inv); berr != nil {
+			if empty != nil && !overheadFirst {
+				if berr := runEmpty(); berr != nil {
 					return berr
 				}
-				over, overCPU = append(over, t.ns), append(overCPU, t.cpu)
 			}
 		}
 		return nil

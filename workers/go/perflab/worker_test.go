@@ -130,7 +130,7 @@ func TestHello(t *testing.T) {
 	if hello["unroll"] != float64(1) {
 		t.Fatalf("unroll: %v", hello["unroll"])
 	}
-	if caps := hello["capabilities"]; !reflect.DeepEqual(caps, []any{"alloc", "allocs", "gc", "with_overhead"}) {
+	if caps := hello["capabilities"]; !reflect.DeepEqual(caps, []any{"alloc", "allocs", "gc", "with_overhead", "overhead_first"}) {
 		t.Fatalf("capabilities: %v", caps)
 	}
 }
@@ -232,6 +232,15 @@ func TestWithOverhead(t *testing.T) {
 	samples(r, "overhead_ns", 3)
 	if want := []string{"w7", "o7", "w7", "o7", "w7", "o7"}; !reflect.DeepEqual(pairRuns, want) {
 		t.Fatalf("calls %v, want %v", pairRuns, want)
+	}
+	// overhead_first: the empty iteration before its workload one (the host alternates the orders)
+	pairRuns = nil
+	r = h.ask("run", map[string]any{"stage": "workload", "invocations": 4, "iterations": 2,
+		"with_overhead": true, "overhead_first": true})
+	samples(r, "ns", 2)
+	samples(r, "overhead_ns", 2)
+	if want := []string{"o4", "w4", "o4", "w4"}; !reflect.DeepEqual(pairRuns, want) {
+		t.Fatalf("overhead_first: calls %v, want %v", pairRuns, want)
 	}
 	for _, wo := range []any{false, nil} {
 		pairRuns = nil

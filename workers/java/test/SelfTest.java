@@ -247,6 +247,7 @@ public class SelfTest {
             Map<String, Object> hello = p.read();
             eq(hello.get("type"), "hello", "hello comes first");
             check(((List<?>) hello.get("capabilities")).contains("with_overhead"), "hello announces with_overhead: " + hello);
+            check(((List<?>) hello.get("capabilities")).contains("overhead_first"), "hello announces overhead_first: " + hello);
             Object cpuClock = hello.get("cpu_clock");
             check(cpuClock instanceof Map && "thread".equals(((Map<?, ?>) cpuClock).get("scope")),
                     "hello declares the thread CPU clock: " + hello);
@@ -271,6 +272,12 @@ public class SelfTest {
             cpuWithinWall(r, "ns", "cpu_ns");
             cpuWithinWall(r, "overhead_ns", "overhead_cpu_ns");
 
+            r = p.request("type", "run", "stage", "workload", "invocations", 1000L, "iterations", 2L,
+                    "with_overhead", true, "overhead_first", true);
+            check(((List<?>) r.get("ns")).size() == 2 && r.get("overhead_ns") instanceof List
+                    && ((List<?>) r.get("overhead_ns")).size() == 2, "overhead_first: one of each per iteration: " + r);
+            cpuWithinWall(r, "overhead_ns", "overhead_cpu_ns");
+
             r = p.request("type", "run", "stage", "workload", "invocations", 16L, "iterations", 2L, "with_overhead", false);
             eq(r.get("type"), "samples", "with_overhead false: samples");
             check(!r.containsKey("overhead_ns"), "with_overhead false: no overhead_ns: " + r);
@@ -288,9 +295,9 @@ public class SelfTest {
             eq(p.request("type", "bye").get("type"), "done", "bye");
             p.thread.join(60_000);
             // read after join: the worker thread's writes are visible
-            eq(SelfTestBench.calls, 1000 * 3 + 16 * 2 + 16, "the overhead iterations never call the benchmark");
-            eq(SelfTestBench.iterationSetups, 3 + 2 + 1, "iteration setup runs around the workload iterations only");
-            eq(SelfTestBench.iterationTeardowns, 3 + 2 + 1, "iteration teardown runs around the workload iterations only");
+            eq(SelfTestBench.calls, 1000 * 3 + 1000 * 2 + 16 * 2 + 16, "the overhead iterations never call the benchmark");
+            eq(SelfTestBench.iterationSetups, 3 + 2 + 2 + 1, "iteration setup runs around the workload iterations only");
+            eq(SelfTestBench.iterationTeardowns, 3 + 2 + 2 + 1, "iteration teardown runs around the workload iterations only");
         } finally {
             java.nio.file.Files.deleteIfExists(file);
             java.nio.file.Files.deleteIfExists(dir);

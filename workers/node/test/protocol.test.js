@@ -33,8 +33,9 @@ test('hello, load, stages, diagnose, errors, bye', async () => {
       assert.equal(r.ns.length, 3);
       assert.ok(r.ns.every((x) => Number.isInteger(x) && x > 0));
     }
-    for (const invocations of [100, 7]) {
-      const r = await w.request('run', { stage: 'workload', invocations, iterations: 3, with_overhead: true });
+    assert.ok(w.hello.capabilities.includes('overhead_first'));
+    for (const [invocations, first] of [[100, false], [7, false], [100, true]]) {
+      const r = await w.request('run', { stage: 'workload', invocations, iterations: 3, with_overhead: true, overhead_first: first });
       assert.equal(r.type, 'samples');
       assert.equal(r.ns.length, 3);
       assert.equal(r.overhead_ns.length, 3);

@@ -999,6 +999,7 @@ impl Worker {
         }
         caps.push(s("codesize"));
         caps.push(s("with_overhead"));
+        caps.push(s("overhead_first"));
         let version = option_env!("PERFLAB_RUSTC_VERSION").unwrap_or("unknown").to_string();
         let token = std::env::var("PERFLAB_TOKEN").unwrap_or_default();
         self.send(vec![
@@ -1292,6 +1293,9 @@ fn run_request(conn: &mut Conn, id: &Json, msg: &Json, routine: &mut dyn Routine
         }
         // each workload iteration followed by one overhead iteration, in the same request
         let with_overhead = msg.get("with_overhead") == Some(&Json::Bool(true));
+        // or preceded by it: the second of a request is the one a loaded machine preempts, and the
+        // host puts each side second alike
+        let overhead_first = with_overhead && msg.get("overhead_first") == Some(&Json::Bool(true));
         if with_overhead && stage != "workload" {
             return conn.error(id, err("protocol", "with_overhead is for the workload stage only"));
         }
@@ -1343,9 +1347,12 @@ fn run_request(conn: &mut Conn, id: &Json, msg: &Json, routine: &mut dyn Routine
             let mut over = Vec::with_capacity(if with_overhead { k } else { 0 });
             let mut timed_loop = || {
                 for _ in 0..k {
+                    // exactly an `overhead` stage iteration: the same loop over the empty call
+                    if overhead_first {
+                        over.push(routine.time(n, true));
+                    }
                     work.push(routine.time(n, overhead));
-                    if with_overhead {
-                        // exactly an `overhead` stage iteration: the same loop over the empty call
+                    if with_overhead && !overhead_first {
                         over.push(routine.time(n, true));
                     }
                 }

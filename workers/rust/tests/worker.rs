@@ -81,9 +81,13 @@ fn ns(r: &Json) -> Vec<i64> {
 }
 /// A `with_overhead` workload run: the workload and the overhead samples, one of each per iteration.
 fn run_with_overhead(h: &mut Host, invocations: i64, iterations: usize) -> (Vec<i64>, Vec<i64>) {
+    run_paired(h, invocations, iterations, false)
+}
+/// `run_with_overhead`, the overhead iteration before its workload one with `overhead_first`.
+fn run_paired(h: &mut Host, invocations: i64, iterations: usize, overhead_first: bool) -> (Vec<i64>, Vec<i64>) {
     let r = h.req(&format!(
-        r#""type":"run","stage":"workload","invocations":{},"iterations":{},"with_overhead":true"#,
-        invocations, iterations
+        r#""type":"run","stage":"workload","invocations":{},"iterations":{},"with_overhead":true,"overhead_first":{}"#,
+        invocations, iterations, overhead_first
     ));
     assert_eq!(kind(&r), "samples", "{:?}", r);
     assert_eq!(r.get("stage").and_then(Json::as_str), Some("workload"));
@@ -127,6 +131,7 @@ fn protocol_exchange() {
     assert!(cpu_clock.get("resolution_ns").and_then(Json::as_i64).unwrap() >= 1);
     let Some(Json::Arr(caps)) = hello.get("capabilities") else { panic!("{:?}", hello) };
     assert!(caps.contains(&Json::Str("with_overhead".into())), "{:?}", caps);
+    assert!(caps.contains(&Json::Str("overhead_first".into())), "{:?}", caps);
 
     // state error before anything is set up
     assert_eq!(err_kind(&h.req(r#""type":"run","stage":"workload","invocations":1,"iterations":1"#)), "state");
@@ -160,6 +165,7 @@ fn protocol_exchange() {
     // with_overhead: one overhead sample per workload sample, in the same reply
     run_with_overhead(&mut h, 7, 3);
     run_with_overhead(&mut h, 1, 1);
+    run_paired(&mut h, 7, 3, true);
     let r = h.req(r#""type":"run","stage":"workload","invocations":7,"iterations":2,"with_overhead":false"#);
     assert_eq!((ns(&r).len(), r.get("overhead_ns")), (2, None), "{:?}", r);
     for stage in ["pilot", "warmup", "overhead", "diagnose"] {

@@ -143,6 +143,7 @@ public final class Worker {
         caps.add("gc");
         if (diagnosticCommand() != null) caps.add("codesize");
         caps.add("with_overhead"); // a workload run may ask for an overhead iteration after each one
+        caps.add("overhead_first"); // ... or before each one
         Map<String, Object> rt = map(
                 "name", System.getProperty("java.vm.name", "Java"),
                 "version", System.getProperty("java.runtime.version", System.getProperty("java.version")),
@@ -556,6 +557,9 @@ public final class Worker {
         }
         boolean withOverhead = Boolean.TRUE.equals(rawWithOverhead);
         if (withOverhead && !stage.equals("workload")) throw new BadRequest("with_overhead is for the workload stage only");
+        // overhead_first: the overhead iteration before its workload one (the second of a request is
+        // the one a loaded machine preempts; the host puts each side second alike)
+        boolean overheadFirst = withOverhead && Boolean.TRUE.equals(msg.get("overhead_first"));
         boolean overhead;
         switch (stage) {
             case "pilot": case "warmup": case "workload": overhead = false; break;
@@ -572,10 +576,15 @@ public final class Worker {
         long[] cpu = new long[1];
         CountRegion.Body iterate = () -> {
             for (int it = 0; it < iterations; it++) {
+                // the `overhead` stage's own loop, right before or after; the iteration hooks belong
+                // to the workload
+                if (overheadFirst) {
+                    overheadNs[it] = timeLoop(cs, invocations, true, cpu);
+                    overheadCpuNs[it] = cpu[0];
+                }
                 ns[it] = timeIteration(cs, invocations, overhead, cpu);
                 cpuNs[it] = cpu[0];
-                // the `overhead` stage's own loop, right after; the iteration hooks belong to the workload
-                if (overheadNs != null) {
+                if (overheadNs != null && !overheadFirst) {
                     overheadNs[it] = timeLoop(cs, invocations, true, cpu);
                     overheadCpuNs[it] = cpu[0];
                 }
