@@ -69,3 +69,21 @@ def test_tinybench_per_call_cost_is_named_when_it_accounts_for_the_gap():
     assert js_bench.timer_overhead_cause({"mean": 110.0}, {"mean_ns": 400.0}) == ""  # not measured
     async_native = {**native, "async": True, "mean_ns": 1500.0}
     assert "await" in js_bench.timer_overhead_cause({"mean": 650.0}, async_native)
+
+
+def _case(mean, warm, work, launches=3):
+    return {"estimate": {"mean": mean},
+            "launches": [{"warmup": list(warm), "workload": list(work)} for _ in range(launches)]}
+
+
+def test_a_cold_round_is_named_only_when_the_samples_show_it_and_it_closes_the_gap():
+    from eco.common import cold_round_cause
+    # rounds 1.5x the back-to-back warmup; at the warmup's level 100 ns, the harness read 105
+    got = cold_round_cause(_case(150, [300, 200, 100, 100, 100, 100], [150, 150, 150]), 105)
+    assert "1.50x" in got and "100 ns" in got
+    # the same rounds, but the harness read 150: nothing to explain
+    assert cold_round_cause(_case(150, [100] * 6, [150] * 3), 150) == ""
+    # rounds at the warmup's level: the gap has another cause
+    assert cold_round_cause(_case(150, [150] * 6, [150] * 3), 100) == ""
+    # too few samples to tell
+    assert cold_round_cause(_case(150, [100] * 3, [150] * 3), 100) == ""

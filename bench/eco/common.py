@@ -82,3 +82,33 @@ def check_sha256(path: Path, pkg: Package) -> None:
     if got != pkg.sha256:
         raise SystemExit(f"{pkg.registry} {pkg.name} {pkg.version}: {path.name} has sha256 {got}, "
                          f"the manifest pins {pkg.sha256}; refusing to run it")
+
+
+def cold_round_cause(case: dict, native_mean: float) -> str:
+    """perflab measures one iteration of a launch per round, and between two of them the launch
+    waits while the others take the measuring CPU: it can come back with cold caches and a cold
+    young heap. Its warmup ran iterations back to back, so the case's own samples show the cost:
+    the median over launches of (round iterations' median / the warmup's second half's median).
+    Named when the rounds ran at least 10 % above the warmup, perflab read above the harness, and
+    perflab's mean at the warmup's level closes at least half the gap."""
+    import statistics
+    est = case.get("estimate") or {}
+    mean = est.get("mean")
+    if not mean or not native_mean or mean <= native_mean:
+        return ""
+    ratios = []
+    for launch in case.get("launches") or []:
+        warm, work = launch.get("warmup") or [], launch.get("workload") or []
+        if len(warm) >= 4 and len(work) >= 3:
+            settled = statistics.median(warm[len(warm) // 2:])
+            if settled > 0:
+                ratios.append(statistics.median(work) / settled)
+    if not ratios:
+        return ""
+    r = statistics.median(ratios)
+    without = mean / r
+    if r < 1.10 or abs(without - native_mean) > 0.5 * abs(mean - native_mean):
+        return ""
+    return (f"what is timed: perflab's round iterations ran {r:.2f}x its back-to-back warmup iterations "
+            f"(median over {len(ratios)} processes): each starts cold after its launch waited for its turn; "
+            f"at the warmup's level {without:.0f} ns against the harness's {native_mean:.0f} ns")
