@@ -76,14 +76,14 @@ def _case(mean, warm, work, launches=3):
             "launches": [{"warmup": list(warm), "workload": list(work)} for _ in range(launches)]}
 
 
-def test_a_cold_round_is_named_only_when_the_samples_show_it_and_it_closes_the_gap():
-    from eco.common import cold_round_cause
+def test_rounds_above_the_warmup_level_are_named_only_when_the_samples_show_it_and_it_closes_the_gap():
+    from eco.common import round_level_cause
     # rounds 1.5x the back-to-back warmup; at the warmup's level 100 ns, the harness read 105
-    got = cold_round_cause(_case(150, [300, 200, 100, 100, 100, 100], [150, 150, 150]), 105)
+    got = round_level_cause(_case(150, [300, 200, 100, 100, 100, 100], [150, 150, 150]), 105)
     assert "1.50x" in got and "100 ns" in got
     # the same rounds, but the harness read 150: nothing to explain
-    assert cold_round_cause(_case(150, [100] * 6, [150] * 3), 150) == ""
+    assert round_level_cause(_case(150, [100] * 6, [150] * 3), 150) == ""
     # rounds at the warmup's level: the gap has another cause
-    assert cold_round_cause(_case(150, [150] * 6, [150] * 3), 100) == ""
+    assert round_level_cause(_case(150, [150] * 6, [150] * 3), 100) == ""
     # too few samples to tell
-    assert cold_round_cause(_case(150, [100] * 3, [150] * 3), 100) == ""
+    assert round_level_cause(_case(150, [100] * 3, [150] * 3), 100) == ""

@@ -20,7 +20,7 @@ import sys
 import tarfile
 from pathlib import Path
 
-from .common import Comparison, Package, PackageResult, check_sha256, cold_round_cause
+from .common import Comparison, Package, PackageResult, check_sha256, round_level_cause
 
 ECOSYSTEM = "js"
 HERE = Path(__file__).resolve().parent
@@ -184,7 +184,7 @@ def collect(pkg: Package, scratch: Path, out: Path, files: list[Path], native: b
                 continue
             moe = _finite(m.get("moe_ns"))
             cause = (CAUSES.get((pkg.name, c["benchmark"]["name"]), "") or contention_cause(c, m)
-                     or timer_overhead_cause(est, m) or cold_round_cause(c, m["mean_ns"]))
+                     or timer_overhead_cause(est, m) or round_level_cause(c, m["mean_ns"]))
             result.comparisons.append(Comparison(
                 benchmark=f"{pkg.name}/{file.relative_to(scratch)}:{c['benchmark']['name']}",
                 perflab_mean=est["mean"], perflab_low=_informative(est, "ci_low"),
