@@ -1,6 +1,7 @@
 """The engine's logic, with a fake clock and fake workers: no process, no real time."""
 import math
 import random
+import re
 import threading
 
 import pytest
@@ -856,3 +857,21 @@ def test_a_ratio_whose_baseline_alone_was_contended_is_inconclusive():
         assert bool(said) == contended_base
         if said:
             assert "treat its Ratio as inconclusive" in said[0]
+
+
+def test_rounds_well_above_the_back_to_back_warmup_are_warned_of():
+    """A case whose round iterations ran well above the level its processes reached back to back in
+    their warmup gets a warning that its figure depends on the iteration length; one whose rounds
+    ran at that level does not."""
+    from perflab.analysis import analyse
+    clock = FakeClock()
+    engine = Engine(get_job("short"), lambda c, i: FakeWorker(clock, 1000.0, noise=0.01, seed=i),
+                    clock=clock, rng=random.Random(2))
+    [res] = engine.run_group([make_case()])
+    [row] = analyse([res])
+    assert not [w for w in row.warnings if "back-to-back warmup" in w]
+    for ln in res.launches:
+        ln.workload = [int(x * 1.5) for x in ln.workload]
+    [row] = analyse([res])
+    [warning] = [w for w in row.warnings if "back-to-back warmup" in w]
+    assert re.search(r"×1\.(49|50|51|52) its back-to-back", warning) and "--iteration-time" in warning

@@ -5,6 +5,7 @@ runtime (`ratio`), and the same method on the first runtime of its language (`ru
 """
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field
 
 
@@ -222,8 +223,35 @@ def _judge(row: Row, target: float, overhead: bool, speed: MachineSpeed | None =
                  "are timed by CPU time)" if est.cpu_timed else "treat its verdicts as inconclusive")
         row.warnings.append(f"measured under {level} contention ({reasons}): interference that hit "
                             f"every iteration alike cannot be told from the code; {which}")
+    if not row.contended and not empty:
+        rounds = rounds_above_warmup(res.launches, rules)
+        if rounds is not None:
+            row.warnings.append(
+                f"its round iterations ran ×{rounds[0]:.2f} its back-to-back warmup iterations (median over "
+                f"{rounds[1]} process{'es' if rounds[1] > 1 else ''}): its short interleaved iterations measured more than back-to-back "
+                "ones; a longer --iteration-time tells whether the figure depends on it (bench/iteration_length.py)")
     if res.diagnostics:
         row.notes.extend(res.diagnostics.notes)
+
+
+def rounds_above_warmup(launches, rules) -> tuple[float, int] | None:
+    """(median over processes of round iterations' median / the warmup's settled level, processes)
+    when the rounds ran well above the level the same process reached back to back, else None. perflab
+    measures one iteration a round, interleaved with other processes; with Node's allocating code its
+    mean falls as the iteration time grows (×1.4-1.7 a plain timer at 2 ms, ×1.2 at 50 ms, quiet:
+    bench/iteration_length.py), and in the JS corpus such cases read ×1.24 the native harness
+    (median; the others ×0.99)."""
+    ratios = []
+    for ln in launches:
+        warm, work = ln.warmup, ln.workload
+        if len(warm) >= rules.rounds_min_warmup and len(work) >= rules.rounds_min_workload:
+            settled = float(statistics.median(warm[len(warm) // 2:]))
+            if settled > 0:
+                ratios.append(float(statistics.median(work)) / settled)
+    if len(ratios) < rules.rounds_min_processes:
+        return None
+    r = float(statistics.median(ratios))
+    return (r, len(ratios)) if r >= rules.rounds_above_warmup else None
 
 
 def _interval(confidence: float, low: float, high: float) -> str:

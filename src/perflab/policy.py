@@ -170,6 +170,15 @@ class Diagnosis:
     # iterations shorter than this (or than Pilot.iteration_min_resolutions clock steps) are warned of:
     # timer granularity and per-iteration setup weigh on the result
     short_iteration_ns: float = 100_000.0
+    # a case whose round iterations ran this many times its back-to-back warmup's settled level is
+    # warned of (analysis.rounds_above_warmup): its figure depends on the iteration length. In the JS
+    # corpus, cases above ×1.15 (33 of 155) read ×1.24 the native harness (median); the others ×0.99.
+    rounds_above_warmup: float = 1.15
+    rounds_min_warmup: int = 4  # warmup iterations a process needs: its second half is the settled level
+    rounds_min_workload: int = 3  # round iterations a process needs
+    # processes that show it, at least (later processes of a case that settled at once warm up briefly:
+    # often only the first has a warmup to compare with)
+    rounds_min_processes: int = 1
     # "far too fast" (too_fast.py): the bytes a core can load a cycle bound a declared byte rate
     loads_per_cycle: int = 3  # vector loads a core issues a cycle at most (Golden Cove, Zen 4: 3; older: 2)
     # where only the nominal clock is known (a VM's /proc/cpuinfo): turbo may run this much faster
