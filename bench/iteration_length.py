@@ -110,10 +110,13 @@ const url = require('node:url');
 
 def perflab_means(path: Path, iteration_s: float, out: Path, runtimes: list[str]) -> dict[str, float]:
     out.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "perflab.cli", "run", str(path), "--job", "short", "--iteration-time", str(iteration_s),
+    r = subprocess.run([sys.executable, "-m", "perflab.cli", "run", str(path), "--job", "short", "--iteration-time", str(iteration_s),
                     *runtimes, "--store", "none", "--quiet", "--out", str(out), "--exporters", "json"],
-                   check=True, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
-    doc = json.loads(sorted(out.glob("perflab-*.json"))[-1].read_text())
+                   capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    docs = sorted(out.glob("perflab-*.json"))  # exit 1 when a case failed: the others still count
+    if not docs:
+        raise SystemExit(f"perflab wrote no results for {path.name}: {r.stderr.strip()[-400:]}")
+    doc = json.loads(docs[-1].read_text())
     return {c["benchmark"]["name"]: c["estimate"]["mean"] for c in doc["cases"] if c["status"] == "ok"}
 
 
