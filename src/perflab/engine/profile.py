@@ -3,7 +3,9 @@
 The launch is the runtime's worker as the toolchain's `profile_how` prepares it (under its sampling
 profiler, or with the worker's own sampler switched on). It loads the case's file, sets the case up,
 then runs a pilot — 1 call, then ×10 until a run lasts PILOT_MIN_S — and one `workload` run of the
-fixed number of calls that should last PROFILE_SECONDS at the pilot's pace. Then it tears down and
+fixed number of calls that should last PROFILE_SECONDS at the pilot's pace. The pilot's runs are
+`workload` runs too, so they are profiled and the pace includes the profiler's own cost (a worker
+whose profiler restarts each run, Go's, keeps the last one: the sized run). Then it tears down and
 says bye (a profiler that writes at exit, as V8's and JFR's do, gets its exit), and the profiler's
 file is read and reduced (measures/profile.py). No figure of the case comes from this launch.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -56,7 +59,9 @@ class Profiler:
                 return prof.not_profiled(exc.reason)
             except (WorkerFailure, ProtocolError) as exc:
                 return prof.not_profiled(f"the profiled launch failed: {getattr(exc, 'reason', None) or exc}")
-            except (OSError, ValueError, KeyError, IndexError) as exc:
+            except subprocess.TimeoutExpired as exc:
+                return prof.not_profiled(f"reading {how.tool}'s output took more than {exc.timeout:g} s")
+            except (OSError, ValueError, KeyError, IndexError, subprocess.SubprocessError) as exc:
                 return prof.not_profiled(f"{how.tool}'s output could not be read: {exc}")
             files = [case.benchmark.file, *getattr(case.benchmark, "extra_files", [])]
             name = case.benchmark.name
@@ -85,8 +90,11 @@ class Profiler:
             worker.load(paths, spec.root, self.timeout)
             worker.setup(case.benchmark.id, case.param_indices, self.timeout)
             n = 1
+            # the pilot runs under the profiler too (as a `workload` stage, the one a worker profiles):
+            # a run sized by an unprofiled pilot ignored the profiler's own cost and ran up to 3.5 s
+            # instead of 1 (Python's sampler on a benchmark that releases the GIL at every call)
             for _ in range(PILOT_STEPS_MAX):
-                t = worker.run("pilot", *shape(n), self.timeout)
+                t = worker.run("workload", *shape(n), self.timeout)
                 took = sum(t.ns) / 1e9
                 if took >= PILOT_MIN_S:
                     break

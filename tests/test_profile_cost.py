@@ -1,0 +1,112 @@
+"""What a profile costs beside its case's figures: the profiled run is sized by a pilot that ran
+under the profiler (so it lasts --profile-seconds, not the profiler's slowdown times that), and reading
+a native profile never waits minutes for perf to name inlined functions. Deterministic fakes only."""
+from __future__ import annotations
+
+import subprocess
+from types import SimpleNamespace
+
+from fakes import make_case
+from perflab.engine import profile as engine_profile
+from perflab.measures.profile import Frame, ProfileHow
+from perflab.model import Runtime
+from perflab.toolchains import profiling
+from perflab.toolchains.base import LaunchSpec
+
+
+class _FakeWorker:
+    """A worker whose calls cost 1 ms each unprofiled and 3 ms under the profiler (its `workload` runs):
+    what Python's sampler does to a benchmark that releases the GIL at every call."""
+    stages: list = []
+
+    def __init__(self, spec, connect_timeout):
+        self.proc = SimpleNamespace(wait=lambda timeout: 0)
+
+    def load(self, paths, root, timeout):
+        pass
+
+    def setup(self, bench_id, params, timeout):
+        pass
+
+    def run(self, stage, invocations, iterations, timeout):
+        self.stages.append((stage, invocations))
+        per_call = 3e6 if stage == "workload" else 1e6
+        return SimpleNamespace(ns=[invocations * per_call] * iterations)
+
+    def teardown(self, timeout):
+        pass
+
+    def request(self, what, timeout):
+        pass
+
+    def close(self):
+        pass
+
+
+def test_the_profiled_run_is_sized_by_a_pilot_under_the_profiler(tmp_path, monkeypatch):
+    """The pilot's pace includes the profiler's cost, so the profiled run lasts --profile-seconds,
+    not three times as long."""
+    monkeypatch.setattr(engine_profile, "WorkerProcess", _FakeWorker)
+    _FakeWorker.stages = []
+    case = make_case("b")
+    raw = tmp_path / "raw.txt"
+    raw.write_text("")
+    how = ProfileHow(spec=SimpleNamespace(load_paths=[], root=tmp_path), tool="fake",
+                     read=lambda d: (raw, [((Frame("b", "/x/b.py"),), 5)]), harness=lambda f: False)
+    tc = SimpleNamespace(profile_how=lambda rt, spec, d: how)
+    prep = SimpleNamespace(runtime=case.runtime, toolchain=tc, spec=None)
+    rec = engine_profile.Profiler({case.runtime.label: prep}, 30, None, seconds=1.0).profile(case)
+    assert {s for s, _ in _FakeWorker.stages} == {"workload"}
+    # pilot: 1, 10 calls (3, 30 ms), then 100 (300 ms ≥ 50 ms): 1 s at 3 ms a call is 334 calls
+    assert [n for _, n in _FakeWorker.stages] == [1, 10, 100, 334] and rec["calls"] == 334
+
+
+PERF_SCRIPT = """perflab-bench 100 \n\t    55d0 hot_helper+0x10 (/tmp/perflab-bench)\n\t    55e0 Planted+0x20 (/tmp/perflab-bench)\n\n"""
+
+
+def _native_how(tmp_path, monkeypatch, runs):
+    monkeypatch.setattr(profiling, "perf_usable", lambda: "")
+    monkeypatch.setattr(profiling.subprocess, "run", runs)
+    rt = Runtime(name="gcc12", language="cpp", version="12", executable="/usr/bin/g++")
+    how = profiling.native_how(rt, LaunchSpec(argv=["/tmp/perflab-bench"]), tmp_path)
+    (tmp_path / "perf.data").write_bytes(b"x")
+    return how
+
+
+def test_perf_script_that_takes_too_long_naming_inlined_functions_runs_again_without(tmp_path, monkeypatch):
+    calls = []
+
+    def runs(argv, **kw):
+        calls.append((argv, kw.get("timeout")))
+        if "--no-inline" not in argv:
+            raise subprocess.TimeoutExpired(argv, kw["timeout"])
+        return SimpleNamespace(returncode=0, stdout=PERF_SCRIPT, stderr="")
+
+    how = _native_how(tmp_path, monkeypatch, runs)
+    raw, stacks = how.read(tmp_path)
+    assert [a[-1] for a, _ in calls] == ["comm,tid,ip,sym,dso", "--no-inline"]
+    assert calls[0][1] == profiling.PERF_INLINE_TIMEOUT_S
+    assert [f.name for f in stacks[0][0]][-2:] == ["Planted", "hot_helper"]
+    assert "Inlined functions are not shown" in how.note
+
+
+def test_perf_script_in_time_keeps_inlined_functions_and_no_note(tmp_path, monkeypatch):
+    how = _native_how(tmp_path, monkeypatch,
+                      lambda argv, **kw: SimpleNamespace(returncode=0, stdout=PERF_SCRIPT, stderr=""))
+    how.read(tmp_path)
+    assert how.note == ""
+
+
+def test_a_profiler_output_that_cannot_be_read_in_time_is_no_profile_not_a_crash(tmp_path, monkeypatch):
+    monkeypatch.setattr(engine_profile, "WorkerProcess", _FakeWorker)
+    case = make_case("b")
+
+    def read(d):
+        raise subprocess.TimeoutExpired(["perf", "script"], 600)
+
+    how = ProfileHow(spec=SimpleNamespace(load_paths=[], root=tmp_path), tool="perf", read=read,
+                     harness=lambda f: False)
+    prep = SimpleNamespace(runtime=case.runtime, toolchain=SimpleNamespace(profile_how=lambda rt, spec, d: how),
+                           spec=None)
+    rec = engine_profile.Profiler({case.runtime.label: prep}, 30, None, seconds=0.1).profile(case)
+    assert rec == {"error": "no profile: reading perf's output took more than 600 s"}
