@@ -71,3 +71,28 @@ def test_profile_seconds_needs_profile_and_a_positive_number(tmp_path, capsys):
     assert main(["run", str(tmp_path), "--profile", "--profile-seconds", "0"]) == 2
     assert "--profile-seconds 0: give a number of seconds above 0" in capsys.readouterr().err
 
+
+
+RUST_OLD = "perflab::perflab_bench_call (perflab-bench);<hashbrown::raw::RawTable<T,A> as core::clone::Clone>::clone (perflab-bench)"
+RUST_NEW = ("perflab::perflab_bench_call (perflab-bench);<hashbrown::raw::RawTable<(alloc::rc::Rc<str>, i32)> as "
+            "core::clone::Clone>::clone (perflab-bench)")
+
+
+def test_one_function_demangled_two_ways_by_two_toolchains_is_paired_not_new():
+    """Rust 1.95 and nightly name the same hashbrown clone with and without its generic arguments:
+    unpaired, the whole benchmark was drawn red as new (+52 %) and the old one vanished."""
+    old = {RUST_OLD: 1600, "[perflab harness]": 1400}
+    new = {RUST_NEW: 1620, "[perflab harness]": 1380}
+    colours = {p: c for p, _, _, c in frame_changes(old, new)}
+    assert colours[RUST_NEW] == "grey" and RUST_OLD not in colours
+    page = diff_page("c", "a", "b", {"stacks": [[k, v] for k, v in old.items()]},
+                     {"stacks": [[k, v] for k, v in new.items()]})
+    assert "No frame's self share grew by more than sampling noise" in page
+
+
+def test_two_instantiations_on_each_side_are_left_as_they_are():
+    """foo<int> and foo<long> are two functions: with two candidates a side nothing is renamed."""
+    old = {"m;foo<int> (b)": 500, "m;foo<long> (b)": 500}
+    new = {"m;foo<short> (b)": 500, "m;foo<char> (b)": 500}
+    colours = {p: c for p, _, _, c in frame_changes(old, new)}
+    assert colours == {"m": "grey", "m;foo<short> (b)": "red", "m;foo<char> (b)": "red"}
