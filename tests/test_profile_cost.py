@@ -110,3 +110,25 @@ def test_a_profiler_output_that_cannot_be_read_in_time_is_no_profile_not_a_crash
                            spec=None)
     rec = engine_profile.Profiler({case.runtime.label: prep}, 30, None, seconds=0.1).profile(case)
     assert rec == {"error": "no profile: reading perf's output took more than 600 s"}
+
+
+def test_under_rev_the_frames_of_the_file_the_worker_loaded_are_the_benchmarks(tmp_path, monkeypatch):
+    """`run --rev` names a benchmark's file by its path in the user's tree, while the worker loads
+    the revision's copy: the profile's frames name that copy, and every stack was folded into
+    [perflab harness] (the planted helper of bench/profiles.py was invisible in Python, Node, Go)."""
+    import dataclasses
+    monkeypatch.setattr(engine_profile, "WorkerProcess", _FakeWorker)
+    home, there = tmp_path / "repo", tmp_path / "scratch" / "rev-b"
+    base = make_case("planted")
+    case = dataclasses.replace(base, benchmark=dataclasses.replace(base.benchmark, file=str(home / "bench_p.py")))
+    loaded = str(there / "bench_p.py")
+    stack = (Frame("loop", "/perflab/worker.py"), Frame("bench_planted", loaded), Frame("hot_helper", loaded))
+    raw = tmp_path / "raw.txt"
+    raw.write_text("")
+    how = ProfileHow(spec=SimpleNamespace(load_paths=[loaded], root=there), tool="fake",
+                     read=lambda d: (raw, [(stack, 7)]), harness=lambda f: f.file.startswith("/perflab/"))
+    prep = SimpleNamespace(runtime=case.runtime, toolchain=SimpleNamespace(profile_how=lambda rt, spec, d: how),
+                           spec=None, revision_tree=(home, there))
+    rec = engine_profile.Profiler({case.runtime.label: prep}, 30, None, seconds=0.1).profile(case)
+    assert rec["stacks"] == [["bench_planted (bench_p.py);hot_helper (bench_p.py)", 7]]
+    assert engine_profile.in_revision(SimpleNamespace(), str(home / "x.py")) == ""

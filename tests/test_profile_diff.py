@@ -81,8 +81,9 @@ RUST_NEW = ("perflab::perflab_bench_call (perflab-bench);<hashbrown::raw::RawTab
 def test_one_function_demangled_two_ways_by_two_toolchains_is_paired_not_new():
     """Rust 1.95 and nightly name the same hashbrown clone with and without its generic arguments:
     unpaired, the whole benchmark was drawn red as new (+52 %) and the old one vanished."""
-    old = {RUST_OLD: 1600, "[perflab harness]": 1400}
-    new = {RUST_NEW: 1620, "[perflab harness]": 1380}
+    other = "<alloc::vec::Vec<u8> as core::clone::Clone>::clone (perflab-bench)"  # another "<…>::clone"
+    old = {RUST_OLD: 1600, "[perflab harness]": 1400, other: 30}
+    new = {RUST_NEW: 1620, "[perflab harness]": 1380, other: 30}
     colours = {p: c for p, _, _, c in frame_changes(old, new)}
     assert colours[RUST_NEW] == "grey" and RUST_OLD not in colours
     page = diff_page("c", "a", "b", {"stacks": [[k, v] for k, v in old.items()]},
@@ -96,3 +97,12 @@ def test_two_instantiations_on_each_side_are_left_as_they_are():
     new = {"m;foo<short> (b)": 500, "m;foo<char> (b)": 500}
     colours = {p: c for p, _, _, c in frame_changes(old, new)}
     assert colours == {"m": "grey", "m;foo<short> (b)": "red", "m;foo<char> (b)": "red"}
+
+
+def test_generic_arguments_are_cut_and_a_qualified_paths_brackets_kept():
+    from perflab.report.flame import _generic_args_removed as cut
+    assert cut("<hashbrown::raw::RawTable<T,A> as core::clone::Clone>::clone (b)") == \
+        "<hashbrown::raw::RawTable as core::clone::Clone>::clone (b)"
+    assert cut("<hashbrown::raw::RawTable<(alloc::rc::Rc<str>, i32)> as core::clone::Clone>::clone (b)") == \
+        "<hashbrown::raw::RawTable as core::clone::Clone>::clone (b)"
+    assert cut("std::use_facet<std::ctype<wchar_t> > (libstdc++.so)") == "std::use_facet (libstdc++.so)"

@@ -33,6 +33,20 @@ def case_slug(case: Case) -> str:
     return re.sub(r"[^A-Za-z0-9._@=-]+", "_", case.key).strip("_")[:150] or "case"
 
 
+def in_revision(prep, file: str) -> str:
+    """Where a benchmark file named by its path in the user's tree lies in the revision's tree that
+    `run --rev` laid out (revisions.as_revision), '' when the run has no revisions: the frames name
+    the file the worker loaded, and with only the user's path every frame was perflab's harness."""
+    tree = getattr(prep, "revision_tree", None)
+    if not tree or not file:
+        return ""
+    home, there = tree
+    try:
+        return str(Path(there) / Path(file).relative_to(home))
+    except ValueError:
+        return ""
+
+
 class Profiler:
     """Profiles cases. `prepared` maps a runtime label to its engine.plan.Prepared; `out_dir` receives
     each case's raw and collapsed profiles (None: a temporary folder, the stacks kept in the record)."""
@@ -64,6 +78,7 @@ class Profiler:
             except (OSError, ValueError, KeyError, IndexError, subprocess.SubprocessError) as exc:
                 return prof.not_profiled(f"{how.tool}'s output could not be read: {exc}")
             files = [case.benchmark.file, *getattr(case.benchmark, "extra_files", [])]
+            files += [f for f in map(lambda f: in_revision(prep, f), files) if f]
             name = case.benchmark.name
             is_own = (lambda f: name in f.name or f.name in how.own_names) if how.own_by_name else None
             collapsed, own = prof.reduce(stacks, [f for f in files if f], how.harness, how.in_run, is_own)

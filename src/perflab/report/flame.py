@@ -62,17 +62,19 @@ def beyond_noise(self_old: int, total_old: int, self_new: int, total_new: int) -
 
 
 def _generic_args_removed(frame: str) -> str:
-    """A frame's name with its generic/template arguments cut: `RawTable<T,A>::clone` and
-    `RawTable<(Rc<str>, i32)>::clone` are the same function demangled by two toolchains."""
-    out, depth = [], 0
+    """A frame's name with its generic/template arguments cut — a `<…>` right after a name — while a
+    qualified path's own brackets stay: `<hashbrown::raw::RawTable<T,A> as Clone>::clone` and
+    `<hashbrown::raw::RawTable<(Rc<str>, i32)> as Clone>::clone` both become
+    `<hashbrown::raw::RawTable as Clone>::clone`, one function demangled by two toolchains."""
+    out: list[str] = []
+    skip = 0  # depth inside generic arguments being cut
     for ch in frame:
-        if ch == "<":
-            depth += 1
-            if depth == 1:
-                out.append("<>")
-        elif ch == ">" and depth:
-            depth -= 1
-        elif not depth:
+        if skip:
+            skip += ch == "<"
+            skip -= ch == ">"
+        elif ch == "<" and out and (out[-1].isalnum() or out[-1] == "_"):
+            skip = 1
+        else:
             out.append(ch)
     return "".join(out)
 
