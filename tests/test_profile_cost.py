@@ -28,8 +28,11 @@ class _FakeWorker:
     def setup(self, bench_id, params, timeout):
         pass
 
+    timeouts: list = []
+
     def run(self, stage, invocations, iterations, timeout):
         self.stages.append((stage, invocations))
+        self.timeouts.append(timeout)
         per_call = 3e6 if stage == "workload" else 1e6
         return SimpleNamespace(ns=[invocations * per_call] * iterations)
 
@@ -132,3 +135,17 @@ def test_under_rev_the_frames_of_the_file_the_worker_loaded_are_the_benchmarks(t
     rec = engine_profile.Profiler({case.runtime.label: prep}, 30, None, seconds=0.1).profile(case)
     assert rec["stacks"] == [["bench_planted (bench_p.py);hot_helper (bench_p.py)", 7]]
     assert engine_profile.in_revision(SimpleNamespace(), str(home / "x.py")) == ""
+
+
+def test_a_long_profiled_run_is_awaited_longer_than_the_jobs_reply_limit(tmp_path, monkeypatch):
+    monkeypatch.setattr(engine_profile, "WorkerProcess", _FakeWorker)
+    _FakeWorker.stages, _FakeWorker.timeouts = [], []
+    case = make_case("b")
+    raw = tmp_path / "raw.txt"
+    raw.write_text("")
+    how = ProfileHow(spec=SimpleNamespace(load_paths=[], root=tmp_path), tool="fake",
+                     read=lambda d: (raw, [((Frame("b", "/x/b.py"),), 5)]), harness=lambda f: False)
+    prep = SimpleNamespace(runtime=case.runtime, toolchain=SimpleNamespace(profile_how=lambda rt, spec, d: how),
+                           spec=None)
+    engine_profile.Profiler({case.runtime.label: prep}, 60, None, seconds=30.0).profile(case)
+    assert _FakeWorker.timeouts[:-1] == [60, 60, 60] and _FakeWorker.timeouts[-1] == 300.0

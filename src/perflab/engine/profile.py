@@ -26,6 +26,7 @@ from .worker import WorkerProcess
 
 PILOT_MIN_S = 0.05
 PILOT_STEPS_MAX = 8
+RUN_TIMEOUT_FACTOR = 10  # the profiled run's reply is awaited this many times its planned length
 
 
 def case_slug(case: Case) -> str:
@@ -115,7 +116,9 @@ class Profiler:
                     break
                 n *= 10
             calls = max(1, math.ceil(n * self.seconds / max(took, 1e-9)))
-            worker.run("workload", *shape(calls), self.timeout)
+            # sized to last `seconds` at the pilot's pace: a loaded machine may stretch it several
+            # times (a 30-second Node profile timed out at the job's 60-second reply limit)
+            worker.run("workload", *shape(calls), max(self.timeout, RUN_TIMEOUT_FACTOR * self.seconds))
             worker.teardown(self.timeout)
             worker.request("bye", self.timeout)
             worker.proc.wait(timeout=self.timeout)  # a profiler that writes at exit has written
