@@ -289,7 +289,8 @@ def widest_red(old: dict[str, int], new: dict[str, int]) -> tuple[str, float, in
 def planted(args) -> None:
     langs = args.languages.split(",") if args.languages else list(PLANTED)
     print(f"planted: a helper 10 % slower at the second commit ({HELPER_N} → {SLOW_N} steps; the other "
-          f"work {OTHER_N} steps), `perflab run --rev A,B --profile --job short`, "
+          f"work {OTHER_N} steps), `perflab run --rev A,B --profile --job short"
+          + (f" --profile-seconds {args.seconds:g}" if args.seconds else "") + "`, "
           f"{args.rounds} round(s) a language")
     found = Counter()
     with tempfile.TemporaryDirectory(prefix="perflab-planted-") as tmp:
