@@ -3,9 +3,7 @@
 The launch is the runtime's worker as the toolchain's `profile_how` prepares it (under its sampling
 profiler, or with the worker's own sampler switched on). It loads the case's file, sets the case up,
 then runs a pilot — 1 call, then ×10 until a run lasts PILOT_MIN_S — and one `workload` run of the
-fixed number of calls that should last PROFILE_SECONDS at the pilot's pace. The pilot's runs are
-`workload` runs too, so they are profiled and the pace includes the profiler's own cost (a worker
-whose profiler restarts each run, Go's, keeps the last one: the sized run). Then it tears down and
+fixed number of calls that should last PROFILE_SECONDS at the pilot's pace. Then it tears down and
 says bye (a profiler that writes at exit, as V8's and JFR's do, gets its exit), and the profiler's
 file is read and reduced (measures/profile.py). No figure of the case comes from this launch.
 """
@@ -106,11 +104,8 @@ class Profiler:
             worker.load(paths, spec.root, self.timeout)
             worker.setup(case.benchmark.id, case.param_indices, self.timeout)
             n = 1
-            # the pilot runs under the profiler too (as a `workload` stage, the one a worker profiles):
-            # a run sized by an unprofiled pilot ignored the profiler's own cost and ran up to 3.5 s
-            # instead of 1 (Python's sampler on a benchmark that releases the GIL at every call)
             for _ in range(PILOT_STEPS_MAX):
-                t = worker.run("workload", *shape(n), self.timeout)
+                t = worker.run("pilot", *shape(n), self.timeout)
                 took = sum(t.ns) / 1e9
                 if took >= PILOT_MIN_S:
                     break
