@@ -35,6 +35,8 @@ NOT_TUNED = [
     ("report/plots.py", {"PLOT_MIN", "PLOT_MAX"}),
     # building and caching the languages' toolchains, before anything is measured
     ("toolchains/*.py", {"COMPILE_TIMEOUT", "BUILD_TIMEOUT", "DISCOVERY_TIMEOUT", "PRUNE_AFTER_DAYS"}),
+    # reading a recorded profile, after everything is measured
+    ("toolchains/profiling.py", {"PERF_INLINE_TIMEOUT_S", "PERF_SCRIPT_TIMEOUT_S"}),
 ]
 
 

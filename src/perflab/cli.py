@@ -157,6 +157,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="after each case is measured, one more launch runs it under its runtime's "
                      "sampling profiler (outside the timed launches): collapsed stacks and a flame graph "
                      "per case next to the results (docs/profiling.md)")
+    run.add_argument("--profile-seconds", type=float, default=None, metavar="SECONDS",
+                     help="with --profile: how long each profiled run is sized to last (default 1); "
+                     "more samples tell a smaller change apart in a difference flame graph")
     run.add_argument("--disasm", action="store_true",
                      help="write the disassembly of each native (C/C++, Rust) benchmark function "
                      "next to the results")

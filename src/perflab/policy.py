@@ -300,6 +300,11 @@ class Profile:
     pilot_min_s: float = 0.05  # a pilot run this long tells a call's cost
     pilot_steps_max: int = 8  # ×10 a step: 10^8 calls reach pilot_min_s for any call over half a ns
     seconds: float = 1.0  # how long the profiled run is sized to last
+    run_timeout_factor: float = 10.0  # the profiled run's reply is awaited this many times its planned length
+    # a frame's self share must change by more than this many standard errors of sampling (two
+    # proportions, pooled) to be coloured in a difference flame graph (report/flame.py; flamegraph.js
+    # holds the same number, and a test keeps them equal)
+    noise_z: float = 3.0
 
 
 @dataclass(frozen=True)

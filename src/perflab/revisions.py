@@ -140,6 +140,8 @@ def as_revision(prepared, rev: Revision, top: Path) -> None:
     """Make a revision's prepared runtime say which revision it runs, and name its benchmark files by
     their path in the user's tree, so that a benchmark's revisions pair (in place)."""
     prepared.runtime = dataclasses.replace(prepared.runtime, revision=rev.name)
+    # (the user's tree, the revision's): a profile's frames name the file the worker loaded there
+    prepared.revision_tree = (top, rev.root)
 
     def home(file: str) -> str:
         try:

@@ -42,7 +42,7 @@ from ..policy import DEFAULT
 # the arguments of `run` a resumed run takes from the interrupted one
 RESUMABLE = ("paths", "runtimes", "filter", "category", "job", "exporters", "out", "hide", "timeout",
              "budget", "budget_total", "target", "iteration_time", "no_overhead", "max_cases", "label",
-             "exclude", "cluster", "measure", "rev", "memory_limit", "profile")
+             "exclude", "cluster", "measure", "rev", "memory_limit", "profile", "profile_seconds")
 
 
 def check_hide(hide: str, plan) -> None:
@@ -64,6 +64,10 @@ def cmd_run(args) -> int:
     if getattr(args, "fail_on_regression", None) is not None and not getattr(args, "rev", None):
         raise UsageError("--fail-on-regression on `run` needs --rev A,B (two revisions in one run); to "
                          "judge two stored runs use `perflab compare OLD NEW --fail-on-regression PCT`")
+    seconds = getattr(args, "profile_seconds", None)
+    if seconds is not None and not (getattr(args, "profile", False) and seconds > 0):
+        raise UsageError(f"--profile-seconds {seconds:g}: give a number of seconds above 0, with --profile"
+                         if getattr(args, "profile", False) else "--profile-seconds needs --profile")
     if getattr(args, "profile", False) and getattr(args, "cluster", None):
         raise UsageError("--profile with --cluster is not supported yet: profile on this machine")
     if getattr(args, "rev", None) and getattr(args, "cluster", None):
@@ -156,7 +160,7 @@ def cmd_run(args) -> int:
         else:
             # "log": where this run's finished cases are logged as they finish (`--resume` reads it)
             log = str(log_path(json_path)) if "json" in exporters else None
-            run_id = store.begin_run(command=sys.argv, args={**{k: getattr(args, k) for k in RESUMABLE},
+            run_id = store.begin_run(command=sys.argv, args={**{k: getattr(args, k, None) for k in RESUMABLE},
                                                              "log": log},
                                      job=job.__dict__, environment=env, fingerprint=fingerprint(env),
                                      label=args.label)
@@ -222,7 +226,9 @@ def cmd_run(args) -> int:
         profiler = None
         if getattr(args, "profile", False):
             from ..engine.profile import Profiler
-            profiler = Profiler(by_label, job.timeout_s, out_dir / f"perflab-{stamp}-profiles")
+            from ..measures.profile import PROFILE_SECONDS
+            profiler = Profiler(by_label, job.timeout_s, out_dir / f"perflab-{stamp}-profiles",
+                                seconds=getattr(args, "profile_seconds", None) or PROFILE_SECONDS)
         if measures != ("time",) or profiler is not None:
             counter = (Counter(by_label, max(job.timeout_s, DEFAULT.replies.count_timeout_min_s))
                        if "instructions" in measures else None)

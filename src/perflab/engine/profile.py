@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -26,6 +27,20 @@ from ..policy import DEFAULT
 def case_slug(case: Case) -> str:
     """A file name for the case's profile: its key with anything unsafe replaced."""
     return re.sub(r"[^A-Za-z0-9._@=-]+", "_", case.key).strip("_")[:150] or "case"
+
+
+def in_revision(prep, file: str) -> str:
+    """Where a benchmark file named by its path in the user's tree lies in the revision's tree that
+    `run --rev` laid out (revisions.as_revision), '' when the run has no revisions: the frames name
+    the file the worker loaded, and with only the user's path every frame was perflab's harness."""
+    tree = getattr(prep, "revision_tree", None)
+    if not tree or not file:
+        return ""
+    home, there = tree
+    try:
+        return str(Path(there) / Path(file).relative_to(home))
+    except ValueError:
+        return ""
 
 
 class Profiler:
@@ -54,9 +69,12 @@ class Profiler:
                 return prof.not_profiled(exc.reason)
             except (WorkerFailure, ProtocolError) as exc:
                 return prof.not_profiled(f"the profiled launch failed: {getattr(exc, 'reason', None) or exc}")
-            except (OSError, ValueError, KeyError, IndexError) as exc:
+            except subprocess.TimeoutExpired as exc:
+                return prof.not_profiled(f"reading {how.tool}'s output took more than {exc.timeout:g} s")
+            except (OSError, ValueError, KeyError, IndexError, subprocess.SubprocessError) as exc:
                 return prof.not_profiled(f"{how.tool}'s output could not be read: {exc}")
             files = [case.benchmark.file, *getattr(case.benchmark, "extra_files", [])]
+            files += [f for f in map(lambda f: in_revision(prep, f), files) if f]
             name = case.benchmark.name
             is_own = (lambda f: name in f.name or f.name in how.own_names) if how.own_by_name else None
             collapsed, own = prof.reduce(stacks, [f for f in files if f], how.harness, how.in_run, is_own)
@@ -90,7 +108,9 @@ class Profiler:
                     break
                 n *= 10
             calls = max(1, math.ceil(n * self.seconds / max(took, 1e-9)))
-            worker.run("workload", *shape(calls), self.timeout)
+            # sized to last `seconds` at the pilot's pace: a loaded machine may stretch it several
+            # times (a 30-second Node profile timed out at the job's 60-second reply limit)
+            worker.run("workload", *shape(calls), max(self.timeout, DEFAULT.profile.run_timeout_factor * self.seconds))
             worker.teardown(self.timeout)
             worker.request("bye", self.timeout)
             worker.proc.wait(timeout=self.timeout)  # a profiler that writes at exit has written

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..judge import Verdict
 from ..measures.profile import stacks_of
+from ..policy import DEFAULT
 
 SCRIPT = Path(__file__).resolve().parent.parent / "web" / "static" / "flamegraph.js"
 
@@ -37,11 +38,87 @@ def top_frames(stacks: dict[str, int], n: int = 10) -> list[tuple[str, int, int]
 
 
 def self_share_changes(old: dict[str, int], new: dict[str, int]) -> list[tuple[str, float]]:
-    """(stack, change of its leaf's self share from `old` to `new`), largest growth first: the rule
-    the difference flame graph colours by (red: grew), per frame in its place (its stack)."""
+    """(stack, change of its leaf's self share from `old` to `new`), largest growth first."""
     to, tn = sum(old.values()) or 1, sum(new.values()) or 1
     keys = set(old) | set(new)
     return sorted(((k, new.get(k, 0) / tn - old.get(k, 0) / to) for k in keys), key=lambda kv: (-kv[1], kv[0]))
+
+
+# a frame's self share must change by more than this many standard errors of sampling (two
+# proportions, pooled) to be coloured: with ~1,000 samples a side, a frame at 50 % moves by ±2 points
+# from one profile to the next of the same code, and any frame whose self share moved by one sample
+# was red — often the benchmark's own frame, the widest of all, above the function that grew
+NOISE_Z = DEFAULT.profile.noise_z
+
+
+def beyond_noise(self_old: int, total_old: int, self_new: int, total_new: int) -> float:
+    """The change of a frame's self share from old to new when sampling noise does not explain it,
+    else 0.0 (the rule flamegraph.js colours by: red > 0, blue < 0, grey 0)."""
+    if total_old <= 0 or total_new <= 0:
+        return 0.0
+    d = self_new / total_new - self_old / total_old
+    p = (self_old + self_new) / (total_old + total_new)
+    se = (p * (1 - p) * (1 / total_old + 1 / total_new)) ** 0.5
+    return d if abs(d) > NOISE_Z * se else 0.0
+
+
+def _generic_args_removed(frame: str) -> str:
+    """A frame's name with its generic/template arguments cut — a `<…>` right after a name — while a
+    qualified path's own brackets stay: `<hashbrown::raw::RawTable<T,A> as Clone>::clone` and
+    `<hashbrown::raw::RawTable<(Rc<str>, i32)> as Clone>::clone` both become
+    `<hashbrown::raw::RawTable as Clone>::clone`, one function demangled by two toolchains."""
+    out: list[str] = []
+    skip = 0  # depth inside generic arguments being cut
+    for ch in frame:
+        if skip:
+            skip += ch == "<"
+            skip -= ch == ">"
+        elif ch == "<" and out and (out[-1].isalnum() or out[-1] == "_"):
+            skip = 1
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def paired(old: dict[str, int], new: dict[str, int]) -> dict[str, int]:
+    """`old` with each frame that `new` names differently renamed to `new`'s name, where the two are
+    one function: the only frame of each side that the other side lacks with the same name once
+    generic arguments are cut (Rust 1.95 demangles a hashbrown clone `RawTable<T,A>`, nightly
+    `RawTable<(alloc::rc::Rc<str>, i32)>`: unpaired, the whole benchmark drew as new, +52 %)."""
+    names_old = {f for k in old for f in k.split(";")}
+    names_new = {f for k in new for f in k.split(";")}
+    by_key: dict[str, tuple[list[str], list[str]]] = {}
+    for f in names_old - names_new:
+        by_key.setdefault(_generic_args_removed(f), ([], []))[0].append(f)
+    for f in names_new - names_old:
+        by_key.setdefault(_generic_args_removed(f), ([], []))[1].append(f)
+    rename = {o[0]: n[0] for o, n in by_key.values() if len(o) == 1 and len(n) == 1}
+    if not rename:
+        return old
+    out: dict[str, int] = {}
+    for key, count in old.items():
+        k = ";".join(rename.get(f, f) for f in key.split(";"))
+        out[k] = out.get(k, 0) + count
+    return out
+
+
+def frame_changes(old: dict[str, int], new: dict[str, int]) -> list[tuple[str, float, int, str]]:
+    """(frame path, change of its self share, width in the new profile's samples, "red" | "blue" |
+    "grey") for every frame of `new` — the difference flame graph as drawn: widths from the new
+    profile, colour by the change of self share beyond sampling noise."""
+    old = paired(old, new)
+    to, tn = sum(old.values()), sum(new.values())
+    width: dict[str, int] = {}
+    for key, n in new.items():
+        frames = key.split(";")
+        for i in range(1, len(frames) + 1):
+            path = ";".join(frames[:i])
+            width[path] = width.get(path, 0) + n
+    out = []
+    for path, w in width.items():
+        d = beyond_noise(old.get(path, 0), to, new.get(path, 0), tn)
+        out.append((path, d, w, "red" if d > 0 else "blue" if d < 0 else "grey"))
+    return sorted(out, key=lambda t: (-t[2], t[0]))
 
 
 def page(title: str, stacks: dict[str, int], own: list[str], *, base: dict[str, int] | None = None,
@@ -55,11 +132,15 @@ def page(title: str, stacks: dict[str, int], own: list[str], *, base: dict[str, 
                    for f, s, i in top_frames(stacks))
     changes = ""
     if base is not None:
-        grown = [(k, d) for k, d in self_share_changes(base, stacks) if d > 0][:10]
-        changes = ("<h2 style=\"font-size:1em\">Largest growth of self share</h2><table>"
-                   + "".join(f"<tr><td>{e(k.split(';')[-1])}</td><td>{d:+.1%}</td><td><small>{e(k)}</small></td></tr>"
-                             for k, d in grown) + "</table>")
-    legend = ("widths: the new profile; red: a frame's self share grew, blue: it shrank"
+        grown = sorted(((k, d) for k, d, _, c in frame_changes(base, stacks) if c == "red"),
+                       key=lambda kv: (-kv[1], kv[0]))[:10]
+        changes = ("<h2 style=\"font-size:1em\">Largest growth of self share</h2>"
+                   + ("<table>" + "".join(f"<tr><td>{e(k.split(';')[-1])}</td><td>{d:+.1%}</td><td><small>{e(k)}</small></td></tr>"
+                                          for k, d in grown) + "</table>" if grown else
+                      f"<p>No frame's self share grew by more than sampling noise ({NOISE_Z:g} standard "
+                      "errors): profile longer for a finer difference.</p>"))
+    legend = ("widths: the new profile; red: a frame's self share grew, blue: it shrank, grey: no change "
+              f"beyond sampling noise ({NOISE_Z:g} standard errors)"
               if base is not None else "orange: the benchmark's own frames; grey: perflab and the runtime outside it")
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{e(title)}</title>",
@@ -85,7 +166,8 @@ def diff_page(case_label: str, old_label: str, new_label: str, old: dict, new: d
               script_src: str | None = None) -> str:
     own = sorted(set(old.get("own") or []) | set(new.get("own") or []))
     lines = [f"{new_label} ({new.get('samples', 0)} samples) against {old_label} ({old.get('samples', 0)} samples)."]
-    return page(f"Difference: {case_label}", stacks_of(new), own, base=stacks_of(old), lines=lines,
+    base = paired(stacks_of(old), stacks_of(new))
+    return page(f"Difference: {case_label}", stacks_of(new), own, base=base, lines=lines,
                 script_src=script_src)
 
 

@@ -164,6 +164,9 @@ def perf_usable() -> str:
 # -- native code (C/C++, Rust): perf record -e cpu-clock ---------------------------------------------
 
 NATIVE_HARNESS = ("perflab::", "perflab_", "_start", "__libc_start")
+# `perf script` with inlined functions named gets this long, then runs again without them
+PERF_INLINE_TIMEOUT_S = 30.0
+PERF_SCRIPT_TIMEOUT_S = 600.0
 
 
 def native_how(runtime: Runtime, spec: LaunchSpec, raw_dir: Path) -> ProfileHow:
@@ -184,8 +187,17 @@ def native_how(runtime: Runtime, spec: LaunchSpec, raw_dir: Path) -> ProfileHow:
     def read(d: Path):
         if not data.is_file():
             raise ProfileFailed("perf record wrote no data")
-        done = subprocess.run([perf, "script", "-i", str(data), "-F", "comm,tid,ip,sym,dso"],
-                              capture_output=True, text=True, timeout=600)
+        script = [perf, "script", "-i", str(data), "-F", "comm,tid,ip,sym,dso"]
+        try:
+            done = subprocess.run(script, capture_output=True, text=True, timeout=PERF_INLINE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            # perf names inlined functions by running addr2line over every binary sampled: over a
+            # process the benchmark started (rustc, with its 100+ MB libLLVM) that took 10 minutes
+            done = subprocess.run([*script, "--no-inline"], capture_output=True, text=True,
+                                  timeout=PERF_SCRIPT_TIMEOUT_S)
+            how.note = " ".join(filter(None, [how.note, (
+                f"Inlined functions are not shown: perf's addr2line did not name them within "
+                f"{PERF_INLINE_TIMEOUT_S:g} s; each is inside the function it was inlined into")]))
         if done.returncode != 0:
             raise ProfileFailed(f"perf script failed: {done.stderr.strip()[:200]}")
         return data, formats.read_perf_script(done.stdout)
@@ -194,9 +206,10 @@ def native_how(runtime: Runtime, spec: LaunchSpec, raw_dir: Path) -> ProfileHow:
     if runtime.language == "rust":
         note = ("Rust: the benchmark's closure is inlined into perflab::perflab_bench_call, the frame that "
                 "stands for it here; what it calls and was not inlined appears under it")
-    return ProfileHow(spec=dataclasses.replace(spec, argv=argv),
-                      tool="perf record -e cpu-clock (999 Hz, DWARF stacks)", read=read, harness=harness,
-                      own_by_name=True, own_names=("perflab::perflab_bench_call",), note=note)
+    how = ProfileHow(spec=dataclasses.replace(spec, argv=argv),
+                     tool="perf record -e cpu-clock (999 Hz, DWARF stacks)", read=read, harness=harness,
+                     own_by_name=True, own_names=("perflab::perflab_bench_call",), note=note)
+    return how
 
 
 # -- C# on Mono -------------------------------------------------------------------------------------

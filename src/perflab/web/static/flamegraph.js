@@ -36,9 +36,9 @@
 
   function colour(node, own, diff) {
     if (diff) {
-      var d = diff(node);  // change of self share, -1..1
+      var d = diff(node);  // change of self share, -1..1; 0 within sampling noise
       var k = Math.min(1, Math.abs(d) * 10);
-      if (Math.abs(d) < 1e-9) return "rgb(220,220,220)";
+      if (d === 0) return "rgb(220,220,220)";
       var c = Math.round(220 - 160 * k);
       return d > 0 ? "rgb(235," + c + "," + c + ")" : "rgb(" + c + "," + c + ",235)";
     }
@@ -49,6 +49,17 @@
     return "rgb(230," + (170 + Math.abs(h) % 60) + ",90)";
   }
 
+  // The change of a frame's self share when sampling noise does not explain it (more than NOISE_Z
+  // standard errors of two pooled proportions), else 0: report/flame.py's beyond_noise, the same rule.
+  var NOISE_Z = 3;
+  function beyondNoise(selfOld, totalOld, selfNew, totalNew) {
+    if (!(totalOld > 0) || !(totalNew > 0)) return 0;
+    var d = selfNew / totalNew - selfOld / totalOld;
+    var p = (selfOld + selfNew) / (totalOld + totalNew);
+    var se = Math.sqrt(p * (1 - p) * (1 / totalOld + 1 / totalNew));
+    return Math.abs(d) > NOISE_Z * se ? d : 0;
+  }
+
   function pct(x) { return (100 * x).toFixed(x < 0.001 ? 3 : 1) + "%"; }
 
   function draw(el, data) {
@@ -57,7 +68,7 @@
     var total = root.value || 1, baseTotal = base ? (base.value || 1) : 1;
     var diff = base ? function (node) {
       var b = lookup(base, node.path);
-      return node.self / total - (b ? b.self / baseTotal : 0);
+      return beyondNoise(b ? b.self : 0, base.value, node.self, root.value);
     } : null;
     var width = el.clientWidth || 1000, zoom = root;
     var info = document.createElement("div");
@@ -138,7 +149,7 @@
       els[i].setAttribute("data-drawn-ms", String(Date.now() - t0));
     }
   }
-  window.perflabFlame = { build: build, draw: draw };
+  window.perflabFlame = { build: build, draw: draw, beyondNoise: beyondNoise };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();
