@@ -112,12 +112,18 @@ def _contended(case: dict) -> bool:
 
 
 def _ratio_stands(case: dict, doc: dict | None) -> bool:
-    from perflab.stats.contention import ratio_stands
-    base = next((c for c in (doc or {}).get("cases", []) if c.get("key") == case.get("runtime_baseline")), None)
-    if base is None:
-        return False
+    """As the run's table judges it: the ratio to the runtime (or revision) baseline, the same code;
+    else the ratio to the baseline method, which stands only when the two were measured as a duet."""
+    from perflab.stats.contention import measured_together, ratio_stands
     cpu = lambda c: (c.get("estimate") or {}).get("cpu_timed") is True  # noqa: E731
-    return ratio_stands((case.get("runtime_ratio") or {}).get("paired") is True, True, cpu(case), cpu(base))
+    cases = (doc or {}).get("cases", [])
+    for field, base_key, same_code in (("runtime_ratio", "runtime_baseline", True), ("ratio", "baseline", False)):
+        base = next((c for c in cases if c.get("key") == case.get(base_key)), None)
+        if base is None or not case.get(field):
+            continue
+        return ratio_stands((case.get(field) or {}).get("paired") is True, same_code, cpu(case), cpu(base),
+                            measured_together(case.get("contention"), base.get("contention")))
+    return False
 
 
 def compared_case(doc: dict) -> dict:

@@ -54,3 +54,19 @@ LAG_MIN_SAMPLES = 20  # round iterations with and without a start under way befo
 # reply came 2-3.5 ms later instead of 1, which outweighs the 30-90 ms start it saves.
 AHEAD_LAG_MAX_S = 0.001
 AHEAD_PAUSE_S = 10.0  # how long starts ahead pause once they cost more, before they are tried again
+
+# -- paired comparisons under contention (engine/duet.py, engine/runqueue.py, stats/clean.py) ------
+from dataclasses import dataclass  # noqa: E402  (kept beside the numbers it holds, to move them whole)
+
+
+@dataclass(frozen=True)
+class PairedTuning:
+    """The tuned numbers of a paired comparison under contention, together so they move as one."""
+    # CPUs a duet needs: one per side, both sides' iterations running at the same moments
+    duet_cpus: int = 2
+    # Whether a paired comparison (two cases in a group) runs as a duet by default when duet_cpus are
+    # usable. Decided by bench/revisions.py under the three conditions (see the branch's report).
+    duet_default: bool = True
+
+
+PAIRED = PairedTuning()

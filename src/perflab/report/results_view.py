@@ -13,6 +13,7 @@ from typing import Any
 from ..errors import UsageError
 from ..ratios import METHOD_COLUMN, Identity, format_ratio, pair, runtime_column
 from ..judge import contention_reason
+from ..stats.contention import measured_together
 from ..model import Status
 from ..judge.interval import delta
 from ..units import TIME_UNITS, format_in, format_size, pick_unit
@@ -388,7 +389,9 @@ def contention_blocks(ratio: Ratio | None, after: Case, before: Case, same_code:
     side was contended, unless the ratio is the run's own paired one of the same code on two
     runtimes, both sides timed by their thread's CPU time (stats/contention.ratio_stands)."""
     return bool(contention_reason(_level(after), _level(before), ratio is not None and ratio.paired,
-                                  same_code, after.cpu_timed, before.cpu_timed))
+                                  same_code, after.cpu_timed, before.cpu_timed,
+                                  together=measured_together(after.raw.get("contention"),
+                                                             before.raw.get("contention"))))
 
 
 def _level(case: Case) -> str | None:
