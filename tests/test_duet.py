@@ -128,13 +128,15 @@ def test_duet_off_or_three_cases_measure_as_before_on_the_measuring_cpu():
         assert set(place.pins.values()) == {0} and place.holds > 0
 
 
-def test_a_failing_side_of_a_duet_fails_alone():
+@pytest.mark.parametrize("split", [False, True])
+def test_a_failing_side_of_a_duet_fails_alone(split):
     clock, place = FakeClock(), RecordingPlacement()
     pids = iter(range(100, 400))
 
     def launch(case, i):
-        w = FakeWorker(clock, 1000.0, noise=0.05, seed=i,
-                       fail_stage="workload" if case.runtime.name == "rt1" else None)
+        kind, extra = (SplitWorker, {"log": []}) if split else (FakeWorker, {})
+        w = kind(clock, 1000.0, noise=0.05, seed=i,
+                 fail_stage="workload" if case.runtime.name == "rt1" else None, **extra)
         w.hello.pid = next(pids)
         return w
 
@@ -153,3 +155,41 @@ def test_a_method_ratio_under_contention_stands_only_when_measured_as_a_duet():
     assert measured_together({"duet": True}, {"duet": True, "level": "heavy"})
     assert not measured_together({"duet": True}, {})
     assert not measured_together({"duet": True}, None)
+
+
+class SplitWorker(FakeWorker):
+    """A fake that can send a workload request and read its reply later (WorkerProcess.begin_workload)."""
+
+    def __init__(self, *args, log=None, name="", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.log, self.name = log, name
+
+    def begin_workload(self, invocations, timeout):
+        self.log.append(("send", self.name))
+
+        def finish():
+            self.log.append(("reply", self.name))
+            return self.run("workload", invocations, 1, timeout)
+        return finish
+
+
+def test_a_duet_round_sends_both_requests_before_reading_either_reply():
+    clock, place, log = FakeClock(), RecordingPlacement(), []
+    pids = iter(range(100, 400))
+
+    def launch(case, i):
+        w = SplitWorker(clock, 1000.0, noise=0.05, seed=i, log=log, name=f"{case.runtime.name}/{i}")
+        w.hello.pid = next(pids)
+        return w
+
+    a, b = Engine(get_job("short"), launch, clock=clock, rng=random.Random(1), placement=place,
+                  executor=InlineExecutor).run_group(_group(2))
+    assert a.ok and b.ok and log
+    # every round of a launch pair: send, send, reply, reply (each side's launch k once)
+    for i in range(0, len(log), 4):
+        kinds = [e[0] for e in log[i:i + 4]]
+        names = {e[1] for e in log[i:i + 4]}
+        assert kinds == ["send", "send", "reply", "reply"]
+        assert len(names) == 2 and len({n.split("/")[1] for n in names}) == 1
+    for la, lb in zip(a.launches, b.launches):
+        assert la.workload_rounds == lb.workload_rounds and len(la.workload_cpu) == len(la.workload)

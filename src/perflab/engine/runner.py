@@ -233,10 +233,7 @@ class Engine:
                 st.rounds += 1
             for block in self._round_blocks(self._active(states)):
                 if self._duet and len(block) == 2:
-                    # a duet round: the launch pair's iterations at the same moments (engine/duet.py)
-                    (sa, la), (sb, lb) = block
-                    together(self._partner, lambda: self._guard(sa, self._workload, sa, la, rnd),
-                             lambda: self._guard(sb, self._workload, sb, lb, rnd))
+                    self._duet_round(block, rnd)
                     continue
                 for st, ln in block:
                     if not st.done:
@@ -589,6 +586,48 @@ class Engine:
         launch.samples.overhead_rounds += [rnd] * len(over.ns)
         lag = (self.clock() - t0) - (sum(ns) + sum(over.ns)) / 1e9
         self._gate.record(bool(self._starting), lag)
+
+    def _duet_round(self, pair: list[tuple[_CaseState, _Launch]], rnd: int) -> None:
+        """A duet round (engine/duet.py): the launch pair's iterations at the same moments. Both
+        requests are sent before either reply is read, from this thread: the two iterations start
+        microseconds apart, with no thread to wake in between (under load, a woken thread waited
+        for a CPU for up to a scheduler slice). A case whose overhead is measured in the rounds, or
+        a handle that cannot split a request, takes the same round on two threads instead."""
+        if any(st.interleave_overhead or not hasattr(ln.handle, "begin_workload") for st, ln in pair):
+            (sa, la), (sb, lb) = pair
+            together(self._partner, lambda: self._guard(sa, self._workload, sa, la, rnd),
+                     lambda: self._guard(sb, self._workload, sb, lb, rnd))
+            return
+        begun = []
+        for st, ln in pair:
+            if st.done:
+                continue
+            t0 = self.clock()
+            mark = ln.watch.mark() if ln.watch is not None else None
+            try:
+                finish = ln.handle.begin_workload(st.invocations, self._run_timeout(st, st.invocations, 1))
+            except (BenchmarkError, WorkerFailure, ProtocolError) as exc:
+                self._guard(st, _raise, exc)
+                continue
+            begun.append((st, ln, t0, mark, finish))
+        for st, ln, t0, mark, finish in begun:
+            self._guard(st, self._duet_reply, st, ln, t0, mark, finish, rnd)
+
+    def _duet_reply(self, st: _CaseState, ln: _Launch, t0: float, mark, finish, rnd: int) -> None:
+        """Read one side's reply of a duet round and keep it as `_measure_in_round` keeps a round's."""
+        try:
+            work = finish()
+        finally:
+            elapsed = self.clock() - t0
+            st.ledger.charge(elapsed)
+            st.ledger.round_iteration(elapsed)
+        if ln.watch is not None and len(work.ns) == 1:
+            ln.samples.workload_wait.append(
+                ln.watch.waited(mark, ln.watch.mark(), (self.clock() - t0) * 1e9, work.ns[0]))
+        self._after_stage(st, ln, t0, work.ns, st.invocations)
+        ln.samples.workload += work.ns
+        ln.samples.workload_cpu += work.cpu
+        ln.samples.workload_rounds += [rnd] * len(work.ns)
 
     def _watched(self, launch: _Launch, request):
         """Make a round's workload request, reading the launch's run-queue wait around it (see
