@@ -144,13 +144,15 @@ def _row(doc: dict, factor: float, wall: float) -> dict:
     case = compared_case(doc)
     base = next(c for c in doc["cases"] if c is not case)
     r = ratio_of(case) or NO_RATIO
+    stored = case.get("runtime_ratio") or case.get("ratio") or {}
     v = verdict(r, contention_blocks(case, doc))
     (cpu_a, plain_a), (cpu_b, plain_b) = _cpu_timed(case), _cpu_timed(base)
     return {"factor": factor, "ratio": r.value, "low": r.low, "high": r.high, "different": v == "different",
             "inconclusive": v == "inconclusive", "verdict": v, "wall": wall,
             "stop_reason": case.get("stop_reason"), "contention": (case.get("contention") or {}).get("level"),
             "duet": (case.get("contention") or {}).get("duet") is True,
-            "cpu_timed": cpu_a and cpu_b, "cpu_timed_without_wait": plain_a and plain_b}
+            "cpu_timed": cpu_a and cpu_b, "cpu_timed_without_wait": plain_a and plain_b,
+            "var_between": stored.get("var_between"), "launch_pairs": stored.get("units")}
 
 
 def main() -> None:
