@@ -173,21 +173,33 @@ def main() -> None:
     order = [k for _ in range(study.repeat) for k in kinds]  # interleaved: a study stopped early is balanced
     study.estimate(len(order), *_conditions.perflab_seconds(args.job))
     rows: dict[tuple[str, str], list[dict]] = {}
+    try:
+        _trials(study, order, args.job, rows)
+    except KeyboardInterrupt:  # stopped early (Ctrl-C): the table of the trials done, balanced as they are
+        print("stopped early: the table counts the trials that finished", flush=True)
+    (study.folder / "rows.json").write_text(json.dumps({f"{k}|{c}": v for (k, c), v in rows.items()}, indent=1))
+    _table(study, kinds, rows)
+
+
+def _trials(study, order: list[str], job: str, rows: dict) -> None:
     for i, cond in study.schedule(len(order)):
         kind = order[i]
         extra = ["--duet", kind.rsplit(" ", 1)[1]] if " duet " in kind else []
         with study.trial(cond, i, kind.replace(" ", "-").replace("/", "")) as out:
             scratch = out / "src"
             if kind.startswith("methods A/A"):
-                r = methods_trial(scratch, args.job, out / "results", extra)
+                r = methods_trial(scratch, job, out / "results", extra)
             else:
-                r = revision_trial(scratch, float(kind.split("x")[1].split()[0]), args.job, out / "results", extra)
+                r = revision_trial(scratch, float(kind.split("x")[1].split()[0]), job, out / "results", extra)
         rows.setdefault((kind, cond), []).append(r)
         print(f"{cond:6} trial {i + 1}/{len(order)} {kind}: ratio {r['ratio']:.4f} [{r['low']:.4f}, "
               f"{r['high']:.4f}] {r['verdict']} ({r['stop_reason']}, contention {r['contention']}, "
               f"duet {r['duet']}, cpu-timed {r['cpu_timed']} / without waits {r['cpu_timed_without_wait']}); "
               f"{r['wall']:.1f} s", flush=True)
-    (study.folder / "rows.json").write_text(json.dumps({f"{k}|{c}": v for (k, c), v in rows.items()}, indent=1))
+
+
+def _table(study, kinds: list[str], rows: dict) -> None:
+    job = study.args.job
 
     def planted(kind: str) -> bool:
         return kind.startswith("rev") and not kind.split()[1] == "x1.00"
@@ -213,15 +225,18 @@ def main() -> None:
         if col == "half-width median":
             w = [max(r["high"] / r["ratio"] - 1, 1 - r["low"] / r["ratio"]) for r in rs if r["ratio"] == r["ratio"]]
             return f"{statistics.median(w):.2%}" if w else "–"
+        if col == "var_between median":
+            vb = [r["var_between"] for r in rs if r.get("var_between") is not None]
+            return f"{statistics.median(vb):.5f}" if vb else "–"
         if col == "ratio median (range)":
             v = sorted(r["ratio"] for r in rs)
             return f"{statistics.median(v):.4f} ({v[0]:.3f}–{v[-1]:.3f})"
         return f"{statistics.median(r['wall'] for r in rs):.1f}"
 
-    study.table(f"Two revisions in one run (job {args.job}): right = A/A conclusive same, planted found "
+    study.table(f"Two revisions in one run (job {job}): right = A/A conclusive same, planted found "
                 "slower; wrong = A/A called different, planted called same or faster", kinds,
                 ["right", "wrong", "inconclusive", "ratio median (range)", "half-width median",
-                 "CPU-timed (by the waits)", "median s"], cell)
+                 "var_between median", "CPU-timed (by the waits)", "median s"], cell)
 
 
 if __name__ == "__main__":
