@@ -65,7 +65,7 @@ class _FakeQueue:
         self.n += 1
         return {(1, 1): (self.n, 1000 * self.n)}
 
-    def waited(self, before, after, window_ns, timed_ns):
+    def waited(self, before, after, window_ns, timed_ns, cpu_ns=None):
         return after[(1, 1)][1] - before[(1, 1)][1]
 
 
@@ -132,3 +132,40 @@ def test_waits_round_trip_through_the_results_document():
     ln = _contended(1.0)[0]
     [back] = launches_from_json({"launches": [ln.to_json()]})
     assert back.workload_wait == ln.workload_wait
+
+
+def _weakly_read(unhit: int, share_quiet: float = 1.0) -> list[LaunchSamples]:
+    """A 1 ms call under heavy load whose host woke late: every hit iteration's wait was read at only
+    80 % (the lower bound lost the host's margin); `unhit` iterations of each launch did not wait."""
+    out = _contended(0.8, seed=3, share_quiet=share_quiet)
+    for ln in out:
+        for k in range(unhit):
+            ln.workload[k] = int(ln.workload_cpu[k] / share_quiet)
+            ln.workload_wait[k] = 0
+    return out
+
+
+def test_most_of_the_off_cpu_time_explained_and_an_unblocked_iteration_make_a_case_cpu_timed():
+    cleaned = clean_case(_weakly_read(unhit=1), subtract_overhead=False)
+    assert all(c.cpu_timed for c in cleaned)
+
+
+def test_without_an_unblocked_iteration_a_weak_reading_is_not_enough():
+    assert not any(c.cpu_timed for c in clean_case(_weakly_read(unhit=0), subtract_overhead=False))
+
+
+def test_a_case_that_blocks_in_every_iteration_is_not_cpu_timed_even_with_quiet_iterations():
+    assert not any(c.cpu_timed for c in clean_case(_weakly_read(unhit=2, share_quiet=0.8),
+                                                    subtract_overhead=False))
+
+
+def test_a_tracked_thread_that_no_longer_runs_the_iterations_is_dropped():
+    state = {(7, 7): (1_000, 0), (7, 8): (0, 0)}
+    watch = RunQueueWatch(7, lambda pid: dict(state), lambda pid, tid: state.get((pid, tid)))
+    before = watch.mark()
+    state[(7, 7)] = (3_000, 100)
+    assert watch.waited(before, watch.mark(), 2_000, 2_000, cpu_ns=2_000) == 100 and watch.thread == (7, 7)
+    before = watch.mark()  # only thread 7 is read; the next run happens on thread 8
+    state[(7, 8)] = (2_000, 500)
+    assert watch.waited(before, watch.mark(), 2_000, 2_000, cpu_ns=2_000) == 0
+    assert watch.thread is None and len(watch.mark()) == 2  # every thread read again

@@ -67,6 +67,12 @@ class PairedTuning:
     # Whether a paired comparison (two cases in a group) runs as a duet by default when duet_cpus are
     # usable. Decided by bench/revisions.py under the three conditions (see the branch's report).
     duet_default: bool = True
+    # stats/clean.py rule 0 under load: the run-queue wait (a lower bound) explains at least this share
+    # of the case's off-CPU time ("most": contention, not the code's own waiting) ...
+    runqueue_explains: float = 0.75
+    # ... and the code ran without blocking for a whole iteration at least once: this quantile of the
+    # iterations' CPU shares reaches CPU_BOUND_SHARE (a case that blocks in every iteration never does)
+    unblocked_quantile: float = 0.98
 
 
 PAIRED = PairedTuning()

@@ -623,7 +623,8 @@ class Engine:
             st.ledger.round_iteration(elapsed)
         if ln.watch is not None and len(work.ns) == 1:
             ln.samples.workload_wait.append(
-                ln.watch.waited(mark, ln.watch.mark(), (self.clock() - t0) * 1e9, work.ns[0]))
+                ln.watch.waited(mark, ln.watch.mark(), (self.clock() - t0) * 1e9, work.ns[0],
+                                work.cpu[0] if work.cpu else None))
         self._after_stage(st, ln, t0, work.ns, st.invocations)
         ln.samples.workload += work.ns
         ln.samples.workload_cpu += work.cpu
@@ -642,7 +643,8 @@ class Engine:
         window_ns = (self.clock() - t0) * 1e9
         work = got[0] if isinstance(got, tuple) else got
         if len(work.ns) == 1:
-            launch.samples.workload_wait.append(watch.waited(before, after, window_ns, work.ns[0]))
+            launch.samples.workload_wait.append(watch.waited(before, after, window_ns, work.ns[0],
+                                                             work.cpu[0] if work.cpu else None))
         return got
 
     # -- judging --------------------------------------------------------------------------------

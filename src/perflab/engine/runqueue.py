@@ -80,14 +80,20 @@ class RunQueueWatch:
         return self.read_all(self.pid)
 
     def waited(self, before: Threads | None, after: Threads | None, window_ns: float,
-               timed_ns: float) -> int:
+               timed_ns: float, cpu_ns: float | None = None) -> int:
         """The measuring thread's wait within the timed iteration (a lower bound, see
-        `in_iteration`); 0 when it cannot be read, which leaves the case's reading as without it."""
+        `in_iteration`); 0 when it cannot be read, which leaves the case's reading as without it.
+        `cpu_ns`: the CPU time the worker timed. A thread read alone that ran less than half of it
+        is not the measuring one any more (a Go benchmark's goroutine is locked to its thread for
+        one run only): 0, and the next reading looks at every thread again."""
         if not before or not after:
             return 0
         common = [k for k in after if k in before]
         if not common:
             return 0
         busiest = max(common, key=lambda k: after[k][0] - before[k][0])
+        if len(common) == 1 and cpu_ns and after[busiest][0] - before[busiest][0] < cpu_ns / 2:
+            self.thread = None
+            return 0
         self.thread = busiest
         return in_iteration(after[busiest][1] - before[busiest][1], window_ns, timed_ns)

@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..engine.constants import PAIRED
 from ..model import LaunchSamples
 from .segments import Segments
 
@@ -197,6 +198,7 @@ class _Flat:
                                    np.divide(cpu, self.values, out=np.ones(self.n), where=self.values > 0))
         # the CPU share once the run-queue wait is taken out of the wall time (None: no wait read)
         self.free_shares = None
+        self.explained = None  # the share of the off-CPU time the run-queue wait explains
         if self.shares is not None and waits is not None and any(len(w) for w in waits):
             known = np.array([len(w) == len(x) for x, w in zip(samples, waits)])
             wait = np.concatenate([np.asarray(w, dtype=float) if k else np.zeros(len(x))
@@ -204,6 +206,9 @@ class _Flat:
             free_wall = np.maximum(self.values - wait, self.values * self.shares)
             self.free_shares = np.divide(self.values * self.shares, free_wall, out=self.shares.copy(),
                                          where=free_wall > 0)
+            off = np.maximum(self.values * (1 - self.shares), 0.0)[self.cpu_known[self.ids]]
+            waited = np.minimum(wait[self.cpu_known[self.ids]], off)
+            self.explained = float(waited.sum() / off.sum()) if off.sum() > 0 else None
 
     def per_launch(self, mask: np.ndarray) -> np.ndarray:
         return np.bincount(self.ids, weights=mask.astype(float), minlength=len(self.counts))
@@ -258,7 +263,15 @@ def cpu_bound(work: _Flat, thread: np.ndarray) -> bool:
     has = work.counts > 0
     if work.shares is None or not (work.cpu_known[has].all() and thread[has].all()):
         return False
-    return work.unhindered_share() >= CPU_BOUND_SHARE
+    if work.unhindered_share() >= CPU_BOUND_SHARE:
+        return True
+    # Under heavy load: the run-queue wait (a lower bound) explains most of the off-CPU time, and the
+    # code ran a whole iteration unblocked at least once. The wait the host reads includes its own
+    # margin around the iteration (engine/runqueue.py), so a hit iteration's share with the wait taken
+    # out stays low whenever the host woke late: the share of off-CPU time explained is the test.
+    return (work.explained is not None and work.explained >= PAIRED.runqueue_explains
+            and float(np.quantile(work.shares[work.cpu_known[work.ids]], PAIRED.unblocked_quantile))
+            >= CPU_BOUND_SHARE)
 
 
 def _clean(flat: _Flat, active: bool) -> tuple[np.ndarray, dict[str, np.ndarray]]:
