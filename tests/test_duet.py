@@ -64,11 +64,11 @@ def _group(n):
 
 def test_duet_needs_two_cases_a_pinning_placement_two_cpus_and_the_job():
     place = Placement(cpu=1, cpus=frozenset({0, 1}))
-    job = get_job("short")
+    job = get_job("short", duet=True)
     assert duet_cpus(place, job, 2) == (1, 0)  # the measuring CPU first
     assert duet_cpus(place, job, 3) is None  # not a pair
     assert duet_cpus(place, get_job("short", duet=False), 2) is None
-    assert duet_cpus(place, get_job("dry"), 2) is None
+    assert duet_cpus(place, get_job("dry", duet=True), 2) is None
     assert duet_cpus(Placement(cpu=None, cpus=frozenset({0, 1})), job, 2) is None  # --affinity off
     assert duet_cpus(Placement(cpu=0, cpus=frozenset({0})), job, 2) is None  # one CPU
 
@@ -102,7 +102,7 @@ def test_together_raises_a_failure_after_both_returned():
 
 def test_a_pair_runs_as_a_duet_each_side_pinned_to_its_cpu_and_the_host_held_nowhere():
     clock, calls, place = FakeClock(), [], RecordingPlacement()
-    engine = Engine(get_job("short"), _launcher(clock, iter(range(100, 400)), calls), clock=clock,
+    engine = Engine(get_job("short", duet=True), _launcher(clock, iter(range(100, 400)), calls), clock=clock,
                     rng=random.Random(1), placement=place, executor=InlineExecutor,
                     starts_aside=lambda case: True)
     a, b = engine.run_group(_group(2))
@@ -120,7 +120,7 @@ def test_a_pair_runs_as_a_duet_each_side_pinned_to_its_cpu_and_the_host_held_now
 
 
 def test_duet_off_or_three_cases_measure_as_before_on_the_measuring_cpu():
-    for job, n in ((get_job("short", duet=False), 2), (get_job("short"), 3)):
+    for job, n in ((get_job("short", duet=False), 2), (get_job("short", duet=True), 3)):
         clock, calls, place = FakeClock(), [], RecordingPlacement()
         results = Engine(job, _launcher(clock, iter(range(100, 400)), calls), clock=clock,
                          rng=random.Random(1), placement=place, executor=InlineExecutor).run_group(_group(n))
@@ -140,7 +140,7 @@ def test_a_failing_side_of_a_duet_fails_alone(split):
         w.hello.pid = next(pids)
         return w
 
-    a, b = Engine(get_job("short"), launch, clock=clock, rng=random.Random(1), placement=place,
+    a, b = Engine(get_job("short", duet=True), launch, clock=clock, rng=random.Random(1), placement=place,
                   executor=InlineExecutor).run_group(_group(2))
     assert a.ok and not b.ok and "planted failure" in b.error
 
@@ -182,7 +182,7 @@ def test_a_duet_round_sends_both_requests_before_reading_either_reply():
         w.hello.pid = next(pids)
         return w
 
-    a, b = Engine(get_job("short"), launch, clock=clock, rng=random.Random(1), placement=place,
+    a, b = Engine(get_job("short", duet=True), launch, clock=clock, rng=random.Random(1), placement=place,
                   executor=InlineExecutor).run_group(_group(2))
     assert a.ok and b.ok and log
     # every round of a launch pair: send, send, reply, reply (each side's launch k once)

@@ -65,8 +65,10 @@ class PairedTuning:
     # CPUs a duet needs: one per side, both sides' iterations running at the same moments
     duet_cpus: int = 2
     # Whether a paired comparison (two cases in a group) runs as a duet by default when duet_cpus are
-    # usable. Decided by bench/revisions.py under the three conditions (see the branch's report).
-    duet_default: bool = True
+    # usable. Off: bench/revisions.py --duet on,off (2026-11-28, 3-4 trials a cell) found no gain under
+    # bench/stress.py at 2× (A/A interval half-width 3.5 % on, 3.6 % off; method A/A 3.0 % on, 2.0 %
+    # off; inconclusive alike) nor quiet; it stays an option (--duet on) to measure further.
+    duet_default: bool = False
     # stats/clean.py rule 0 under load: the run-queue wait (a lower bound) explains at least this share
     # of the case's off-CPU time ("most": contention, not the code's own waiting) ...
     runqueue_explains: float = 0.75
