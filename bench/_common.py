@@ -108,15 +108,25 @@ def inconclusive(case: dict, doc: dict | None = None) -> bool:
 def contention_blocks(case: dict, doc: dict | None = None) -> bool:
     """Contention leaves the case's comparison without a verdict, as the judge rules for the run's
     table (perflab.judge.contention_reason): either side — the case or its baseline, which `doc`
-    finds — was measured under heavy or changing contention, and the ratio is not the paired
-    CPU-timed one of the same code on two runtimes (or revisions) that stands."""
+    finds — was measured under heavy or changing contention, and the ratio is not one that stands:
+    the paired CPU-timed ratio of the same code on two runtimes (or revisions), or of two methods
+    measured together as a duet. The ratio to the runtime (or revision) baseline is judged first,
+    else the ratio to the baseline method."""
     from perflab.judge import contention_reason
     from perflab.results import CaseRecord  # the one typed model of a results document
-    found = next((c for c in (doc or {}).get("cases", []) if c.get("key") == case.get("runtime_baseline")), None)
-    this, base = CaseRecord(0, "", case), CaseRecord(0, "", found or {})
-    paired = found is not None and (this.stored_ratio("runtime_ratio") or {}).get("paired") is True
-    return bool(contention_reason(this.contention_level, base.contention_level, paired, True,
-                                  this.cpu_timed, base.cpu_timed))
+    from perflab.stats.contention import measured_together
+    cases = (doc or {}).get("cases", [])
+    this = CaseRecord(0, "", case)
+    for field, base_key, same_code in (("runtime_ratio", "runtime_baseline", True), ("ratio", "baseline", False)):
+        found = next((c for c in cases if c.get("key") == case.get(base_key)), None)
+        if found is None or not case.get(field):
+            continue
+        base = CaseRecord(0, "", found)
+        paired = (this.stored_ratio(field) or {}).get("paired") is True
+        return bool(contention_reason(this.contention_level, base.contention_level, paired, same_code,
+                                      this.cpu_timed, base.cpu_timed,
+                                      together=measured_together(case.get("contention"), found.get("contention"))))
+    return bool(contention_reason(this.contention_level, None))
 
 
 def compared_case(doc: dict) -> dict:

@@ -85,8 +85,10 @@ def main() -> None:
     ap.add_argument("--job", default="default")
     ap.add_argument("--target", help="precision target passed to perflab run (overrides the job's)")
     ap.add_argument("--budget", help="seconds per case passed to perflab run (overrides the job's)")
+    ap.add_argument("--duet", choices=("on", "off"), help="perflab run --duet (default: the job's)")
     args = ap.parse_args()
-    extra = (["--target", args.target] if args.target else []) + (["--budget", args.budget] if args.budget else [])
+    extra = ((["--target", args.target] if args.target else []) + (["--budget", args.budget] if args.budget else [])
+             + (["--duet", args.duet] if args.duet else []))
     study = _conditions.Study("aa_power", args)
     counts = {1.00: study.repeat if args.aa is None else args.aa,
               1.03: study.repeat if args.power is None else args.power}

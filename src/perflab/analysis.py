@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from .model import CaseResult, StopReason
 from .ratios import METHOD_COLUMN, identity, pair, runtime_column
 from .judge import contention_reason, processes_disagree
+from .stats.contention import measured_together
 from .judge.ratio import ratio_from_launches, ratio_of
 from .stats import Estimate, Ratio, estimate, indistinguishable_from_empty
 from .stats.drift import speed_drift
@@ -117,7 +118,8 @@ def ratio_blocked(row: Row, base: Row, ratio: Ratio, same_code: bool) -> bool:
     side contended, unless the ratio is paired, of the same code, both sides CPU-timed)."""
     return bool(contention_reason(_contention_level(row), _contention_level(base), ratio.paired, same_code,
                                   bool(row.estimate and row.estimate.cpu_timed),
-                                  bool(base.estimate and base.estimate.cpu_timed)))
+                                  bool(base.estimate and base.estimate.cpu_timed),
+                                  together=measured_together(row.result.contention, base.result.contention)))
 
 
 def _ratio(row: Row, base: Row, overhead: bool, confidence: float) -> Ratio | None:
@@ -219,8 +221,9 @@ def _judge(row: Row, target: float, overhead: bool, speed: MachineSpeed | None =
         reasons = "; ".join((res.contention or {}).get("reasons") or [])
         # a paired CPU-timed ratio of the same code on two runtimes keeps its verdict
         # (stats/contention.ratio_stands); everything else about the case is inconclusive
-        which = ("treat its mean as inconclusive (its Ratio vs a runtime stands when both sides "
-                 "are timed by CPU time)" if est.cpu_timed else "treat its verdicts as inconclusive")
+        which = ("treat its mean as inconclusive (its Ratio vs a runtime or revision stands when both "
+                 "sides are timed by CPU time, and its ratio to a baseline method when the two were "
+                 "measured as a duet)" if est.cpu_timed else "treat its verdicts as inconclusive")
         row.warnings.append(f"measured under {level} contention ({reasons}): interference that hit "
                             f"every iteration alike cannot be told from the code; {which}")
     if not row.contended and not empty:

@@ -139,6 +139,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--affinity", default="auto",
                      help="where launches run: 'auto' (pin single-threaded launches to the idlest CPU after "
                           "warmup; Linux), 'off', or a CPU number")
+    run.add_argument("--duet", choices=("on", "off"),
+                     help="a paired comparison (a group of two cases) runs both sides at the same moments, "
+                          "one per CPU, round by round (needs --affinity and two CPUs; default: the job's)")
     run.add_argument("--store", help=STORE_HELP)
     run.add_argument("--resume", nargs="?", const="latest", metavar="RUN_ID",
                      help="continue an interrupted run (default: the latest incomplete one), "

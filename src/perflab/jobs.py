@@ -66,6 +66,9 @@ class Job:
     memory_limit: int = 0
     # a dry job runs each benchmark once to check it works: no precision target, no interval
     dry: bool = False
+    # a group of two cases (a paired comparison) runs both sides' launches at the same time, one per
+    # CPU, round by round (engine/duet.py), when the placement has a CPU for each (--duet on|off)
+    duet: bool = DEFAULT.paired.duet_default
 
     def __post_init__(self):
         if self.launches_live <= 0:

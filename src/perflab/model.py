@@ -193,6 +193,9 @@ class LaunchSamples:
     # iteration was preempted: interference, not slow code.
     workload_cpu: list[int] = field(default_factory=list)
     overhead_cpu: list[int] = field(default_factory=list)
+    # ns the measuring thread waited for a CPU in each workload iteration, at least (the host's reading
+    # of the kernel's run-queue wait, engine/runqueue.py); empty when not read
+    workload_wait: list[int] = field(default_factory=list)
     pid: int = 0
     cpu: int | None = None  # the CPU the launch was pinned to after warmup (None: not pinned)
     cpu_share: float | None = None  # its CPU seconds per wall second at the end of warmup
@@ -212,6 +215,7 @@ class LaunchSamples:
             "overhead": self.overhead, "workload": self.workload,
             "workload_rounds": self.workload_rounds, "overhead_rounds": self.overhead_rounds,
             "workload_cpu": self.workload_cpu, "overhead_cpu": self.overhead_cpu,
+            "workload_wait": self.workload_wait,
         }
 
 

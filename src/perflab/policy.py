@@ -87,6 +87,24 @@ class Overhead:
 
 
 @dataclass(frozen=True)
+class Paired:
+    """A paired comparison under contention (engine/duet.py, stats/clean.py rule 0 under load)."""
+    # CPUs a duet needs: one per side, both sides' iterations running at the same moments
+    duet_cpus: int = 2
+    # Whether a paired comparison (two cases in a group) runs as a duet by default when duet_cpus are
+    # usable. Off: bench/revisions.py --duet on,off (2026-11-28, 3-4 trials a cell) found no gain under
+    # bench/stress.py at 2× (A/A interval half-width 3.5 % on, 3.6 % off; method A/A 3.0 % on, 2.0 %
+    # off; inconclusive alike) nor quiet; it stays an option (--duet on) to measure further.
+    duet_default: bool = False
+    # stats/clean.py rule 0 under load: the run-queue wait (a lower bound) explains at least this share
+    # of the case's off-CPU time ("most": contention, not the code's own waiting) ...
+    runqueue_explains: float = 0.75
+    # ... and the code ran without blocking for a whole iteration at least once: this quantile of the
+    # iterations' CPU shares reaches Cleaning.cpu_bound_share (a case that blocks in every iteration never does)
+    unblocked_quantile: float = 0.98
+
+
+@dataclass(frozen=True)
 class Stop:
     """The stop rule (engine/stop.py, engine/allocation.py): the job's confidence and precision target,
     and how the engine spends its way to them."""
@@ -333,6 +351,7 @@ class Policy:
     pilot: Pilot = field(default_factory=Pilot)
     warmup: Warmup = field(default_factory=Warmup)
     overhead: Overhead = field(default_factory=Overhead)
+    paired: Paired = field(default_factory=Paired)
     stop: Stop = field(default_factory=Stop)
     cleaning: Cleaning = field(default_factory=Cleaning)
     contention: Contention = field(default_factory=Contention)

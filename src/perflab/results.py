@@ -256,7 +256,7 @@ def case_problem(c, parts: bool = True) -> str:
             if not isinstance(ln.get(f), int) or isinstance(ln.get(f), bool):
                 return f"launch {j} has '{f}' {_kind(ln.get(f))}, not an integer"
         for f in ("workload", "overhead", "workload_rounds", "overhead_rounds", "workload_cpu",
-                  "overhead_cpu", "warmup"):
+                  "overhead_cpu", "workload_wait", "warmup"):
             v = ln.get(f, [])
             if not isinstance(v, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
                                                   for x in v):
@@ -309,7 +309,7 @@ def launches_from_json(c: dict[str, Any]) -> list:
                            cpu_scope=ln.get("cpu_scope", scope))
         ls.pilot = [tuple(p) for p in ln.get("pilot", [])]
         for k in ("warmup", "overhead", "workload", "workload_rounds", "overhead_rounds",
-                  "workload_cpu", "overhead_cpu"):
+                  "workload_cpu", "overhead_cpu", "workload_wait"):
             setattr(ls, k, list(ln.get(k, [])))
         launches.append(ls)
     return launches

@@ -16,6 +16,7 @@ from typing import Callable
 
 from .. import toolchains
 from ..engine.affinity import Placement, idle_times
+from ..engine.runqueue import RunQueueWatch
 from ..engine.plan import Prepared, make_launcher, prepare
 from ..engine.runner import Engine
 from ..environment import collect, fingerprint, fingerprint_parts
@@ -89,7 +90,8 @@ def measure_group(cases: list[Case], sources: dict[str, tuple[str, ...]], job: J
     engine = Engine(job, make_launcher(by_label, job.timeout_s), rng=random.Random(seed),
                     on_case_done=done,
                     placement=Placement.choose("auto", idle_times()) if job.warmup_max > 0 else Placement(),
-                    starts_aside=lambda case: by_label[case.runtime.label].spec.starts_aside)
+                    starts_aside=lambda case: by_label[case.runtime.label].spec.starts_aside,
+                    runqueue=RunQueueWatch)
     try:
         engine.run_group(local)
     finally:

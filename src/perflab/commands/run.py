@@ -19,6 +19,7 @@ from ..measures.callgrind import ValgrindMissing, valgrind_path
 from ..engine.affinity import Placement, check_mode, idle_times
 from ..engine.plan import build_plan, make_launcher
 from ..engine.runner import Engine
+from ..engine.runqueue import RunQueueWatch
 from ..engine.total_budget import TotalBudget, skip_timed_out
 from ..environment import collect
 from ..errors import UsageError
@@ -103,8 +104,8 @@ def cmd_run(args) -> int:
     memory_limit = (parse_size(args.memory_limit) if getattr(args, "memory_limit", None)
                     else default_limit())
     job = get_job(args.job, timeout_s=args.timeout, memory_limit=memory_limit,
-                  target_rel_error=args.target, iteration_time_s=args.iteration_time, overhead=False if args.no_overhead else None
-                  ).with_budgets(budget, budget_per_language)
+                  target_rel_error=args.target, iteration_time_s=args.iteration_time, overhead=False if args.no_overhead else None,
+                  duet=None if getattr(args, "duet", None) is None else args.duet == "on").with_budgets(budget, budget_per_language)
     budget_per_language = dict(job.budget_by_language)
     out_dir = Path(args.out)
     check_out_dir(out_dir)
@@ -222,7 +223,8 @@ def cmd_run(args) -> int:
             progress.advance(case_label(result.case), summary)
 
         engine = Engine(job, launch, rng=rng, on_case_done=done, placement=placement,
-                        starts_aside=lambda case: by_label[case.runtime.label].spec.starts_aside)
+                        starts_aside=lambda case: by_label[case.runtime.label].spec.starts_aside,
+                        runqueue=RunQueueWatch)
         profiler = None
         if getattr(args, "profile", False):
             from ..engine.profile import Profiler

@@ -208,10 +208,10 @@ class Placement:
             return None
         return cpu_seconds(pid)
 
-    def pin_if_single(self, pid: int, start, busy_s: float) -> Decision:
-        """Pin `pid` to the measuring CPU if, since `start` (from `probe`), it used at most one CPU
-        during the `busy_s` seconds its iterations took, and its threads did not hand work to each
-        other (RULES.handoff_rate)."""
+    def pin_if_single(self, pid: int, start, busy_s: float, cpu: int | None = None) -> Decision:
+        """Pin `pid` to the measuring CPU (or `cpu`: a duet's side, engine/duet.py) if, since `start`
+        (from `probe`), it used at most one CPU during the `busy_s` seconds its iterations took, and
+        its threads did not hand work to each other (RULES.handoff_rate)."""
         if self.cpu is None or start is None or busy_s <= 0:
             return Decision(None, None)
         after = cpu_seconds(pid)
@@ -221,7 +221,8 @@ class Placement:
         handoff = handoff_rate(start, after, busy_s)
         if share > RULES.cpu_share_limit or (handoff is not None and handoff >= RULES.handoff_rate):
             return Decision(None, share, handoff)
-        return Decision(self.cpu if pin_launch(pid, {self.cpu}) else None, share, handoff)
+        target = self.cpu if cpu is None else cpu
+        return Decision(target if pin_launch(pid, {target}) else None, share, handoff)
 
     def can_start_aside(self) -> bool:
         """Whether a process can start while others are measured without running beside them:
@@ -229,12 +230,12 @@ class Placement:
         thread starting it)."""
         return self.cpu is not None and bool(self.cpus - {self.cpu})
 
-    def join(self, pid: int, single: bool) -> None:
-        """A process started aside joins the launches: on the measuring CPU if its case is known to
-        use one CPU at a time (its first launch was pinned), else with every CPU, as one started the
-        ordinary way (its probe decides after its warmup)."""
+    def join(self, pid: int, single: bool, cpu: int | None = None) -> None:
+        """A process started aside joins the launches: on the measuring CPU (or `cpu`: a duet's
+        side) if its case is known to use one CPU at a time (its first launch was pinned), else with
+        every CPU, as one started the ordinary way (its probe decides after its warmup)."""
         if single and self.cpu is not None and pid > 0:
-            pin_launch(pid, {self.cpu})
+            pin_launch(pid, {self.cpu if cpu is None else cpu})
         else:
             self.unpin(pid)
 

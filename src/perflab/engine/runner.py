@@ -38,9 +38,11 @@ from ..stats import Ratio, estimate
 from ..stats.contention import case_contention
 from .affinity import Placement
 from .ahead import AheadGate, starts_wanted
+from .duet import cpu_of, duet_cpus, together
 from .allocation import plan_renewal
 from .host import read_host
 from .ledger import Ledger
+from .runqueue import RunQueueWatch
 from .total_budget import SKIPPED
 from .stop import CaseSnapshot, enough_iterations, judge_group, may_renew
 # the warmup and pilot rules, re-exported: callers and tests import them from the engine
@@ -78,6 +80,7 @@ class _Launch:
     retired: bool = False  # measured enough and closed (see Engine._renew); its samples stay
     # the order of the second of a pair of rounds whose first was drawn (see Engine._overhead_first)
     overhead_first_next: bool | None = None
+    watch: RunQueueWatch | None = None  # its measuring thread's run-queue wait (engine/runqueue.py)
 
 
 @dataclass
@@ -121,10 +124,14 @@ class Engine:
                  placement: Placement | None = None,
                  starts_aside: Callable[[Case], bool] | None = None,
                  executor: Callable[[int], Executor] | None = None,
-                 host: Callable[[], dict] | None = None):
+                 host: Callable[[], dict] | None = None,
+                 runqueue: Callable[[int], RunQueueWatch] | None = None):
         self.job = job
         # the host's load, read when a group starts and as each of its cases finishes (contention)
         self.host = host or read_host
+        # a launch's run-queue reader (engine/runqueue.py), for launches timed by a thread clock;
+        # None: not read (the commands pass RunQueueWatch)
+        self.runqueue = runqueue
         self._host_start: dict = {}
         self.placement = placement or Placement()  # default: launches are not pinned
         self.launcher = launcher
@@ -147,6 +154,10 @@ class Engine:
         self.clock = clock
         self.rng = rng or random.Random()
         self.on_case_done = on_case_done
+        # the group's duet (engine/duet.py): its two CPUs, and each case's side (by id); None: no duet
+        self._duet: tuple[int, int] | None = None
+        self._side: dict[int, int] = {}
+        self._partner: Executor | None = None  # runs the second side of a duet round
 
     # -- public ---------------------------------------------------------------------------------
 
@@ -154,6 +165,10 @@ class Engine:
         # a fresh id per group: results of a resumed run must never pair with a new group's rounds
         group_id = secrets.randbits(48) + 1
         states = [_CaseState(c, CaseResult(case=c, round_group=group_id)) for c in cases]
+        self._duet = duet_cpus(self.placement, self.job, len(states))
+        self._side = {id(st): i for i, st in enumerate(states)} if self._duet else {}
+        if self._duet and self._partner is None:
+            self._partner = self.executor(1)
         self._host_start = self.host()
         started = self.clock()
         # retired launches exit in the background: waiting for a process to go is not measuring
@@ -182,10 +197,10 @@ class Engine:
     def close(self) -> None:
         """Wait for the last processes, stop the background threads (once every group is measured)."""
         self.settle()
-        for pool in (self._starter, self._reaper, self._spawner):
+        for pool in (self._starter, self._reaper, self._spawner, self._partner):
             if pool is not None:
                 pool.shutdown(wait=True)
-        self._reaper = self._starter = self._spawner = None
+        self._reaper = self._starter = self._spawner = self._partner = None
 
     def _reap(self, fn, *args) -> None:
         """Run a close in the background (see settle)."""
@@ -212,9 +227,13 @@ class Engine:
             rnd += 1
             for st in self._active(states):
                 st.rounds += 1
-            for st, ln in self._round_order(self._active(states)):
-                if not st.done:
-                    self._guard(st, self._workload, st, ln, rnd)
+            for block in self._round_blocks(self._active(states)):
+                if self._duet and len(block) == 2:
+                    self._duet_round(block, rnd)
+                    continue
+                for st, ln in block:
+                    if not st.done:
+                        self._guard(st, self._workload, st, ln, rnd)
             # Judging looks at every sample so far (tens of milliseconds with many launches): it waits
             # until the rounds since the last judgement took Stop.judge_spacing times as long as judging
             # did, so judging never costs more than a fraction of the measuring — but never longer
@@ -243,6 +262,10 @@ class Engine:
                 "no second time-out to a case no claim stands on")
 
     def _round_order(self, active: list[_CaseState]) -> list[tuple[_CaseState, _Launch]]:
+        """One round's launches in the order they are measured (see `_round_blocks`)."""
+        return [item for block in self._round_blocks(active) for item in block]
+
+    def _round_blocks(self, active: list[_CaseState]) -> list[list[tuple[_CaseState, _Launch]]]:
         """One round: every live launch once. Launch k of every contender forms a block, measured back
         to back in random order, and the blocks come in random order: a burst of interference (the
         machine's other core busy, a noisy neighbour) lasts milliseconds, so it hits both sides of a
@@ -253,7 +276,7 @@ class Engine:
         for block in blocks:
             self.rng.shuffle(block)
         self.rng.shuffle(blocks)
-        return [item for block in blocks for item in block]
+        return blocks
 
     # -- stages ---------------------------------------------------------------------------------
 
@@ -293,7 +316,8 @@ class Engine:
                     self._spawner = ThreadPoolExecutor(max_workers=self.job.policy.starts.max_concurrent)
                 results = list(self._spawner.map(start, wanted))  # map keeps the order of `wanted`
         finally:
-            self.placement.hold_host()
+            if self._duet is None:  # a duet measures on every CPU: perflab's own process is held nowhere
+                self.placement.hold_host()
         out: dict[int, tuple[list, BaseException | None]] = {}
         for st, handle, exc in results:
             handles, error = out.get(id(st), ([], None))
@@ -328,6 +352,8 @@ class Engine:
         launch = _Launch(handle, LaunchSamples(index=index, pid=handle.hello.pid,
                                                cpu_scope=clock.scope if clock is not None else None))
         st.launches.append(launch)
+        if self.runqueue is not None and launch.samples.cpu_scope == "thread" and launch.samples.pid > 0:
+            launch.watch = self.runqueue(launch.samples.pid)
         if index == 0:
             st.result.clock_resolution_ns = handle.hello.clock_resolution_ns
             st.result.worker_runtime = dict(handle.hello.runtime)
@@ -339,7 +365,11 @@ class Engine:
             # launch lives for a dozen iterations, and one left to the scheduler for its first
             # several ran a whole process 10-35 % slow (it woke beside perflab or a start ahead).
             # A process started ahead gets every CPU back otherwise.
-            self.placement.join(handle.hello.pid, st.launches[0].samples.cpu is not None)
+            single = st.launches[0].samples.cpu is not None
+            if self._duet is not None:
+                self.placement.join(handle.hello.pid, single, cpu=self._cpu(st, launch))
+            else:
+                self.placement.join(handle.hello.pid, single)
         self._timed(st, handle.setup, case.benchmark.id, case.param_indices, job.timeout_s)
         if index == 0:
             self._pilot(st, launch)
@@ -524,7 +554,11 @@ class Engine:
         if _left_alone(first, launch):
             launch.probe, launch.probe_busy = None, 0.0
             return
-        decision = self.placement.pin_if_single(launch.samples.pid, launch.probe, launch.probe_busy)
+        if self._duet is not None:
+            decision = self.placement.pin_if_single(launch.samples.pid, launch.probe, launch.probe_busy,
+                                                    cpu=self._cpu(st, launch))
+        else:
+            decision = self.placement.pin_if_single(launch.samples.pid, launch.probe, launch.probe_busy)
         launch.samples.cpu, launch.samples.cpu_share = decision[0], decision[1]
         launch.samples.handoff_rate = decision[2] if len(decision) > 2 else None
         launch.probe_tries += 1
@@ -544,20 +578,22 @@ class Engine:
         t0 = self.clock()
         over = Timings([])
         caps = launch.handle.hello.capabilities
+        n = st.invocations
         if not st.interleave_overhead:
-            work = self._run_stage(st, launch, "workload", st.invocations, 1)
+            work = self._watched(launch, lambda: self._run_stage(st, launch, "workload", n, 1))
         elif WITH_OVERHEAD in caps and OVERHEAD_FIRST in caps:
             # both orders in one request each: which one comes second of its request is what a
             # loaded machine preempts, and it must be each side alike (see `_overhead_first`)
-            work, over = self._workload_with_overhead(st, launch, st.invocations, self._overhead_first(launch))
+            first = self._overhead_first(launch)
+            work, over = self._watched(launch, lambda: self._workload_with_overhead(st, launch, n, first))
         elif self._overhead_first(launch):
-            over = self._run_stage(st, launch, "overhead", st.invocations, 1)
-            work = self._run_stage(st, launch, "workload", st.invocations, 1)
+            over = self._run_stage(st, launch, "overhead", n, 1)
+            work = self._watched(launch, lambda: self._run_stage(st, launch, "workload", n, 1))
         else:
             # not `with_overhead` alone: the overhead would be second of its request in every
             # workload-first round and the workload never (see `_overhead_first`)
-            work = self._run_stage(st, launch, "workload", st.invocations, 1)
-            over = self._run_stage(st, launch, "overhead", st.invocations, 1)
+            work = self._watched(launch, lambda: self._run_stage(st, launch, "workload", n, 1))
+            over = self._run_stage(st, launch, "overhead", n, 1)
         ns = work.ns
         launch.samples.workload += ns
         launch.samples.workload_cpu += work.cpu
@@ -567,6 +603,66 @@ class Engine:
         launch.samples.overhead_rounds += [rnd] * len(over.ns)
         lag = (self.clock() - t0) - (sum(ns) + sum(over.ns)) / 1e9
         self._gate.record(bool(self._starting), lag)
+
+    def _duet_round(self, pair: list[tuple[_CaseState, _Launch]], rnd: int) -> None:
+        """A duet round (engine/duet.py): the launch pair's iterations at the same moments. Both
+        requests are sent before either reply is read, from this thread: the two iterations start
+        microseconds apart, with no thread to wake in between (under load, a woken thread waited
+        for a CPU for up to a scheduler slice). A case whose overhead is measured in the rounds, or
+        a handle that cannot split a request, takes the same round on two threads instead."""
+        if any(st.interleave_overhead or not hasattr(ln.handle, "begin_workload") for st, ln in pair):
+            (sa, la), (sb, lb) = pair
+            together(self._partner, lambda: self._guard(sa, self._workload, sa, la, rnd),
+                     lambda: self._guard(sb, self._workload, sb, lb, rnd))
+            return
+        begun = []
+        for st, ln in pair:
+            if st.done:
+                continue
+            t0 = self.clock()
+            mark = ln.watch.mark() if ln.watch is not None else None
+            try:
+                finish = ln.handle.begin_workload(st.invocations, self._run_timeout(st, st.invocations, 1))
+            except (BenchmarkError, WorkerFailure, ProtocolError) as exc:
+                self._guard(st, _raise, exc)
+                continue
+            begun.append((st, ln, t0, mark, finish))
+        for st, ln, t0, mark, finish in begun:
+            self._guard(st, self._duet_reply, st, ln, t0, mark, finish, rnd)
+
+    def _duet_reply(self, st: _CaseState, ln: _Launch, t0: float, mark, finish, rnd: int) -> None:
+        """Read one side's reply of a duet round and keep it as `_measure_in_round` keeps a round's."""
+        try:
+            work = finish()
+        finally:
+            elapsed = self.clock() - t0
+            st.ledger.charge(elapsed)
+            st.ledger.round_iteration(elapsed)
+        if ln.watch is not None and len(work.ns) == 1:
+            ln.samples.workload_wait.append(
+                ln.watch.waited(mark, ln.watch.mark(), (self.clock() - t0) * 1e9, work.ns[0],
+                                work.cpu[0] if work.cpu else None))
+        self._after_stage(st, ln, t0, work.ns, st.invocations)
+        ln.samples.workload += work.ns
+        ln.samples.workload_cpu += work.cpu
+        ln.samples.workload_rounds += [rnd] * len(work.ns)
+
+    def _watched(self, launch: _Launch, request):
+        """Make a round's workload request, reading the launch's run-queue wait around it (see
+        engine/runqueue.py) into `workload_wait`, one figure per workload iteration."""
+        watch = launch.watch
+        if watch is None:
+            return request()
+        t0 = self.clock()
+        before = watch.mark()
+        got = request()
+        after = watch.mark()
+        window_ns = (self.clock() - t0) * 1e9
+        work = got[0] if isinstance(got, tuple) else got
+        if len(work.ns) == 1:
+            launch.samples.workload_wait.append(watch.waited(before, after, window_ns, work.ns[0],
+                                                             work.cpu[0] if work.cpu else None))
+        return got
 
     # -- judging --------------------------------------------------------------------------------
 
@@ -658,7 +754,7 @@ class Engine:
         GOMAXPROCS and the JVM's GC threads do), and only for cases whose processes differ: they are
         the ones that renew (a case that stops first closes what it started ahead, unused)."""
         job = self.job
-        if (not active or not self.placement.can_start_aside() or self._ahead_hurts()
+        if (not active or self._duet is not None or not self.placement.can_start_aside() or self._ahead_hurts()
                 or not all(self.starts_aside(st.case) for st in active)
                 or not any(may_renew(self._view(st), job) for st in active)):
             return
@@ -732,7 +828,7 @@ class Engine:
             self._timed(st, ln.handle.teardown, self.job.timeout_s)  # its global cleanup still runs
             st.result.output_bytes += _output_bytes(ln.handle)
             ln.retired = True
-            self.placement.move_off(ln.samples.pid)
+            self._move_off(ln.samples.pid)
             self._reap(ln.handle.close)
 
     def _group_ratios(self, group: list[_CaseState]) -> list[Ratio | None] | None:
@@ -768,6 +864,8 @@ class Engine:
         st.result.stop_reason = reason
         st.result.contention = case_contention([ln.samples for ln in st.launches], self._host_start,
                                                self.host(), st.case.benchmark.ops_per_invoke, self.job.overhead)
+        if self._duet is not None:  # both sides measured at the same moments (judge: contention_reason)
+            st.result.contention["duet"] = True
         st.result.launch_cost_s, st.result.iteration_cost_s = st.ledger.costs()
         first = st.live()[0]
         if self.job.diagnose and {"alloc", "gc", "allocs", "codesize"} & set(first.handle.hello.capabilities):
@@ -866,12 +964,24 @@ class Engine:
             if anywhere:
                 self.placement.unpin(ln.samples.pid)
             else:
-                self.placement.move_off(ln.samples.pid)
+                self._move_off(ln.samples.pid)
             self._reap(ln.handle.close)
         self._drop_ahead(st)
         st.result.launches = [ln.samples for ln in st.launches]
 
     # -- helpers --------------------------------------------------------------------------------
+
+    def _cpu(self, st: _CaseState, launch: _Launch) -> int:
+        """The CPU a launch of a duet is pinned to (engine/duet.py cpu_of)."""
+        return cpu_of(self._duet, self._side[id(st)], launch.samples.index)
+
+    def _move_off(self, pid: int) -> None:
+        """A launch done measuring exits off the measuring CPU; in a duet every CPU measures, and
+        sending it to the other side's CPU would slow one side only: it exits anywhere."""
+        if self._duet is not None:
+            self.placement.unpin(pid)
+        else:
+            self.placement.move_off(pid)
 
     @staticmethod
     def _active(states: list[_CaseState]) -> list[_CaseState]:

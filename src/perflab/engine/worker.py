@@ -16,7 +16,7 @@ import socket
 import subprocess
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import TIMED_OUT, ProtocolError, WorkerFailure
 from . import jvm_gc, memory, proctree
@@ -420,8 +420,11 @@ class WorkerProcess:
         memory.kill_group(self.proc.pid)
 
     def request(self, kind: str, timeout: float, **fields: Any) -> dict[str, Any]:
+        return self._named_oom(lambda: self._request(kind, timeout, **fields))
+
+    def _named_oom(self, call):
         try:
-            return self._request(kind, timeout, **fields)
+            return call()
         except BenchmarkError as exc:
             # the runtime's own out-of-memory error (its heap flag, or an allocation it refused)
             limit = self.spec.memory_limit
@@ -432,6 +435,9 @@ class WorkerProcess:
             raise
 
     def _request(self, kind: str, timeout: float, **fields: Any) -> dict[str, Any]:
+        return self._receive(self._send(kind, **fields), timeout)
+
+    def _send(self, kind: str, **fields: Any) -> dict[str, Any]:
         self._next_id += 1
         msg = {"v": PROTOCOL_VERSION, "id": self._next_id, "type": kind, **fields}
         self._awaiting = True
@@ -440,9 +446,12 @@ class WorkerProcess:
         except OSError:
             self.proc.wait(timeout=5)
             raise WorkerFailure(self._exit_reason(), self.stderr_tail()) from None
+        return msg
+
+    def _receive(self, msg: dict[str, Any], timeout: float) -> dict[str, Any]:
         reply = self._read_json(timeout)
         self._awaiting = False
-        return validate_reply(reply, self._next_id, expected_reply(msg), msg,
+        return validate_reply(reply, msg["id"], expected_reply(msg), msg,
                               getattr(self, "hello", None) and self.hello.cpu_clock, self.cpu_glitches)
 
     def send_raw(self, line: str) -> None:
@@ -554,6 +563,17 @@ class WorkerProcess:
         reply = self.request("run", timeout, stage=stage, invocations=invocations,
                              iterations=iterations)
         return Timings(list(reply["ns"]), list(reply.get("cpu_ns") or []))
+
+    def begin_workload(self, invocations: int, timeout: float) -> Callable[[], Timings]:
+        """Send one workload iteration's request and return at once; the returned call reads its
+        reply. A duet (engine/duet.py) sends both sides' requests before reading either reply, so
+        the two iterations start microseconds apart, with no thread to wake in between."""
+        msg = self._named_oom(lambda: self._send("run", stage="workload", invocations=invocations, iterations=1))
+
+        def finish() -> Timings:
+            reply = self._named_oom(lambda: self._receive(msg, timeout))
+            return Timings(list(reply["ns"]), list(reply.get("cpu_ns") or []))
+        return finish
 
     def run_with_overhead(self, invocations: int, iterations: int, timeout: float,
                           overhead_first: bool = False) -> tuple[Timings, Timings]:

@@ -5,7 +5,8 @@
   else same. With α = 1 − confidence, "p < α" is "the interval excludes 1".
 - `contention_reason`: contention is judged once, for the comparison (both sides): either side
   measured under heavy or changing contention makes it inconclusive, unless the ratio is paired, of
-  the same code, and both sides were timed by their thread's CPU time (stats/contention.ratio_stands).
+  the same code (or of two methods measured as a duet), and both sides were timed by their thread's
+  CPU time (stats/contention.ratio_stands).
 - `claim_verdict`: a seed claim against our interval and the "same" band.
 - `processes_disagree`: the launches' ANOVA says the processes differ, and most of the variance is
   between them: more iterations cannot help, more processes can (the stop rule), and the run's table
@@ -58,10 +59,11 @@ def contended(level: str | None) -> bool:
 
 def contention_reason(level_new: str | None, level_old: str | None, paired: bool = False,
                       same_code: bool = False, cpu_new: bool = False, cpu_old: bool = False,
-                      names: tuple[str, str] = ("new", "old")) -> str:
-    """Why contention leaves the comparison without a verdict ("": it does not)."""
+                      names: tuple[str, str] = ("new", "old"), together: bool = False) -> str:
+    """Why contention leaves the comparison without a verdict ("": it does not). `together`: both
+    sides measured as one duet (engine/duet.py)."""
     sides = [name for name, level in zip(names, (level_new, level_old)) if contended(level)]
-    if not sides or ratio_stands(paired, same_code, cpu_new, cpu_old):
+    if not sides or ratio_stands(paired, same_code, cpu_new, cpu_old, together):
         return ""
     return f"contention in {' and '.join(sides)}"
 

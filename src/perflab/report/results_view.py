@@ -10,6 +10,7 @@ from pathlib import Path
 from ..errors import UsageError
 from ..ratios import METHOD_COLUMN, Identity, format_ratio, pair, runtime_column
 from ..judge import contention_reason
+from ..stats.contention import measured_together
 from ..model import Status
 from ..policy import DEFAULT
 from ..judge.interval import delta
@@ -244,7 +245,9 @@ def contention_blocks(ratio: Ratio | None, after: Case, before: Case, same_code:
     side was contended, unless the ratio is the run's own paired one of the same code on two
     runtimes, both sides timed by their thread's CPU time (stats/contention.ratio_stands)."""
     return bool(contention_reason(after.contention_level, before.contention_level,
-                                  ratio is not None and ratio.paired, same_code, after.cpu_timed, before.cpu_timed))
+                                  ratio is not None and ratio.paired, same_code, after.cpu_timed, before.cpu_timed,
+                                  together=measured_together(after.raw.get("contention"),
+                                                             before.raw.get("contention"))))
 
 
 def _stored_ratio(case: Case, base: Case, field: str, base_field: str) -> Ratio | None:

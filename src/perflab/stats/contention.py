@@ -26,8 +26,10 @@ runtimes, both sides timed by their thread's CPU time. Their rounds put the same
 same interference one beside the other, and the CPU time leaves out the waits; what is left (shared
 caches, memory bandwidth) slows the same code alike on both sides. Under bench/stress.py at 2×
 oversubscription such ratios held a known 2.00 in 54 of 54 runs and called identical code the same in
-62 of 62 (docs/figures.md). A ratio between two methods stays inconclusive: a memory-bound and a
-compute-bound method meet a memory hog differently.
+62 of 62 (docs/figures.md). A ratio between two methods stands on one more condition: its two sides
+were measured as a duet (engine/duet.py), each round's iterations at the same moments on two CPUs, so
+that every burst of load met both. Measured apart, one after the other on one CPU, a burst meets one
+method and not the other, and a memory-bound and a compute-bound method meet a memory hog differently.
 """
 from __future__ import annotations
 
@@ -160,8 +162,16 @@ def contention_differs(a: dict[str, Any], b: dict[str, Any]) -> str:
     return ""
 
 
-def ratio_stands(paired: bool, same_code: bool, after_cpu_timed: bool, before_cpu_timed: bool) -> bool:
+def ratio_stands(paired: bool, same_code: bool, after_cpu_timed: bool, before_cpu_timed: bool,
+                 together: bool = False) -> bool:
     """Whether a ratio keeps its verdict although a side was measured under heavy or changing
-    contention: the run's own paired ratio of the same code (benchmark and parameters) on two
-    runtimes, both sides timed by their thread's CPU time (see the module's notes)."""
-    return paired and same_code and after_cpu_timed and before_cpu_timed
+    contention: the run's own paired ratio, both sides timed by their thread's CPU time, of the same
+    code (benchmark and parameters) on two runtimes or revisions — or of two methods measured
+    `together`, as a duet (see the module's notes)."""
+    return paired and (same_code or together) and after_cpu_timed and before_cpu_timed
+
+
+def measured_together(*records: dict[str, Any] | None) -> bool:
+    """Whether every side of a comparison was measured in one duet (their contention records say
+    so: engine/runner.py writes `duet`)."""
+    return all(isinstance(r, dict) and r.get("duet") is True for r in records)
