@@ -314,6 +314,9 @@ def cmd_run(args) -> int:
                    + (f"Results: {', '.join(map(str, written))}" if written else "")
                    + (f"; history: run #{run_id} in {store.url}" if store is not None and not store_failed
                       else "")), soft_wrap=True)
+    hint = contention_hint(rows)
+    if hint:
+        err.print(Text(hint), soft_wrap=True)
     status = 1 if failed or any(p.error for p in prepared) else 0
     gate = getattr(args, "fail_on_regression", None)
     if gate is not None:
@@ -325,6 +328,22 @@ def cmd_run(args) -> int:
         if slower:
             status = 1
     return status
+
+
+def contention_hint(rows, autogroup: bool | None = None) -> str:
+    """A hint when cases were measured under contention on a machine where `nice` cannot help:
+    the kernel's session autogroup shares the CPUs between sessions before it looks at nice values."""
+    if not any(getattr(r, "contended", False) for r in rows):
+        return ""
+    if autogroup is None:
+        from ..engine.host import autogroup_on
+        autogroup = autogroup_on()
+    if not autogroup:
+        return ""
+    return ("hint: some cases were measured under contention, and this kernel shares the CPUs between "
+            "sessions first (sched_autogroup is on): other work started with `nice` from another terminal "
+            "still gets an equal share; `echo 0 > /proc/sys/kernel/sched_autogroup_enabled` (root) lets "
+            "nice work (docs/measuring.md)")
 
 
 def revision_regressions(rows, pct: float) -> list:

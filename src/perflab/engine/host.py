@@ -103,3 +103,15 @@ def _read(path: str, limit: int | None = None) -> str:
         return b"".join(chunks).decode("ascii", "replace")
     finally:
         os.close(fd)
+
+
+def autogroup_on(path: str = "/proc/sys/kernel/sched_autogroup_enabled") -> bool:
+    """Whether the kernel shares the CPUs between sessions first (Linux session autogroup): then
+    `nice` on work started from another terminal does not yield the CPU to perflab's workers (a
+    corpus study's harness waited for a CPU 54-76 % of its wall time beside niced builds with it on,
+    docs/measuring.md). False where it cannot be read."""
+    try:
+        return _read(path, 16).strip() == "1"
+    except OSError:
+        return False
+
